@@ -1,0 +1,89 @@
+// The matrix product op. Forward and backward call BLAS gemm directly on the tensors' memory (no temporaries): the
+// backward products accumulate into the gradients with beta = 1. This file includes OpenBLAS's <cblas.h>, so it must
+// not include xtensor-blas (whose FLENS headers declare the same functions differently; see toolchain notes).
+// Formulas: ops.hpp. Chapter: docs/01-autograd.md.
+#include <cblas.h>
+
+#include "autograd/ops.hpp"
+
+namespace attend {
+
+namespace {
+
+// C = alpha · op(A) op(B) + beta · C, row-major; op(X) is X or Xᵀ. A is (m,k) after op, B is (k,n), C is (m,n).
+void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+          const float* b, float beta, float* c) {
+  if (m == 0 || n == 0 || k == 0) return;
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+              static_cast<int>(trans_a ? m : k), b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+
+void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
+          const double* b, double beta, double* c) {
+  if (m == 0 || n == 0 || k == 0) return;
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
+              static_cast<int>(trans_a ? m : k), b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+
+// The shapes of one product: `batch` independent (m,k)·(k,n) products; b_batched is false when one b serves all.
+struct Product {
+  std::size_t batch = 1, m = 0, k = 0, n = 0;
+  bool b_batched = false;
+};
+
+Product product_of(const Shape& a, const Shape& b) {
+  auto fail = [&](const std::string& why) {
+    return std::invalid_argument("matmul: shapes " + to_string(a) + " and " + to_string(b) + ": " + why);
+  };
+  Product p;
+  if (a.rank() == 2 && b.rank() == 2) {
+    p.m = a[0], p.k = a[1], p.n = b[1];
+    if (b[0] != p.k) throw fail("inner dimensions " + std::to_string(p.k) + " and " + std::to_string(b[0]) + " differ");
+  } else if (a.rank() == 3 && b.rank() == 3) {
+    p.batch = a[0], p.m = a[1], p.k = a[2], p.n = b[2], p.b_batched = true;
+    if (b[0] != p.batch) throw fail("batch sizes " + std::to_string(a[0]) + " and " + std::to_string(b[0]) + " differ");
+    if (b[1] != p.k) throw fail("inner dimensions " + std::to_string(p.k) + " and " + std::to_string(b[1]) + " differ");
+  } else if (a.rank() == 3 && b.rank() == 2) {
+    // (B,m,k)·(k,n): one product with B·m rows, since a is contiguous
+    p.m = a[0] * a[1], p.k = a[2], p.n = b[1];
+    if (b[0] != p.k) throw fail("inner dimensions " + std::to_string(p.k) + " and " + std::to_string(b[0]) + " differ");
+  } else {
+    throw fail("expected (m,k)·(k,n), (B,m,k)·(B,k,n) or (B,m,k)·(k,n)");
+  }
+  return p;
+}
+
+}  // namespace
+
+template <class T>
+Variable<T> matmul(const Variable<T>& a, const Variable<T>& b) {
+  Tape<T>& tape = tape_of("matmul", {&a, &b});
+  const Product p = product_of(a.value().shape(), b.value().shape());
+  Shape out_shape = a.value().shape();
+  out_shape[out_shape.rank() - 1] = p.n;
+  // gemm with beta = 0 overwrites every element; only an empty inner dimension (k = 0) needs the zeros
+  Tensor<T> y = p.k == 0 ? Tensor<T>(out_shape) : Tensor<T>(out_shape, uninitialized);
+  const std::size_t a_step = p.m * p.k, b_step = p.b_batched ? p.k * p.n : 0, y_step = p.m * p.n;
+  for (std::size_t i = 0; i < p.batch; ++i) {
+    gemm(false, false, p.m, p.n, p.k, T(1), a.value().data() + i * a_step, b.value().data() + i * b_step, T(0),
+         y.data() + i * y_step);
+  }
+  return tape.record("matmul", std::move(y), {a, b}, [p, a_step, b_step, y_step](BackwardContext<T>& c) {
+    const T* dy = c.dy().data();
+    for (std::size_t i = 0; i < p.batch; ++i) {
+      // da (m,k) += dy (m,n) · bᵀ (n,k)
+      if (c.wants(0)) gemm(false, true, p.m, p.k, p.n, T(1), dy + i * y_step, c.x(1).data() + i * b_step, T(1),
+                           c.dx(0).data() + i * a_step);
+      // db (k,n) += aᵀ (k,m) · dy (m,n)   (summed over the batch when b is shared)
+      if (c.wants(1)) gemm(true, false, p.k, p.n, p.m, T(1), c.x(0).data() + i * a_step, dy + i * y_step, T(1),
+                           c.dx(1).data() + i * b_step);
+    }
+  });
+}
+
+template Variable<float> matmul(const Variable<float>&, const Variable<float>&);
+template Variable<double> matmul(const Variable<double>&, const Variable<double>&);
+
+}  // namespace attend

@@ -1,0 +1,353 @@
+// The tape, its handles and the reverse sweep declared in tape.hpp.
+#include "autograd/tape.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <xtensor/xnoalias.hpp>
+
+namespace attend {
+
+namespace {
+std::atomic<std::uint32_t> next_tape_id{0};
+}  // namespace
+
+// ---- Variable ----------------------------------------------------------------------------------------------------
+
+template <class T>
+Tape<T>& Variable<T>::tape() const {
+  if (tape_ == nullptr) throw std::logic_error("Variable: empty handle (default-constructed, never assigned)");
+  tape_->check(*this, "Variable");
+  return *tape_;
+}
+
+template <class T>
+const Tensor<T>& Variable<T>::value() const {
+  return tape().value_of(index_);
+}
+
+template <class T>
+Tensor<T> Variable<T>::grad() const {
+  const Node<T>& n = tape().node(index_);
+  if (n.has_grad) return n.grad;
+  return Tensor<T>(value().shape());
+}
+
+template <class T>
+bool Variable<T>::requires_grad() const {
+  return tape().node(index_).requires_grad;
+}
+
+// ---- BackwardContext ---------------------------------------------------------------------------------------------
+
+template <class T>
+std::uint32_t BackwardContext<T>::input_index(std::size_t k) const {
+  return tape_.input_of(node_, k);
+}
+
+template <class T>
+const Tensor<T>& BackwardContext<T>::y() const {
+  return tape_.value_of(node_);
+}
+
+template <class T>
+const Tensor<T>& BackwardContext<T>::dy() const {
+  return tape_.nodes_[node_].grad;
+}
+
+template <class T>
+const Tensor<T>& BackwardContext<T>::x(std::size_t k) const {
+  return tape_.value_of(input_index(k));
+}
+
+template <class T>
+std::size_t BackwardContext<T>::input_count() const {
+  return tape_.nodes_[node_].input_count;
+}
+
+template <class T>
+bool BackwardContext<T>::wants(std::size_t k) const {
+  return tape_.nodes_[input_index(k)].requires_grad;
+}
+
+template <class T>
+Tensor<T>& BackwardContext<T>::dx(std::size_t k) {
+  return tape_.grad_slot(input_index(k));
+}
+
+template <class T>
+void BackwardContext<T>::accumulate(std::size_t k, const Tensor<T>& g) {
+  Tensor<T>& target = dx(k);
+  if (g.shape() == target.shape()) {
+    xt::noalias(target.flat()) += g.flat();
+    return;
+  }
+  // Undo broadcasting: align shapes at the right (missing leading axes are size 1), then sum g over every axis where
+  // the input has size 1 and g does not, one axis at a time with the (outer, n, inner) view.
+  const Shape& in = target.shape();
+  const std::size_t rank = g.rank();
+  std::vector<std::size_t> reduced(g.shape().begin(), g.shape().end());
+  Tensor<T> current = g;
+  for (std::size_t axis = 0; axis < rank; ++axis) {
+    const std::size_t in_dim = axis + in.rank() >= rank ? in[axis + in.rank() - rank] : 1;
+    if (in_dim != 1 || reduced[axis] == 1) continue;
+    const AxisSplit s = split_at(current.shape(), axis);
+    reduced[axis] = 1;
+    Tensor<T> next{Shape(reduced)};
+    const T* src = current.data();
+    T* dst = next.data();
+    for (std::size_t o = 0; o < s.outer; ++o) {
+      for (std::size_t k2 = 0; k2 < s.n; ++k2) {
+        const T* row = src + (o * s.n + k2) * s.inner;
+        T* out = dst + o * s.inner;
+        for (std::size_t i = 0; i < s.inner; ++i) out[i] += row[i];
+      }
+    }
+    current = std::move(next);
+  }
+  if (current.size() != target.size()) {
+    throw std::logic_error("accumulate: gradient of shape " + to_string(g.shape()) + " does not reduce to input shape " +
+                           to_string(in));
+  }
+  xt::noalias(target.flat()) += current.flat();
+}
+
+// ---- Tape --------------------------------------------------------------------------------------------------------
+
+template <class T>
+Tape<T>::Tape() : id_(next_tape_id++) {}
+
+template <class T>
+void Tape<T>::check(const Variable<T>& v, const char* op) const {
+  if (v.tape_ == nullptr) {
+    throw std::logic_error(std::string(op) + ": empty Variable (default-constructed, never assigned)");
+  }
+  if (v.tape_ != this) {
+    throw std::logic_error(std::string(op) + ": Variable belongs to another tape (tape #" +
+                           std::to_string(v.tape_->id_) + ", used on tape #" + std::to_string(id_) +
+                           "); values cannot move between tapes except through a constant copy of their value");
+  }
+  if (v.generation_ != generation_ || v.index_ >= nodes_.size()) {
+    throw std::logic_error(std::string(op) + ": stale Variable (node " + std::to_string(v.index_) + " of tape #" +
+                           std::to_string(id_) + " was made before the tape was cleared)");
+  }
+}
+
+template <class T>
+const Tensor<T>& Tape<T>::value_of(std::uint32_t index) const {
+  const Node<T>& n = nodes_[index];
+  return n.param != nullptr ? n.param->value : n.value;
+}
+
+template <class T>
+Tensor<T>& Tape<T>::grad_slot(std::uint32_t index) {
+  Node<T>& n = nodes_[index];
+  if (!n.has_grad) {
+    n.grad = Tensor<T>(value_of(index).shape());
+    n.has_grad = true;
+  }
+  return n.grad;
+}
+
+template <class T>
+Variable<T> Tape<T>::push(Node<T> node, const Variable<T>* inputs, std::size_t count) {
+  if (nodes_.size() >= UINT32_MAX) throw std::length_error("Tape: more than 2^32 - 1 nodes");
+  const auto index = static_cast<std::uint32_t>(nodes_.size());
+  node.first_input = static_cast<std::uint32_t>(edges_.size());
+  node.input_count = static_cast<std::uint32_t>(count);
+  for (std::size_t k = 0; k < count; ++k) edges_.push_back(inputs[k].index_);
+  nodes_.push_back(std::move(node));
+  return Variable<T>(this, index, generation_);
+}
+
+template <class T>
+Variable<T> Tape<T>::constant(Tensor<T> value) {
+  Node<T> n;
+  n.op = "constant";
+  n.value = std::move(value);
+  return push(std::move(n), nullptr, 0);
+}
+
+template <class T>
+Variable<T> Tape<T>::leaf(Tensor<T> value) {
+  Node<T> n;
+  n.op = "leaf";
+  n.value = std::move(value);
+  n.requires_grad = grad_enabled_;
+  return push(std::move(n), nullptr, 0);
+}
+
+template <class T>
+Variable<T> Tape<T>::param(Parameter<T>& p) {
+  auto found = param_nodes_.find(&p);
+  // Reuse the parameter's node, unless it was made inside a no-grad scope and gradients are wanted now.
+  if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !grad_enabled_)) {
+    return Variable<T>(this, found->second, generation_);
+  }
+  Node<T> n;
+  n.op = "param";
+  n.param = &p;
+  n.requires_grad = grad_enabled_;
+  Variable<T> v = push(std::move(n), nullptr, 0);
+  param_nodes_[&p] = v.index_;
+  return v;
+}
+
+template <class T>
+Variable<T> Tape<T>::record(const char* op, Tensor<T> value, std::initializer_list<Variable<T>> inputs,
+                            BackwardFn<T> backward) {
+  return record_impl(op, std::move(value), inputs.begin(), inputs.size(), std::move(backward));
+}
+
+template <class T>
+Variable<T> Tape<T>::record(const char* op, Tensor<T> value, const std::vector<Variable<T>>& inputs,
+                            BackwardFn<T> backward) {
+  return record_impl(op, std::move(value), inputs.data(), inputs.size(), std::move(backward));
+}
+
+template <class T>
+Variable<T> Tape<T>::record_impl(const char* op, Tensor<T> value, const Variable<T>* inputs, std::size_t count,
+                                 BackwardFn<T> backward) {
+  bool any_requires = false;
+  for (std::size_t k = 0; k < count; ++k) {
+    check(inputs[k], op);
+    any_requires = any_requires || nodes_[inputs[k].index_].requires_grad;
+  }
+  if (anomaly_detection_) check_finite(value, static_cast<std::uint32_t>(nodes_.size()), op, "output");
+  Node<T> n;
+  n.op = op;
+  n.value = std::move(value);
+  if (grad_enabled_ && any_requires) {
+    n.requires_grad = true;
+    n.backward = std::move(backward);
+    return push(std::move(n), inputs, count);
+  }
+  return push(std::move(n), nullptr, 0);  // a constant: no links, nothing saved
+}
+
+template <class T>
+void Tape<T>::check_finite(const Tensor<T>& t, std::uint32_t node, const char* op, const std::string& what) const {
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!std::isfinite(t.data()[i])) {
+      std::ostringstream msg;
+      msg << "anomaly detection: node " << node << " ('" << op << "') produced " << t.data()[i] << " in its " << what << " of shape " << to_string(t.shape())
+          << " at flat index " << i;
+      throw std::runtime_error(msg.str());
+    }
+  }
+}
+
+template <class T>
+void Tape<T>::backward(const Variable<T>& loss) {
+  check(loss, "backward");
+  if (value_of(loss.index_).size() != 1) {
+    throw std::invalid_argument("backward: the loss must have one element, got shape " +
+                                to_string(value_of(loss.index_).shape()) +
+                                "; reduce it (sum, mean) or pass a seed gradient");
+  }
+  backward(loss, Tensor<T>(value_of(loss.index_).shape(), T(1)));
+}
+
+template <class T>
+void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
+  check(output, "backward");
+  if (seed.shape() != value_of(output.index_).shape()) {
+    throw std::invalid_argument("backward: seed gradient of shape " + to_string(seed.shape()) +
+                                " for an output of shape " + to_string(value_of(output.index_).shape()));
+  }
+  for (auto& n : nodes_) {
+    n.grad = Tensor<T>();
+    n.has_grad = false;
+  }
+  grad_slot(output.index_).flat() = seed.flat();
+  // Creation order is a topological order: walking it backwards visits every node after all its consumers.
+  for (std::uint32_t i = output.index_ + 1; i-- > 0;) {
+    Node<T>& n = nodes_[i];
+    if (!n.has_grad) continue;
+    if (n.param != nullptr) {
+      if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
+      xt::noalias(n.param->grad.flat()) += n.grad.flat();
+      continue;
+    }
+    if (!n.backward) continue;
+    BackwardContext<T> context(*this, i);
+    n.backward(context);
+    if (anomaly_detection_) {
+      for (std::uint32_t k = 0; k < n.input_count; ++k) {
+        const Node<T>& in = nodes_[input_of(i, k)];
+        if (in.has_grad) check_finite(in.grad, i, n.op, "gradient for input " + std::to_string(k));
+      }
+    }
+  }
+}
+
+template <class T>
+void Tape<T>::clear() {
+  nodes_.clear();
+  edges_.clear();
+  param_nodes_.clear();
+  ++generation_;
+}
+
+template <class T>
+void Tape<T>::print(std::ostream& out) const {
+  // "%3  mul(%0, %1)   ()   value=-1.2   grad=0.5": scalars show their value and, after backward, their gradient
+  auto number = [](T v) {
+    std::ostringstream s;
+    s << std::setprecision(6) << v;
+    return s.str();
+  };
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node<T>& n = nodes_[i];
+    std::string call = n.op;
+    if (n.input_count > 0) {
+      call += "(";
+      for (std::uint32_t k = 0; k < n.input_count; ++k) call += (k ? ", %" : "%") + std::to_string(input_of(i, k));
+      call += ")";
+    }
+    const Tensor<T>& v = value_of(i);
+    std::ostringstream line;
+    line << std::left << std::setw(5) << ("%" + std::to_string(i)) << std::setw(22) << call << std::setw(8)
+         << to_string(v.shape());
+    if (v.size() == 1) line << std::setw(18) << ("value=" + number(v.data()[0]));
+    if (n.has_grad) line << (v.size() == 1 ? "grad=" + number(n.grad.data()[0]) : std::string("grad set"));
+    else if (!n.requires_grad) line << "(no grad)";
+    std::string text = line.str();
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << "\n";
+  }
+}
+
+// ---- free functions ----------------------------------------------------------------------------------------------
+
+template <class T>
+Tape<T>& tape_of(const char* op, std::initializer_list<const Variable<T>*> inputs) {
+  Tape<T>* tape = nullptr;
+  for (const Variable<T>* v : inputs) {
+    if (v->empty()) throw std::logic_error(std::string(op) + ": empty Variable (default-constructed, never assigned)");
+    if (tape == nullptr) tape = v->owner();
+    tape->check(*v, op);
+  }
+  return *tape;
+}
+
+template <class T>
+Variable<T> detach(const Variable<T>& x) {
+  Tape<T>& tape = tape_of("detach", {&x});
+  return tape.constant(x.value());
+}
+
+#define ATTEND_INSTANTIATE(T)                                                               \
+  template class Variable<T>;                                                               \
+  template class BackwardContext<T>;                                                        \
+  template class Tape<T>;                                                                   \
+  template Tape<T>& tape_of<T>(const char*, std::initializer_list<const Variable<T>*>);    \
+  template Variable<T> detach<T>(const Variable<T>&);
+ATTEND_INSTANTIATE(float)
+ATTEND_INSTANTIATE(double)
+#undef ATTEND_INSTANTIATE
+
+}  // namespace attend

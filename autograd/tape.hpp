@@ -1,0 +1,191 @@
+// The tape of reverse-mode automatic differentiation. Every operation appends a node (its output value, the indices of
+// its inputs, and a function that turns the output's gradient into its inputs' gradients). Nodes are appended in the
+// order they are computed, which is already a topological order, so backward(loss) is a plain loop from the loss down
+// to node 0: no recursion, no sort, no stack depth that grows with the length of an RNN unroll.
+// Chapter: docs/01-autograd.md; lifetime rules: docs/reference/tape.md.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace attend {
+
+template <class T>
+class Tape;
+
+// A trainable tensor that lives outside any tape: its value, and the gradient that backward adds into.
+// Layers own their parameters as public members named like the equations (W_z, U_a, v_a, ...).
+template <class T>
+struct Parameter {
+  Tensor<T> value;
+  Tensor<T> grad;  // same shape as value; backward adds (+=) into it, zero_grad() resets it
+
+  Parameter() = default;
+  explicit Parameter(Tensor<T> initial) : value(std::move(initial)), grad(value.shape()) {}
+  void zero_grad() { grad = Tensor<T>(value.shape()); }
+};
+
+// A handle to one node of one tape: the tape's address, the node's index and the tape's generation when the node was
+// made. Copying it copies no data. Reading through a handle whose tape was cleared since (a "stale" handle) throws.
+template <class T>
+class Variable {
+ public:
+  Variable() = default;
+
+  Tape<T>& tape() const;           // throws std::logic_error for an empty or stale handle
+  const Tensor<T>& value() const;  // the node's output; the reference stays valid until the tape is cleared
+  const Shape& shape() const { return value().shape(); }
+  // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it.
+  Tensor<T> grad() const;
+  bool requires_grad() const;
+  std::uint32_t index() const { return index_; }
+  bool empty() const { return tape_ == nullptr; }
+  Tape<T>* owner() const { return tape_; }  // unchecked; tape() is the checked way
+
+ private:
+  friend class Tape<T>;
+  Variable(Tape<T>* tape, std::uint32_t index, std::uint32_t generation)
+      : tape_(tape), index_(index), generation_(generation) {}
+
+  Tape<T>* tape_ = nullptr;
+  std::uint32_t index_ = 0;
+  std::uint32_t generation_ = 0;
+};
+
+// What a node's backward function sees: its own output y and gradient dy, its inputs' values x(k), and the gradient
+// accumulators dx(k) of the inputs that need one (wants(k)). Backward functions always add into dx(k), never assign:
+// a value used twice receives both contributions.
+template <class T>
+class BackwardContext {
+ public:
+  const Tensor<T>& y() const;
+  const Tensor<T>& dy() const;
+  const Tensor<T>& x(std::size_t k) const;
+  std::size_t input_count() const;
+  bool wants(std::size_t k) const;  // does input k need a gradient?
+  Tensor<T>& dx(std::size_t k);     // input k's gradient, zero-filled on first use
+  // dx(k) += g, where g has the broadcast shape of the op's output: sums g over the axes along which input k was
+  // broadcast. The one place broadcasting is undone.
+  void accumulate(std::size_t k, const Tensor<T>& g);
+
+ private:
+  friend class Tape<T>;
+  BackwardContext(Tape<T>& tape, std::uint32_t node) : tape_(tape), node_(node) {}
+  std::uint32_t input_index(std::size_t k) const;
+  Tape<T>& tape_;
+  std::uint32_t node_;
+};
+
+template <class T>
+using BackwardFn = std::function<void(BackwardContext<T>&)>;
+
+template <class T>
+struct Node {
+  const char* op = "";            // "leaf", "param", "constant", or the op's name
+  Tensor<T> value;                // the output (empty for a parameter leaf: see param)
+  Tensor<T> grad;                 // ∂loss/∂value; allocated by backward when a gradient first arrives
+  bool has_grad = false;
+  bool requires_grad = false;
+  Parameter<T>* param = nullptr;  // for a parameter leaf: value is read from, and grad added into, *param
+  std::uint32_t first_input = 0;  // inputs are edges_[first_input, first_input + input_count)
+  std::uint32_t input_count = 0;
+  BackwardFn<T> backward;         // empty for leaves and for nodes made without gradients
+};
+
+template <class T>
+class Tape {
+ public:
+  Tape();
+  Tape(const Tape&) = delete;  // Variables hold the tape's address: it must not move
+  Tape& operator=(const Tape&) = delete;
+
+  // A value that needs no gradient (data, targets, masks).
+  Variable<T> constant(Tensor<T> value);
+  // A value whose gradient you want to read after backward (an input of a gradient check, a tutorial's x).
+  Variable<T> leaf(Tensor<T> value);
+  // A parameter: backward adds ∂loss/∂p into p.grad. Using the same parameter again on this tape returns the same node,
+  // so a weight shared by every step of an RNN is one leaf whose gradient sums all steps. The parameter's value is read
+  // in place, not copied: do not change it between the forward pass and backward (optimizers step after backward).
+  Variable<T> param(Parameter<T>& p);
+
+  // Appends an op's node. `inputs` must live on this tape; `backward` is dropped when no input requires a gradient or
+  // when gradients are disabled (NoGradGuard). With anomaly detection on, a non-finite output throws here.
+  Variable<T> record(const char* op, Tensor<T> value, const std::vector<Variable<T>>& inputs, BackwardFn<T> backward);
+  Variable<T> record(const char* op, Tensor<T> value, std::initializer_list<Variable<T>> inputs,
+                     BackwardFn<T> backward);
+
+  // Reverse sweep from a scalar loss (d loss = 1), or from any output with a given seed gradient of its shape.
+  // Node gradients are recomputed from zero on each call; parameter gradients are added into p.grad.
+  void backward(const Variable<T>& loss);
+  void backward(const Variable<T>& output, const Tensor<T>& seed);
+
+  // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
+  void clear();
+  std::size_t size() const { return nodes_.size(); }
+  std::uint32_t generation() const { return generation_; }
+
+  bool grad_enabled() const { return grad_enabled_; }
+  void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
+  // Opt-in check (like torch.autograd.detect_anomaly): every op's output and every gradient a backward function
+  // produces is tested for NaN/Inf, and the first one found throws std::runtime_error naming the op and node.
+  bool anomaly_detection() const { return anomaly_detection_; }
+  void set_anomaly_detection(bool enabled) { anomaly_detection_ = enabled; }
+
+  // Throws std::logic_error when v is empty, stale, or from another tape; `op` names the caller in the message.
+  void check(const Variable<T>& v, const char* op) const;
+  const Node<T>& node(std::uint32_t index) const { return nodes_[index]; }
+  const Tensor<T>& value_of(std::uint32_t index) const;
+  std::uint32_t input_of(std::uint32_t node, std::size_t k) const { return edges_[nodes_[node].first_input + k]; }
+  // One line per node: index, op, inputs, shape, and (after backward) whether a gradient arrived.
+  void print(std::ostream& out) const;
+
+ private:
+  friend class BackwardContext<T>;
+  Variable<T> record_impl(const char* op, Tensor<T> value, const Variable<T>* inputs, std::size_t count,
+                          BackwardFn<T> backward);
+  Variable<T> push(Node<T> node, const Variable<T>* inputs, std::size_t count);
+  void check_finite(const Tensor<T>& t, std::uint32_t node, const char* op, const std::string& what) const;
+  Tensor<T>& grad_slot(std::uint32_t index);
+
+  // A deque, not a vector: appending never moves existing nodes, so a reference to a value (v.value()) stays valid
+  // while more ops are recorded, until clear().
+  std::deque<Node<T>> nodes_;
+  std::vector<std::uint32_t> edges_;  // input indices of all nodes, node after node
+  std::unordered_map<const Parameter<T>*, std::uint32_t> param_nodes_;
+  std::uint32_t id_;          // distinguishes tapes in messages
+  std::uint32_t generation_ = 0;
+  bool grad_enabled_ = true;
+  bool anomaly_detection_ = false;
+};
+
+// Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that
+// handles work), but keep no inputs and no backward function, so no gradient flows through them.
+template <class T>
+class NoGradGuard {
+ public:
+  explicit NoGradGuard(Tape<T>& tape) : tape_(tape), previous_(tape.grad_enabled()) { tape.set_grad_enabled(false); }
+  ~NoGradGuard() { tape_.set_grad_enabled(previous_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  Tape<T>& tape_;
+  bool previous_;
+};
+
+// The same value as x, cut off from the graph: no gradient flows back through the result.
+template <class T>
+Variable<T> detach(const Variable<T>& x);
+
+// Checks that every variable is valid and on one tape, and returns that tape. Every op starts with this.
+template <class T>
+Tape<T>& tape_of(const char* op, std::initializer_list<const Variable<T>*> inputs);
+
+}  // namespace attend

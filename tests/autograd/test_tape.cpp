@@ -1,0 +1,264 @@
+// Tape behaviour: gradient accumulation for reused values, long chains, parameters, the no-grad scope, detach,
+// stale handles, two tapes side by side, and anomaly detection. Chapter: docs/01-autograd.md; rules:
+// docs/reference/tape.md.
+#include <cmath>
+#include <sstream>
+
+#include "helpers.hpp"
+
+using namespace attend;
+
+namespace {
+
+bool message_contains(const std::exception& e, const std::string& part) {
+  return std::string(e.what()).find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tape)
+
+BOOST_AUTO_TEST_CASE(reused_node_accumulates) {
+  // b = a + a; c = b + b: dc/da = 4, a classic bug when backward assigns instead of adding
+  Tape<double> tape;
+  Variable<double> a = tape.leaf(Tensor<double>::scalar(3.0));
+  Variable<double> b = a + a;
+  Variable<double> c = b + b;
+  tape.backward(c);
+  BOOST_TEST(c.value().item() == 12.0);
+  BOOST_TEST(a.grad().item() == 4.0);
+  BOOST_TEST(b.grad().item() == 2.0);
+}
+
+BOOST_AUTO_TEST_CASE(product_of_a_value_with_itself) {
+  // y = x ⊙ x: dy/dx = 2x, both inputs of mul are the same node
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>(Shape{3}, {-1.5, 0.25, 2.0}));
+  tape.backward(sum(x * x));
+  BOOST_TEST(x.grad().at({0}) == -3.0);
+  BOOST_TEST(x.grad().at({1}) == 0.5);
+  BOOST_TEST(x.grad().at({2}) == 4.0);
+}
+
+BOOST_AUTO_TEST_CASE(ten_thousand_step_chain) {
+  // y_{i+1} = 1.0001 · y_i, 10,000 times: dy/dx = 1.0001^10000, and the reverse loop needs no recursion
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(1.0));
+  Variable<double> y = x;
+  for (int i = 0; i < 10000; ++i) y = y * 1.0001;
+  BOOST_TEST(tape.size() == 10001u);
+  tape.backward(y);
+  const double expected = std::pow(1.0001, 10000);
+  BOOST_TEST(x.grad().item() == expected, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(y.value().item() == expected, boost::test_tools::tolerance(1e-9));
+}
+
+BOOST_AUTO_TEST_CASE(long_tanh_chain_float) {
+  // An RNN-like unroll in float32: h = tanh(h + x) for 10,000 steps; every step's gradient reaches x
+  Tape<float> tape;
+  Variable<float> x = tape.leaf(Tensor<float>(Shape{2}, {0.1f, -0.2f}));
+  Variable<float> h = tape.constant(Tensor<float>(Shape{2}));
+  for (int i = 0; i < 10000; ++i) h = tanh(h * 0.5f + x);
+  tape.backward(sum(h));
+  for (std::size_t i = 0; i < 2; ++i) {
+    BOOST_TEST(std::isfinite(x.grad().at({i})));
+    BOOST_TEST(x.grad().at({i}) > 0.0f);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(parameter_is_one_leaf_per_tape_and_gradient_goes_to_it) {
+  Parameter<double> w(Tensor<double>(Shape{2}, {2.0, -1.0}));
+  Tape<double> tape;
+  Variable<double> w1 = tape.param(w);
+  Variable<double> w2 = tape.param(w);
+  BOOST_TEST(w1.index() == w2.index());
+  BOOST_TEST(tape.size() == 1u);
+  // loss = Σ (w ⊙ w + 3w): ∂/∂w = 2w + 3
+  tape.backward(sum(w1 * w2 + w1 * 3.0));
+  BOOST_TEST(w.grad.at({0}) == 7.0);
+  BOOST_TEST(w.grad.at({1}) == 1.0);
+  // backward adds into the parameter's gradient, like PyTorch's .grad; zero_grad resets it
+  tape.clear();
+  tape.backward(sum(tape.param(w) * 3.0));
+  BOOST_TEST(w.grad.at({0}) == 10.0);
+  w.zero_grad();
+  BOOST_TEST(w.grad.at({0}) == 0.0);
+  BOOST_TEST(w.value.at({0}) == 2.0);
+}
+
+BOOST_AUTO_TEST_CASE(constants_get_no_gradient) {
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(2.0));
+  Variable<double> k = tape.constant(Tensor<double>::scalar(5.0));
+  Variable<double> y = x * k;
+  BOOST_TEST(!k.requires_grad());
+  BOOST_TEST(y.requires_grad());
+  tape.backward(y);
+  BOOST_TEST(x.grad().item() == 5.0);
+  BOOST_TEST(k.grad().item() == 0.0);
+  // an op over constants only is itself a constant: nothing to differentiate
+  BOOST_TEST(!(k * k).requires_grad());
+}
+
+BOOST_AUTO_TEST_CASE(no_grad_scope_records_nothing_to_differentiate) {
+  Tape<double> tape;
+  Parameter<double> w(Tensor<double>::scalar(3.0));
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(2.0));
+  Variable<double> y;
+  {
+    NoGradGuard<double> guard(tape);
+    BOOST_TEST(!tape.grad_enabled());
+    y = tanh(x * tape.param(w));
+    BOOST_TEST(y.value().item() == std::tanh(6.0));
+    BOOST_TEST(!y.requires_grad());
+    const Node<double>& node = tape.node(y.index());
+    BOOST_TEST(node.input_count == 0u);  // no links
+    BOOST_TEST(!node.backward);          // no backward function, nothing saved
+  }
+  BOOST_TEST(tape.grad_enabled());  // restored when the scope ends
+  tape.backward(y);
+  BOOST_TEST(x.grad().item() == 0.0);
+  BOOST_TEST(w.grad.item() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(parameter_first_used_without_gradients_gets_them_afterwards) {
+  Tape<double> tape;
+  Parameter<double> w(Tensor<double>::scalar(3.0));
+  {
+    NoGradGuard<double> guard(tape);
+    BOOST_TEST(!tape.param(w).requires_grad());
+  }
+  Variable<double> w_node = tape.param(w);
+  BOOST_TEST(w_node.requires_grad());
+  tape.backward(w_node * w_node);
+  BOOST_TEST(w.grad.item() == 6.0);
+}
+
+BOOST_AUTO_TEST_CASE(detach_stops_the_gradient) {
+  // y = x · detach(x): dy/dx = detach(x) only
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(3.0));
+  Variable<double> y = x * detach(x);
+  tape.backward(y);
+  BOOST_TEST(y.value().item() == 9.0);
+  BOOST_TEST(x.grad().item() == 3.0);
+}
+
+BOOST_AUTO_TEST_CASE(stale_handle_throws) {
+  Tape<float> tape;
+  Variable<float> x = tape.leaf(Tensor<float>::scalar(1.0f));
+  tape.clear();
+  Variable<float> fresh = tape.leaf(Tensor<float>::scalar(2.0f));  // reuses index 0 of the new generation
+  BOOST_CHECK_EXCEPTION(x.value(), std::logic_error, [](const std::logic_error& e) { return message_contains(e, "stale"); });
+  BOOST_CHECK_EXCEPTION(tanh(x), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "tanh") && message_contains(e, "stale"); });
+  BOOST_CHECK_EXCEPTION(fresh + x, std::logic_error, [](const std::logic_error& e) { return message_contains(e, "stale"); });
+  BOOST_CHECK_EXCEPTION(tape.backward(x), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "backward"); });
+  BOOST_TEST(fresh.value().item() == 2.0f);
+}
+
+BOOST_AUTO_TEST_CASE(empty_handle_throws) {
+  Variable<double> nothing;
+  BOOST_CHECK_THROW(nothing.value(), std::logic_error);
+  BOOST_CHECK_EXCEPTION(exp(nothing), std::logic_error, [](const std::logic_error& e) { return message_contains(e, "exp"); });
+}
+
+BOOST_AUTO_TEST_CASE(two_tapes_side_by_side) {
+  Tape<double> first, second;
+  Variable<double> a = first.leaf(Tensor<double>::scalar(2.0));
+  Variable<double> b = second.leaf(Tensor<double>::scalar(5.0));
+  Variable<double> ya = a * a;
+  Variable<double> yb = b * b * b;
+  first.backward(ya);
+  second.backward(yb);
+  BOOST_TEST(a.grad().item() == 4.0);
+  BOOST_TEST(b.grad().item() == 75.0);
+  BOOST_CHECK_EXCEPTION(a + b, std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "add") && message_contains(e, "another tape"); });
+  BOOST_CHECK_EXCEPTION(first.backward(yb), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "another tape"); });
+}
+
+BOOST_AUTO_TEST_CASE(backward_needs_a_scalar_or_a_seed) {
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>(Shape{2}, {1.0, 2.0}));
+  Variable<double> y = x * x;
+  BOOST_CHECK_EXCEPTION(tape.backward(y), std::invalid_argument,
+                        [](const std::invalid_argument& e) { return message_contains(e, "(2,)"); });
+  BOOST_CHECK_THROW(tape.backward(y, Tensor<double>(Shape{3})), std::invalid_argument);
+  tape.backward(y, Tensor<double>(Shape{2}, {1.0, -1.0}));
+  BOOST_TEST(x.grad().at({0}) == 2.0);
+  BOOST_TEST(x.grad().at({1}) == -4.0);
+  // a second backward recomputes node gradients from zero (they do not pile up)
+  tape.backward(y, Tensor<double>(Shape{2}, {1.0, -1.0}));
+  BOOST_TEST(x.grad().at({1}) == -4.0);
+}
+
+BOOST_AUTO_TEST_CASE(anomaly_detection_names_the_op) {
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>(Shape{2}, {1.0, -1.0}));
+  // off (the default): NaN goes through silently, as in PyTorch
+  BOOST_TEST(std::isnan(log(x).value().at({1})));
+  tape.set_anomaly_detection(true);
+  BOOST_CHECK_EXCEPTION(log(x), std::runtime_error, [](const std::runtime_error& e) {
+    return message_contains(e, "'log'") && message_contains(e, "output") && message_contains(e, "(2,)");
+  });
+  // in the backward pass: sqrt(0) is fine, its derivative 1/(2·0) is not
+  Variable<double> z = tape.leaf(Tensor<double>(Shape{2}, {0.0, 4.0}));
+  Variable<double> s = sum(sqrt(z));
+  BOOST_CHECK_EXCEPTION(tape.backward(s), std::runtime_error, [](const std::runtime_error& e) {
+    return message_contains(e, "'sqrt'") && message_contains(e, "gradient for input 0");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(print_lists_every_node) {
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(0.5));
+  Variable<double> y = tanh(x * x);
+  tape.backward(y);
+  std::ostringstream out;
+  tape.print(out);
+  const std::string text = out.str();
+  BOOST_TEST(text.find("leaf") != std::string::npos);
+  BOOST_TEST(text.find("mul") != std::string::npos);
+  BOOST_TEST(text.find("tanh") != std::string::npos);
+  BOOST_TEST(text.find("mul(%0, %0)") != std::string::npos);  // mul's two inputs are node 0
+  BOOST_TEST(text.find("value=0.5") != std::string::npos);
+  BOOST_TEST(text.find("grad=") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(float_and_double_agree) {
+  // One code path for both scalar types: the same expression in float32 and float64
+  auto run = [](auto tag) {
+    using T = decltype(tag);
+    Tape<T> tape;
+    Variable<T> x = tape.leaf(Tensor<T>(Shape{3}, {T(0.3), T(-1.2), T(2.5)}));
+    Variable<T> y = sum(sigmoid(x) * tanh(x) / (x * x + T(1)));
+    tape.backward(y);
+    return std::make_pair(static_cast<double>(y.value().item()), static_cast<double>(x.grad().at({1})));
+  };
+  const auto [yf, gf] = run(float{});
+  const auto [yd, gd] = run(double{});
+  BOOST_TEST(yf == yd, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(gf == gd, boost::test_tools::tolerance(1e-5));
+}
+
+BOOST_AUTO_TEST_CASE(rng_is_deterministic) {
+  Rng a(42), b(42), c(43);
+  for (int i = 0; i < 100; ++i) {
+    const std::uint64_t va = a.next();
+    BOOST_TEST(va == b.next());
+    BOOST_TEST(va != c.next());
+  }
+  Rng u(7);
+  double total = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const double v = u.uniform();
+    BOOST_TEST_REQUIRE((v >= 0.0 && v < 1.0));
+    total += v;
+  }
+  BOOST_TEST(total / 20000 == 0.5, boost::test_tools::tolerance(0.02));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
