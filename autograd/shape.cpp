@@ -8,33 +8,22 @@ namespace attend {
 
 namespace {
 
-// y[i_0..i_{r-1}] = x[index where axis perm[k] of x is axis k of y]; rank ≤ 4, padded on the left to 4.
+// y = x with axis k of y being axis perm[k] of x: a gather whose step along axis k is x's stride of axis perm[k].
 template <class T>
 Tensor<T> permuted(const Tensor<T>& x, const std::vector<std::size_t>& perm) {
   const Shape& in = x.shape();
-  const std::size_t rank = in.rank(), pad = max_rank - rank;
-  std::array<std::size_t, max_rank> in_stride{0, 0, 0, 0}, out_dims{1, 1, 1, 1}, stride{0, 0, 0, 0};
+  std::array<std::size_t, max_rank> in_stride{}, stride{};
   std::size_t step = 1;
-  for (std::size_t a = rank; a-- > 0;) {
+  for (std::size_t a = in.rank(); a-- > 0;) {
     in_stride[a] = step;
     step *= in[a];
   }
-  std::vector<std::size_t> out_shape(rank);
-  for (std::size_t k = 0; k < rank; ++k) {
+  std::vector<std::size_t> out_shape(in.rank());
+  for (std::size_t k = 0; k < in.rank(); ++k) {
     out_shape[k] = in[perm[k]];
-    out_dims[pad + k] = in[perm[k]];
-    stride[pad + k] = in_stride[perm[k]];  // moving one step along axis k of y moves this far in x
+    stride[k] = in_stride[perm[k]];
   }
-  Tensor<T> y(Shape(out_shape), uninitialized);
-  T* dst = y.data();
-  const T* src = x.data();
-  for (std::size_t i0 = 0; i0 < out_dims[0]; ++i0)
-    for (std::size_t i1 = 0; i1 < out_dims[1]; ++i1)
-      for (std::size_t i2 = 0; i2 < out_dims[2]; ++i2) {
-        const T* row = src + i0 * stride[0] + i1 * stride[1] + i2 * stride[2];
-        for (std::size_t i3 = 0; i3 < out_dims[3]; ++i3) *dst++ = row[i3 * stride[3]];
-      }
-  return y;
+  return strided_gather(x, Shape(out_shape), stride);
 }
 
 // Copies positions [begin, begin + count) along the middle axis of `from` (split sf) to positions

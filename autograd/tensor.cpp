@@ -151,27 +151,37 @@ Tensor<T> broadcast_to(const Tensor<T>& t, const Shape& shape) {
     throw std::invalid_argument("broadcast_to: cannot broadcast shape " + to_string(in) + " to the lower rank " +
                                 to_string(shape));
   }
-  // Pad both shapes on the left to rank 4; an input axis of size 1 gets stride 0, so it repeats.
-  std::array<std::size_t, max_rank> dims{1, 1, 1, 1}, stride{0, 0, 0, 0};
-  const std::size_t pad = max_rank - shape.rank();
-  for (std::size_t a = 0; a < shape.rank(); ++a) dims[pad + a] = shape[a];
+  // Input axes align with the target's last axes. An axis of size 1, or one the input lacks, gets stride 0: repeated.
+  std::array<std::size_t, max_rank> strides{};
+  const std::size_t offset = shape.rank() - in.rank();
   std::size_t step = 1;
   for (std::size_t a = in.rank(); a-- > 0;) {
-    const std::size_t axis = max_rank - in.rank() + a;
-    if (in[a] != dims[axis] && in[a] != 1) {
+    if (in[a] != shape[offset + a] && in[a] != 1) {
       throw std::invalid_argument("broadcast_to: cannot broadcast shape " + to_string(in) + " to " + to_string(shape));
     }
-    stride[axis] = in[a] == 1 ? 0 : step;
+    strides[offset + a] = in[a] == 1 ? 0 : step;
     step *= in[a];
   }
-  Tensor<T> out(shape);
+  return strided_gather(t, shape, strides);
+}
+
+template <class T>
+Tensor<T> strided_gather(const Tensor<T>& t, const Shape& shape, const std::array<std::size_t, max_rank>& strides) {
+  // pad on the left to rank 4: the extra outer axes have size 1
+  std::array<std::size_t, max_rank> dims{1, 1, 1, 1}, step{0, 0, 0, 0};
+  const std::size_t pad = max_rank - shape.rank();
+  for (std::size_t a = 0; a < shape.rank(); ++a) {
+    dims[pad + a] = shape[a];
+    step[pad + a] = strides[a];
+  }
+  Tensor<T> out(shape, uninitialized);
   const T* src = t.data();
   T* dst = out.data();
   for (std::size_t i0 = 0; i0 < dims[0]; ++i0)
     for (std::size_t i1 = 0; i1 < dims[1]; ++i1)
       for (std::size_t i2 = 0; i2 < dims[2]; ++i2) {
-        const T* row = src + i0 * stride[0] + i1 * stride[1] + i2 * stride[2];
-        for (std::size_t i3 = 0; i3 < dims[3]; ++i3) *dst++ = row[i3 * stride[3]];
+        const T* row = src + i0 * step[0] + i1 * step[1] + i2 * step[2];
+        for (std::size_t i3 = 0; i3 < dims[3]; ++i3) *dst++ = row[i3 * step[3]];
       }
   return out;
 }
@@ -183,6 +193,10 @@ template class Tensor<std::uint8_t>;
 template Tensor<float> broadcast_to(const Tensor<float>&, const Shape&);
 template Tensor<double> broadcast_to(const Tensor<double>&, const Shape&);
 template Tensor<std::uint8_t> broadcast_to(const Tensor<std::uint8_t>&, const Shape&);
+template Tensor<float> strided_gather(const Tensor<float>&, const Shape&, const std::array<std::size_t, max_rank>&);
+template Tensor<double> strided_gather(const Tensor<double>&, const Shape&, const std::array<std::size_t, max_rank>&);
+template Tensor<std::uint8_t> strided_gather(const Tensor<std::uint8_t>&, const Shape&,
+                                             const std::array<std::size_t, max_rank>&);
 
 namespace {
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -138,6 +138,11 @@ class Tensor {
   storage_type data_ = storage_type(std::array<std::size_t, 1>{0});
 };
 
+// out[i_0, ..., i_{r-1}] = t.data()[Σ_a i_a · strides[a]] for every index of `shape` (rank ≤ 4), in row-major order.
+// One mechanism for every copy that walks t with its own steps: broadcasting (stride 0 repeats) and permutation.
+template <class T>
+Tensor<T> strided_gather(const Tensor<T>& t, const Shape& shape, const std::array<std::size_t, max_rank>& strides);
+
 // t repeated along the axes where it has size 1 (or is missing on the left) to fill `shape` (NumPy broadcasting).
 template <class T>
 Tensor<T> broadcast_to(const Tensor<T>& t, const Shape& shape);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
@@ -16,6 +17,7 @@
 namespace attend::testing {
 
 using Vars = std::vector<Variable<double>>;
+using float_types = std::tuple<float, double>;  // for BOOST_AUTO_TEST_CASE_TEMPLATE over both scalar types
 
 // Deterministic inputs with negatives, values near zero and larger magnitudes: uniform in [low, high).
 inline Tensor<double> random_tensor(const Shape& shape, std::uint64_t seed, double low = -2.0, double high = 2.0) {

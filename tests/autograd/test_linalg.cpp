@@ -26,8 +26,6 @@ using namespace attend::testing;
 
 namespace {
 
-using float_types = std::tuple<float, double>;
-
 // Relative tolerance of a comparison with the reference, per element type.
 template <class T>
 constexpr double tolerance = std::is_same_v<T, float> ? 1e-5 : 1e-13;

@@ -26,8 +26,6 @@ using namespace attend::testing;
 
 namespace {
 
-using float_types = std::tuple<float, double>;
-
 // Whether every element is finite (no NaN, no ±inf).
 template <class T>
 tt::predicate_result all_finite(const Tensor<T>& t) {

@@ -144,6 +144,18 @@ BOOST_AUTO_TEST_CASE(detach_stops_the_gradient) {
   BOOST_TEST(x.grad().item() == 3.0);
 }
 
+BOOST_AUTO_TEST_CASE(value_references_survive_recording_more_ops) {
+  // v.value() is a reference into the tape; recording thousands of nodes after it must not move it
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>(Shape{3}, {1.0, -2.0, 0.5}));
+  const Tensor<double>& x_value = x.value();
+  Variable<double> y = x;
+  for (int i = 0; i < 5000; ++i) y = y + x;
+  BOOST_TEST(&x_value == &x.value());
+  BOOST_TEST(x_value.at({1}) == -2.0);
+  BOOST_TEST(y.value().at({1}) == -2.0 * 5001);
+}
+
 BOOST_AUTO_TEST_CASE(stale_handle_throws) {
   Tape<float> tape;
   Variable<float> x = tape.leaf(Tensor<float>::scalar(1.0f));
@@ -242,6 +254,30 @@ BOOST_AUTO_TEST_CASE(float_and_double_agree) {
   const auto [yd, gd] = run(double{});
   BOOST_TEST(yf == yd, boost::test_tools::tolerance(1e-6));
   BOOST_TEST(gf == gd, boost::test_tools::tolerance(1e-5));
+}
+
+BOOST_AUTO_TEST_CASE(readme_usage_example) {
+  // The example of README.md, quoted from here by the docs check: it must compile, run and be right.
+  // [docs:readme-usage]
+  Tape<float> tape;
+  Parameter<float> W(Rng(0).uniform_tensor<float>({3, 4}, -0.5, 0.5));
+  Variable<float> x = tape.constant(Tensor<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6}));
+  Variable<float> loss = mean(tanh(matmul(x, tape.param(W))));
+  tape.backward(loss);  // W.grad now holds ∂loss/∂W
+  tape.clear();         // next step
+  // [docs:end]
+  // loss = (1/8) Σ_ij tanh((xW)_ij), so ∂loss/∂W_kj = (1/8) Σ_i x_ik (1 - tanh²((xW)_ij))
+  const float xv[2][3] = {{1, 2, 3}, {4, 5, 6}};
+  for (std::size_t k = 0; k < 3; ++k)
+    for (std::size_t j = 0; j < 4; ++j) {
+      double expected = 0;
+      for (std::size_t i = 0; i < 2; ++i) {
+        double z = 0;
+        for (std::size_t m = 0; m < 3; ++m) z += xv[i][m] * W.value.at({m, j});
+        expected += xv[i][k] * (1 - std::tanh(z) * std::tanh(z)) / 8;
+      }
+      BOOST_TEST(W.grad.at({k, j}) == expected, boost::test_tools::tolerance(1e-5));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(rng_is_deterministic) {
