@@ -4,7 +4,7 @@
 namespace attend {
 
 template <class T>
-Variable<T> embedding(const Variable<T>& weight, const Ids& ids) {
+Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id) {
   Tape<T>& tape = tape_of("embedding", {&weight});
   const Shape& table = weight.value().shape();
   if (table.rank() != 2) {
@@ -28,17 +28,18 @@ Variable<T> embedding(const Variable<T>& weight, const Ids& ids) {
     const T* row = w + static_cast<std::size_t>(ids.data()[n]) * dim;
     std::copy(row, row + dim, y.data() + n * dim);
   }
-  return tape.record("embedding", std::move(y), {weight}, [ids, dim](BackwardContext<T>& c) {
+  return tape.record("embedding", std::move(y), {weight}, [ids, dim, padding_id](BackwardContext<T>& c) {
     const T* dy = c.dy().data();
     T* dw = c.dx(0).data();
     for (std::size_t n = 0; n < ids.size(); ++n) {
+      if (ids.data()[n] == padding_id) continue;  // the padding row is never trained
       T* row = dw + static_cast<std::size_t>(ids.data()[n]) * dim;
       for (std::size_t e = 0; e < dim; ++e) row[e] += dy[n * dim + e];
     }
   });
 }
 
-template Variable<float> embedding(const Variable<float>&, const Ids&);
-template Variable<double> embedding(const Variable<double>&, const Ids&);
+template Variable<float> embedding(const Variable<float>&, const Ids&, std::int64_t);
+template Variable<double> embedding(const Variable<double>&, const Ids&, std::int64_t);
 
 }  // namespace attend

@@ -83,7 +83,48 @@ Variable<T> matmul(const Variable<T>& a, const Variable<T>& b) {
   });
 }
 
+template <class T>
+Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b) {
+  Tape<T>& tape = b.empty() ? tape_of("linear", {&x, &W}) : tape_of("linear", {&x, &W, &b});
+  const Shape& xs = x.value().shape();
+  const Shape& ws = W.value().shape();
+  if ((xs.rank() != 2 && xs.rank() != 3) || ws.rank() != 2 || xs[xs.rank() - 1] != ws[1] ||
+      (!b.empty() && (b.value().rank() != 1 || b.value().shape()[0] != ws[0]))) {
+    throw std::invalid_argument("linear: input " + to_string(xs) + ", weight " + to_string(ws) + ", bias " +
+                                (b.empty() ? std::string("none") : to_string(b.value().shape())) +
+                                ": expected input (..., in) of rank 2 or 3, weight (out, in), bias (out,)");
+  }
+  const std::size_t rows = xs.size() / ws[1], in = ws[1], out = ws[0];
+  Shape y_shape = xs;
+  y_shape[xs.rank() - 1] = out;
+  Tensor<T> y(y_shape, uninitialized);
+  if (!b.empty()) {
+    // y = b broadcast to every row, then y += x Wᵀ with beta = 1
+    for (std::size_t r = 0; r < rows; ++r) std::copy(b.value().data(), b.value().data() + out, y.data() + r * out);
+  } else if (in == 0) {
+    y = Tensor<T>(y_shape);
+  }
+  gemm(false, true, rows, out, in, T(1), x.value().data(), W.value().data(), b.empty() ? T(0) : T(1), y.data());
+  std::vector<Variable<T>> inputs{x, W};
+  if (!b.empty()) inputs.push_back(b);
+  return tape.record("linear", std::move(y), inputs, [rows, in, out](BackwardContext<T>& c) {
+    const T* dy = c.dy().data();
+    // dx (rows, in) += dy (rows, out) · W (out, in)
+    if (c.wants(0)) gemm(false, false, rows, in, out, T(1), dy, c.x(1).data(), T(1), c.dx(0).data());
+    // dW (out, in) += dyᵀ (out, rows) · x (rows, in)
+    if (c.wants(1)) gemm(true, false, out, in, rows, T(1), dy, c.x(0).data(), T(1), c.dx(1).data());
+    // db (out) += Σ_rows dy
+    if (c.input_count() == 3 && c.wants(2)) {
+      T* db = c.dx(2).data();
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t o = 0; o < out; ++o) db[o] += dy[r * out + o];
+    }
+  });
+}
+
 template Variable<float> matmul(const Variable<float>&, const Variable<float>&);
+template Variable<float> linear(const Variable<float>&, const Variable<float>&, const Variable<float>&);
+template Variable<double> linear(const Variable<double>&, const Variable<double>&, const Variable<double>&);
 template Variable<double> matmul(const Variable<double>&, const Variable<double>&);
 
 }  // namespace attend

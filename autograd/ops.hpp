@@ -84,6 +84,10 @@ template <class T> Variable<T> pow(const Variable<T>& x, scalar_t<T> p);
 // da += dy bᵀ, db += aᵀ dy (for (B,m,k)·(k,n), db sums over the batch)
 template <class T> Variable<T> matmul(const Variable<T>& a, const Variable<T>& b);
 
+// y = x Wᵀ + b for x (..., in) of rank 2 or 3, W (out, in) in PyTorch's layout, b (out) or no bias (empty Variable)
+// dx += dy W, dW += dyᵀ x (over all rows), db += Σ_rows dy
+template <class T> Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b = {});
+
 // ---- shape -----------------------------------------------------------------------------------------------------
 
 // y = x viewed with another shape of the same size; one dimension may be -1 (inferred)
@@ -142,14 +146,21 @@ template <class T> Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t 
 template <class T> Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
 // y = (1/N) Σ_{n: t_n ≠ ignore} -log softmax(x_n)[t_n]   for logits x (..., C) and class ids t (...), N = #non-ignored
 // dx_n += dy (softmax(x_n) - onehot(t_n)) / N for non-ignored n; 0 for ignored rows. All rows ignored: y = 0, dx = 0.
+// With label smoothing ε (as PyTorch): the target distribution is (1 - ε) onehot(t) + ε / C, so
+// y = (1/N) Σ_n [(1 - ε)(-log p_n[t_n]) + (ε/C) Σ_c -log p_n[c]] and dx_n += dy (p_n - (1 - ε) onehot(t_n) - ε/C) / N.
 template <class T>
-Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id = -100);
+Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id = -100,
+                          double label_smoothing = 0.0);
+// y = -(1/N) Σ_{n: t_n ≠ ignore} logp_n[t_n]   for log-probabilities (..., C) (e.g. from log_softmax)
+// dlogp_n[t_n] -= dy / N for non-ignored n. All rows ignored: y = 0.
+template <class T>
+Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int64_t ignore_id = -100);
 
 // ---- indexing and randomness -----------------------------------------------------------------------------------
 
 // y[..., :] = W[ids[...], :] for a table W (V, E) and ids of any shape (rank ≤ 3) → (ids..., E)
-// dW[ids[...], :] += dy[..., :] (scatter-add: a repeated id accumulates)
-template <class T> Variable<T> embedding(const Variable<T>& weight, const Ids& ids);
+// dW[ids[...], :] += dy[..., :] (scatter-add: a repeated id accumulates), except for ids equal to padding_id (if ≥ 0)
+template <class T> Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id = -1);
 // y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0
 // dx += dy ⊙ m / (1 - p)
 template <class T> Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);

@@ -1,8 +1,10 @@
 // softmax, log_softmax (optionally masked) and cross-entropy from logits. All subtract the row maximum before
 // exponentiating, so logits of ±1e4 give finite results in float32. Formulas: ops.hpp. Chapter: docs/07 (attention
 // weights) explains the masked softmax.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "autograd/ops.hpp"
 
@@ -100,43 +102,71 @@ Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& m
   return softmax_impl<T>("log_softmax", x, axis, &mask, true);
 }
 
-template <class T>
-Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id) {
-  Tape<T>& tape = tape_of("cross_entropy", {&logits});
-  const Shape& shape = logits.value().shape();
-  if (shape.rank() < 1 || shape.rank() - 1 != targets.rank() ||
-      shape.with_axis_removed(shape.rank() - 1) != targets.shape()) {
-    throw std::invalid_argument("cross_entropy: logits of shape " + to_string(shape) +
-                                " need targets of shape (all but the last axis), got " + to_string(targets.shape()));
+namespace {
+
+// Checks class-id targets against logits of shape (..., C) and returns the number of rows that are not ignored.
+std::size_t counted_targets(const char* op, const Shape& shape, const Ids& targets, std::int64_t ignore_id) {
+  if (shape.rank() < 1 || shape.with_axis_removed(shape.rank() - 1) != targets.shape()) {
+    throw std::invalid_argument(std::string(op) + ": input of shape " + to_string(shape) +
+                                " needs targets of shape (all but the last axis), got " + to_string(targets.shape()));
   }
   const std::size_t classes = shape[shape.rank() - 1];
-  const std::size_t rows = targets.size();
   std::size_t counted = 0;
-  for (std::size_t n = 0; n < rows; ++n) {
+  for (std::size_t n = 0; n < targets.size(); ++n) {
     const std::int64_t t = targets.data()[n];
     if (t == ignore_id) continue;
     if (t < 0 || static_cast<std::size_t>(t) >= classes) {
-      throw std::invalid_argument("cross_entropy: target " + std::to_string(t) + " at position " + std::to_string(n) +
-                                  " is not a class id in [0, " + std::to_string(classes) + ") nor the ignore id " +
-                                  std::to_string(ignore_id));
+      throw std::invalid_argument(std::string(op) + ": target " + std::to_string(t) + " at position " +
+                                  std::to_string(n) + " is not a class id in [0, " + std::to_string(classes) +
+                                  ") nor the ignore id " + std::to_string(ignore_id));
     }
     ++counted;
   }
-  // loss_n = ln Σ_c exp(x_nc) - x_n,t = (m + ln Σ_c exp(x_nc - m)) - x_n,t
+  return counted;
+}
+
+// m = max_c row[c] and ln Σ_c exp(row[c] - m): the stable pieces of log softmax.
+template <class T>
+std::pair<T, T> max_and_log_sum_exp(const T* row, std::size_t classes) {
+  const T m = *std::max_element(row, row + classes);
+  T sum_exp = 0;
+  for (std::size_t k = 0; k < classes; ++k) sum_exp += std::exp(row[k] - m);
+  return {m, std::log(sum_exp)};
+}
+
+}  // namespace
+
+template <class T>
+Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id,
+                          double label_smoothing) {
+  Tape<T>& tape = tape_of("cross_entropy", {&logits});
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
+    throw std::invalid_argument("cross_entropy: label_smoothing " + std::to_string(label_smoothing) +
+                                " is outside [0, 1]");
+  }
+  const Shape& shape = logits.value().shape();
+  const std::size_t counted = counted_targets("cross_entropy", shape, targets, ignore_id);
+  const std::size_t classes = shape[shape.rank() - 1];
+  const T eps = static_cast<T>(label_smoothing), on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
+  // loss_n = (1 - ε)(lse - x_t) + (ε/C) Σ_c (lse - x_c),  lse = m + ln Σ_c exp(x_c - m)
   const T* x = logits.value().data();
   T total = 0;
-  for (std::size_t n = 0; n < rows; ++n) {
+  for (std::size_t n = 0; n < targets.size(); ++n) {
     const std::int64_t t = targets.data()[n];
     if (t == ignore_id) continue;
     const T* row = x + n * classes;
-    const T m = *std::max_element(row, row + classes);
-    T sum_exp = 0;
-    for (std::size_t k = 0; k < classes; ++k) sum_exp += std::exp(row[k] - m);
-    total += m + std::log(sum_exp) - row[t];
+    const auto [m, log_sum] = max_and_log_sum_exp(row, classes);
+    const T lse = m + log_sum;
+    total += on_target * (lse - row[t]);
+    if (eps > T(0)) {
+      T all = 0;
+      for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
+      total += spread * all;
+    }
   }
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   return tape.record("cross_entropy", Tensor<T>::scalar(loss), {logits},
-                     [targets, ignore_id, classes, counted](BackwardContext<T>& c) {
+                     [targets, ignore_id, classes, counted, on_target, spread](BackwardContext<T>& c) {
                        if (counted == 0) return;
                        const T scale = c.dy().item() / static_cast<T>(counted);
                        const T* x = c.x(0).data();
@@ -144,13 +174,37 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
                        for (std::size_t n = 0; n < targets.size(); ++n) {
                          const std::int64_t t = targets.data()[n];
                          if (t == ignore_id) continue;
-                         // dx_n = scale · (softmax(x_n) - onehot(t)), recomputed from the logits
+                         // dx_n = scale · (softmax(x_n) - (1 - ε) onehot(t) - ε/C), softmax recomputed from the logits
                          const T* row = x + n * classes;
-                         const T m = *std::max_element(row, row + classes);
-                         T sum_exp = 0;
-                         for (std::size_t k = 0; k < classes; ++k) sum_exp += std::exp(row[k] - m);
-                         for (std::size_t k = 0; k < classes; ++k) dx[n * classes + k] += scale * std::exp(row[k] - m) / sum_exp;
-                         dx[n * classes + static_cast<std::size_t>(t)] -= scale;
+                         const auto [m, log_sum] = max_and_log_sum_exp(row, classes);
+                         for (std::size_t k = 0; k < classes; ++k) {
+                           dx[n * classes + k] += scale * (std::exp(row[k] - m - log_sum) - spread);
+                         }
+                         dx[n * classes + static_cast<std::size_t>(t)] -= scale * on_target;
+                       }
+                     });
+}
+
+template <class T>
+Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int64_t ignore_id) {
+  Tape<T>& tape = tape_of("nll_loss", {&log_probs});
+  const Shape& shape = log_probs.value().shape();
+  const std::size_t counted = counted_targets("nll_loss", shape, targets, ignore_id);
+  const std::size_t classes = shape[shape.rank() - 1];
+  T total = 0;
+  for (std::size_t n = 0; n < targets.size(); ++n) {
+    const std::int64_t t = targets.data()[n];
+    if (t != ignore_id) total -= log_probs.value().data()[n * classes + static_cast<std::size_t>(t)];
+  }
+  const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
+  return tape.record("nll_loss", Tensor<T>::scalar(loss), {log_probs},
+                     [targets, ignore_id, classes, counted](BackwardContext<T>& c) {
+                       if (counted == 0) return;
+                       const T scale = c.dy().item() / static_cast<T>(counted);
+                       T* dx = c.dx(0).data();
+                       for (std::size_t n = 0; n < targets.size(); ++n) {
+                         const std::int64_t t = targets.data()[n];
+                         if (t != ignore_id) dx[n * classes + static_cast<std::size_t>(t)] -= scale;
                        }
                      });
 }
@@ -160,7 +214,8 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
   template Variable<T> softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);      \
   template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t);               \
   template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);  \
-  template Variable<T> cross_entropy(const Variable<T>&, const Ids&, std::int64_t);
+  template Variable<T> cross_entropy(const Variable<T>&, const Ids&, std::int64_t, double);          \
+  template Variable<T> nll_loss(const Variable<T>&, const Ids&, std::int64_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

@@ -289,4 +289,62 @@ BOOST_AUTO_TEST_CASE(matmul_rejects_unsupported_ranks) {
                         message_has({"matmul", "()"}));
 }
 
+// ---- linear: y = x Wᵀ + b, fused through gemm with a transposed operand ----------------------------------------
+
+BOOST_AUTO_TEST_CASE(linear_hand_computed) {
+  Tape<double> tape;
+  const auto x = tape.constant(Tensor<double>(Shape{2, 3}, {1, 2, 3, -1, 0, 2}));
+  const auto W = tape.constant(Tensor<double>(Shape{2, 3}, {1, 0, -1, 0.5, 2, 1}));  // (out=2, in=3)
+  const auto b = tape.constant(Tensor<double>(Shape{2}, {10, -10}));
+  // row 0: [1-3, 0.5+4+3] + b = [8, -2.5]; row 1: [-1-2, -0.5+0+2] + b = [7, -8.5]
+  BOOST_TEST(values_are(linear(x, W, b).value(), Shape{2, 2}, {8, -2.5, 7, -8.5}));
+  BOOST_TEST(values_are(linear(x, W).value(), Shape{2, 2}, {-2, 7.5, -3, 1.5}));
+}
+
+BOOST_AUTO_TEST_CASE(linear_equals_matmul_with_transposed_weight_plus_bias) {
+  // fused = composed, in value and in every gradient, for rank 2 and rank 3 inputs
+  for (const Shape& x_shape : {Shape{4, 3}, Shape{2, 5, 3}}) {
+    BOOST_TEST_CONTEXT("x " << to_string(x_shape)) {
+      const Tensor<double> xv = random_tensor(x_shape, 11), Wv = random_tensor(Shape{6, 3}, 12),
+                           bv = random_tensor(Shape{6}, 13);
+      const Tensor<double> seed = random_tensor(x_shape.rank() == 2 ? Shape{4, 6} : Shape{2, 5, 6}, 14);
+      Tape<double> t1, t2;
+      auto x1 = t1.leaf(xv), W1 = t1.leaf(Wv), b1 = t1.leaf(bv);
+      auto x2 = t2.leaf(xv), W2 = t2.leaf(Wv), b2 = t2.leaf(bv);
+      const auto fused = linear(x1, W1, b1);
+      const auto composed = matmul(x2, transpose(W2)) + b2;
+      t1.backward(fused, seed);
+      t2.backward(composed, seed);
+      const std::vector<double> composed_values(composed.value().data(), composed.value().data() + composed.value().size());
+      BOOST_TEST(values_are(fused.value(), composed.shape(), composed_values, 1e-12));
+      for (auto [a, b] : {std::pair{x1, x2}, std::pair{W1, W2}, std::pair{b1, b2}}) {
+        const Tensor<double> ga = a.grad(), gb = b.grad();
+        BOOST_TEST(values_are(ga, gb.shape(), std::vector<double>(gb.data(), gb.data() + gb.size()), 1e-12));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(linear_gradients) {
+  const GradcheckFn with_bias = [](Tape<double>&, const Vars& v) { return linear(v[0], v[1], v[2]); };
+  const GradcheckFn without_bias = [](Tape<double>&, const Vars& v) { return linear(v[0], v[1]); };
+  const std::vector<Tensor<double>> rank2{random_tensor(Shape{3, 4}, 21), random_tensor(Shape{5, 4}, 22),
+                                          random_tensor(Shape{5}, 23)};
+  const std::vector<Tensor<double>> rank3{random_tensor(Shape{2, 3, 4}, 24), random_tensor(Shape{5, 4}, 25),
+                                          random_tensor(Shape{5}, 26)};
+  const std::vector<Tensor<double>> no_bias{random_tensor(Shape{2, 3, 4}, 27), random_tensor(Shape{2, 4}, 28)};
+  ATTEND_CHECK_GRADIENTS(with_bias, rank2);
+  ATTEND_CHECK_GRADIENTS(with_bias, rank3);
+  ATTEND_CHECK_GRADIENTS(without_bias, no_bias);
+}
+
+BOOST_AUTO_TEST_CASE(linear_rejects_mismatched_shapes) {
+  Tape<double> tape;
+  auto c = [&](const Shape& s) { return tape.constant(Tensor<double>(s)); };
+  BOOST_CHECK_EXCEPTION(linear(c({2, 3}), c({4, 5})), std::invalid_argument, message_has({"linear", "(2,3)", "(4,5)"}));
+  BOOST_CHECK_EXCEPTION(linear(c({2, 3}), c({4, 3}), c({5})), std::invalid_argument,
+                        message_has({"linear", "(4,3)", "(5,)"}));
+  BOOST_CHECK_EXCEPTION(linear(c({3}), c({4, 3})), std::invalid_argument, message_has({"linear", "(3,)"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

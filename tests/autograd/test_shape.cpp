@@ -426,4 +426,15 @@ BOOST_AUTO_TEST_CASE(embedding_rejects_bad_ids_and_tables) {
                         message_has({"embedding", "(1,1,1,1)"}));
 }
 
+BOOST_AUTO_TEST_CASE(embedding_padding_row_gets_no_gradient) {
+  Tape<double> tape;
+  const auto W = tape.leaf(random_tensor(Shape{4, 2}, 41));
+  const Ids ids(Shape{2, 3}, {1, 0, 0, 3, 0, 1});  // 0 is the padding id
+  const auto y = embedding(W, ids, 0);
+  // the forward pass still reads row 0 (it is whatever the table holds; nn::Embedding keeps it at zero)
+  BOOST_TEST(y.value().at({0, 1, 0}) == W.value().at({0, 0}));
+  tape.backward(sum(y));
+  BOOST_TEST(values_are(W.grad(), Shape{4, 2}, {0, 0, 2, 2, 0, 0, 1, 1}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -453,4 +453,60 @@ BOOST_AUTO_TEST_CASE(cross_entropy_equals_composition_of_small_ops) {
   BOOST_TEST(values_are(single.value(), Shape{}, {row2.value().item()}, 1e-14));
 }
 
+// ---- nll_loss and label smoothing ----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(nll_loss_hand_computed_and_ignores_padding) {
+  Tape<double> tape;
+  const auto logp = tape.leaf(Tensor<double>(Shape{3, 2}, {-0.1, -2.0, -1.5, -0.3, -0.7, -0.7}));
+  const Ids targets(Shape{3}, {0, 1, 5});  // the last row is padding (ignore id 5)
+  const auto loss = nll_loss(logp, targets, 5);
+  BOOST_TEST(loss.value().item() == (0.1 + 0.3) / 2, tt::tolerance(1e-15));
+  tape.backward(loss);
+  BOOST_TEST(values_are(logp.grad(), Shape{3, 2}, {-0.5, 0, 0, -0.5, 0, 0}));
+  BOOST_CHECK_EXCEPTION(nll_loss(logp, Ids(Shape{3}, {0, 2, 5}), 5), std::invalid_argument,
+                        message_has({"nll_loss", "target 2", "position 1"}));
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_equals_nll_of_log_softmax) {
+  const Tensor<double> logits = random_tensor(Shape{4, 5}, 31, -3.0, 3.0);
+  const Ids targets(Shape{4}, {1, 0, 4, 0});
+  Tape<double> t1, t2;
+  auto x1 = t1.leaf(logits), x2 = t2.leaf(logits);
+  const auto fused = cross_entropy(x1, targets, 0);
+  const auto composed = nll_loss(log_softmax(x2, -1), targets, 0);
+  BOOST_TEST(fused.value().item() == composed.value().item(), tt::tolerance(1e-13));
+  t1.backward(fused);
+  t2.backward(composed);
+  const Tensor<double> g2 = x2.grad();
+  BOOST_TEST(values_are(x1.grad(), g2.shape(), std::vector<double>(g2.data(), g2.data() + g2.size()), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(label_smoothing_hand_computed) {
+  // one row, C = 3, ε = 0.3: target distribution q = 0.7 onehot(t) + 0.1; loss = -Σ q_c log p_c
+  Tape<double> tape;
+  const auto x = tape.leaf(Tensor<double>(Shape{1, 3}, {2.0, -1.0, 0.5}));
+  const auto loss = cross_entropy(x, Ids(Shape{1}, {2}), -100, 0.3);
+  const double lse = std::log(std::exp(2.0) + std::exp(-1.0) + std::exp(0.5));
+  const double logp[3] = {2.0 - lse, -1.0 - lse, 0.5 - lse};
+  const double q[3] = {0.1, 0.1, 0.8};
+  BOOST_TEST(loss.value().item() == -(q[0] * logp[0] + q[1] * logp[1] + q[2] * logp[2]), tt::tolerance(1e-14));
+  tape.backward(loss);
+  // dx = softmax(x) - q
+  BOOST_TEST(values_are(x.grad(), Shape{1, 3},
+                        {std::exp(logp[0]) - q[0], std::exp(logp[1]) - q[1], std::exp(logp[2]) - q[2]}, 1e-14));
+}
+
+BOOST_AUTO_TEST_CASE(label_smoothing_gradients_and_errors) {
+  const Ids targets(Shape{2, 3}, {1, 0, -100, 3, 3, 2});
+  const GradcheckFn f = [targets](Tape<double>&, const Vars& v) { return cross_entropy(v[0], targets, -100, 0.1); };
+  const std::vector<Tensor<double>> inputs{random_tensor(Shape{2, 3, 4}, 32, -3.0, 3.0)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+  const GradcheckFn g = [targets](Tape<double>&, const Vars& v) { return nll_loss(log_softmax(v[0], -1), targets); };
+  ATTEND_CHECK_GRADIENTS(g, inputs);
+  Tape<double> tape;
+  const auto x = tape.constant(Tensor<double>(Shape{1, 3}));
+  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{1}, {0}), -100, 1.5), std::invalid_argument,
+                        message_has({"cross_entropy", "label_smoothing"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
