@@ -1,0 +1,81 @@
+// Linear, Embedding and Dropout (layers.hpp).
+#include "nn/layers.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace attend::nn {
+
+template <class T>
+Linear<T>::Linear(std::size_t in_features, std::size_t out_features, Rng& rng, bool bias, Init init) : has_bias_(bias) {
+  if (in_features == 0 || out_features == 0) {
+    throw std::invalid_argument("Linear: in_features " + std::to_string(in_features) + " and out_features " +
+                                std::to_string(out_features) + " must be positive");
+  }
+  // PyTorch: kaiming_uniform(a = √5) on W gives U(-1/√in, 1/√in); the bias uses the same bound
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
+  const double w_bound = init == Init::xavier_uniform ? xavier_bound(in_features, out_features) : bound;
+  W = Parameter<T>(uniform_init<T>({out_features, in_features}, w_bound, rng));
+  if (bias) b = Parameter<T>(init == Init::xavier_uniform ? Tensor<T>(Shape{out_features})
+                                                        : uniform_init<T>({out_features}, bound, rng));
+}
+
+template <class T>
+Variable<T> Linear<T>::forward(const Variable<T>& x) {
+  Tape<T>& tape = tape_of("Linear", {&x});
+  return has_bias_ ? linear(x, tape.param(W), tape.param(b)) : linear(x, tape.param(W));
+}
+
+template <class T>
+void Linear<T>::visit(ModuleVisitor<T>& v) {
+  v.parameter("W", W);
+  if (has_bias_) v.parameter("b", b);
+}
+
+template <class T>
+Embedding<T>::Embedding(std::size_t num_embeddings, std::size_t dim, Rng& rng, std::int64_t padding_id)
+    : padding_id_(padding_id) {
+  if (num_embeddings == 0 || dim == 0) {
+    throw std::invalid_argument("Embedding: num_embeddings " + std::to_string(num_embeddings) + " and dim " +
+                                std::to_string(dim) + " must be positive");
+  }
+  if (padding_id >= static_cast<std::int64_t>(num_embeddings)) {
+    throw std::invalid_argument("Embedding: padding_id " + std::to_string(padding_id) + " is not a row of a table of " +
+                                std::to_string(num_embeddings));
+  }
+  W = Parameter<T>(rng.normal_tensor<T>({num_embeddings, dim}, 0.0, 1.0));
+  if (padding_id >= 0) {
+    std::fill(W.value.data() + padding_id * static_cast<std::int64_t>(dim),
+              W.value.data() + (padding_id + 1) * static_cast<std::int64_t>(dim), T(0));
+  }
+}
+
+template <class T>
+Variable<T> Embedding<T>::forward(Tape<T>& tape, const Ids& ids) {
+  return embedding(tape.param(W), ids, padding_id_);
+}
+
+template <class T>
+void Embedding<T>::visit(ModuleVisitor<T>& v) {
+  v.parameter("W", W);
+}
+
+template <class T>
+Dropout<T>::Dropout(double p, std::uint64_t seed) : p_(p), rng_(seed) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("Dropout: p = " + std::to_string(p) + " is outside [0, 1]");
+}
+
+template <class T>
+Variable<T> Dropout<T>::forward(const Variable<T>& x) {
+  return dropout(x, p_, this->training(), rng_);
+}
+
+template class Linear<float>;
+template class Linear<double>;
+template class Embedding<float>;
+template class Embedding<double>;
+template class Dropout<float>;
+template class Dropout<double>;
+
+}  // namespace attend::nn

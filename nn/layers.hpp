@@ -1,0 +1,88 @@
+// The basic layers: Linear, Embedding, Dropout, and the two losses. Weight layouts are PyTorch's, so a state_dict's
+// tensors load into these parameters unchanged. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
+#pragma once
+
+#include <cstdint>
+
+#include "autograd/ops.hpp"
+#include "nn/module.hpp"
+
+namespace attend::nn {
+
+// y = x Wᵀ + b
+// x: (batch, in) or (batch, time, in) → y: (batch, out) or (batch, time, out)
+// W: (out, in) and b: (out,) as torch.nn.Linear (weight, bias); initialised U(-1/√in, 1/√in) like PyTorch, or Xavier.
+template <class T>
+class Linear : public Module<T> {
+ public:
+  Parameter<T> W;
+  Parameter<T> b;  // empty when the layer has no bias
+
+  Linear(std::size_t in_features, std::size_t out_features, Rng& rng, bool bias = true,
+         Init init = Init::pytorch_default);
+  Variable<T> forward(const Variable<T>& x);
+  Variable<T> operator()(const Variable<T>& x) { return forward(x); }
+  void visit(ModuleVisitor<T>& v) override;
+  std::size_t in_features() const { return W.value.shape()[1]; }
+  std::size_t out_features() const { return W.value.shape()[0]; }
+  bool has_bias() const { return has_bias_; }
+
+ private:
+  bool has_bias_;
+};
+
+// y[..., :] = W[ids[...], :]
+// ids: any shape of rank ≤ 3 → y: (ids..., dim). W: (num_embeddings, dim) as torch.nn.Embedding.weight, N(0, 1).
+// The row of padding_id (if ≥ 0) starts at zero and never receives a gradient, as in PyTorch.
+template <class T>
+class Embedding : public Module<T> {
+ public:
+  Parameter<T> W;
+
+  Embedding(std::size_t num_embeddings, std::size_t dim, Rng& rng, std::int64_t padding_id = -1);
+  Variable<T> forward(Tape<T>& tape, const Ids& ids);
+  Variable<T> operator()(Tape<T>& tape, const Ids& ids) { return forward(tape, ids); }
+  void visit(ModuleVisitor<T>& v) override;
+  std::int64_t padding_id() const { return padding_id_; }
+
+ private:
+  std::int64_t padding_id_;
+};
+
+// y = x ⊙ m / (1 - p) with m ~ Bernoulli(1 - p) in training mode; y = x in evaluation mode.
+// Owns its generator, seeded at construction, so a run is repeatable.
+template <class T>
+class Dropout : public Module<T> {
+ public:
+  explicit Dropout(double p, std::uint64_t seed = 0);
+  Variable<T> forward(const Variable<T>& x);
+  Variable<T> operator()(const Variable<T>& x) { return forward(x); }
+  void visit(ModuleVisitor<T>&) override {}
+  double p() const { return p_; }
+
+ private:
+  double p_;
+  Rng rng_;
+};
+
+// Mean cross-entropy over the targets that are not ignore_id (the padding id), from logits (..., C) and ids (...);
+// optional label smoothing ε (target distribution (1 - ε) onehot + ε/C), as torch.nn.CrossEntropyLoss.
+struct CrossEntropyLoss {
+  std::int64_t ignore_id = -100;
+  double label_smoothing = 0.0;
+  template <class T>
+  Variable<T> operator()(const Variable<T>& logits, const Ids& targets) const {
+    return cross_entropy(logits, targets, ignore_id, label_smoothing);
+  }
+};
+
+// Mean negative log-likelihood from log-probabilities (..., C), as torch.nn.NLLLoss.
+struct NLLLoss {
+  std::int64_t ignore_id = -100;
+  template <class T>
+  Variable<T> operator()(const Variable<T>& log_probs, const Ids& targets) const {
+    return nll_loss(log_probs, targets, ignore_id);
+  }
+};
+
+}  // namespace attend::nn

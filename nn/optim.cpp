@@ -1,0 +1,374 @@
+// Optimizers, gradient clipping and learning-rate schedules (optim.hpp). Each update is written in the order of
+// operations of PyTorch 1.13's single-tensor implementation (torch/optim/sgd.py, adam.py, adamw.py), on the flat
+// storage of each parameter. Updates of the form `xt::noalias(m) = β m + ...` read and write the same element only,
+// so no temporary is needed (it is what `xt::noalias(m) += ...` does); without noalias xtensor would allocate one
+// per tensor per step.
+#include "nn/optim.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_set>
+
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnoalias.hpp>
+
+namespace attend::nn {
+
+namespace {
+
+// A hyper-parameter as the error messages print it: 6 significant digits (0.9, -1, 1e-08, nan), or 17 when those
+// would not read back as the same number.
+std::string show(double value) {
+  std::ostringstream out;
+  out << value;
+  if (std::isfinite(value) && std::strtod(out.str().c_str(), nullptr) != value) {
+    out.str("");
+    out.precision(17);
+    out << value;
+  }
+  return out.str();
+}
+
+// Throws "<who>: invalid <what> <value> (must be <rule>)" unless ok.
+void require(bool ok, const std::string& who, const char* what, double value, const char* rule) {
+  if (!ok) throw std::invalid_argument(who + ": invalid " + what + " " + show(value) + " (must be " + rule + ")");
+}
+
+bool is_nonnegative(double x) { return std::isfinite(x) && x >= 0.0; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// Optimizer
+
+template <class T>
+Optimizer<T>::Optimizer(std::string name, std::string kind, NamedParameters<T> parameters, double learning_rate)
+    : lr(learning_rate), parameters_(std::move(parameters)), name_(std::move(name)), kind_(std::move(kind)) {
+  require(is_nonnegative(lr), name_, "learning rate", lr, "finite and >= 0");
+  if (parameters_.empty()) throw std::invalid_argument(name_ + ": empty parameter list");
+  std::unordered_set<const Parameter<T>*> seen_parameters;
+  std::unordered_set<std::string> seen_names;
+  for (const auto& [param_name, p] : parameters_) {
+    if (p == nullptr) throw std::invalid_argument(name_ + ": parameter \"" + param_name + "\" is a null pointer");
+    if (!seen_parameters.insert(p).second) {
+      throw std::invalid_argument(name_ + ": parameter \"" + param_name + "\" appears twice in the list");
+    }
+    if (!seen_names.insert(param_name).second) {
+      throw std::invalid_argument(name_ + ": two parameters are named \"" + param_name + "\"");
+    }
+  }
+}
+
+template <class T>
+std::size_t Optimizer<T>::add_buffer(const std::string& quantity) {
+  Buffer buffer{quantity, {}};
+  buffer.tensors.reserve(parameters_.size());
+  for (const auto& named : parameters_) buffer.tensors.emplace_back(named.second->value.shape());
+  buffers_.push_back(std::move(buffer));
+  return buffers_.size() - 1;
+}
+
+template <class T>
+std::int64_t Optimizer<T>::step_count() const {
+  // A state restored from a checkpoint must hold a step count: a whole number in [0, 2^53].
+  if (step_.shape() != Shape{1}) {
+    throw std::runtime_error(name_ + ": state \"optimizer." + kind_ + ".step\" has shape " + to_string(step_.shape()) +
+                             ", expected (1,)");
+  }
+  const double count = static_cast<double>(step_.data()[0]);
+  if (!(count >= 0.0 && count <= 9007199254740992.0) || std::floor(count) != count) {
+    throw std::runtime_error(name_ + ": state \"optimizer." + kind_ + ".step\" holds " + show(count) +
+                             ", not a step count");
+  }
+  return static_cast<std::int64_t>(count);
+}
+
+template <class T>
+void Optimizer<T>::step() {
+  require(is_nonnegative(lr), name_, "learning rate", lr, "finite and >= 0");
+  for (const auto& [param_name, p] : parameters_) {
+    if (p->grad.shape() != p->value.shape()) {
+      throw std::invalid_argument(name_ + ": parameter \"" + param_name + "\" has shape " +
+                                  to_string(p->value.shape()) + " but its gradient has shape " +
+                                  to_string(p->grad.shape()));
+    }
+  }
+  const std::int64_t t = step_count() + 1;
+  // A state restored from a checkpoint must fit the parameters (a loader could have replaced a tensor).
+  for (const Buffer& buffer : buffers_) {
+    for (std::size_t i = 0; i < parameters_.size(); ++i) {
+      if (buffer.tensors[i].shape() != parameters_[i].second->value.shape()) {
+        throw std::runtime_error(name_ + ": state \"optimizer." + kind_ + "." + buffer.quantity + "." +
+                                 parameters_[i].first + "\" has shape " + to_string(buffer.tensors[i].shape()) +
+                                 " but the parameter has " + to_string(parameters_[i].second->value.shape()));
+      }
+    }
+  }
+  update(t);
+  step_.data()[0] = static_cast<T>(t);
+}
+
+template <class T>
+void Optimizer<T>::zero_grad() {
+  for (const auto& named : parameters_) named.second->zero_grad();
+}
+
+template <class T>
+std::vector<std::pair<std::string, const Tensor<T>*>> Optimizer<T>::state() const {
+  const std::string prefix = "optimizer." + kind_ + ".";
+  std::vector<std::pair<std::string, const Tensor<T>*>> out;
+  out.emplace_back(prefix + "step", &step_);
+  for (const Buffer& buffer : buffers_) {
+    for (std::size_t i = 0; i < parameters_.size(); ++i) {
+      out.emplace_back(prefix + buffer.quantity + "." + parameters_[i].first, &buffer.tensors[i]);
+    }
+  }
+  return out;
+}
+
+template <class T>
+std::vector<std::pair<std::string, Tensor<T>*>> Optimizer<T>::state_slots() {
+  std::vector<std::pair<std::string, Tensor<T>*>> out;
+  for (const auto& [name, tensor] : state()) out.emplace_back(name, const_cast<Tensor<T>*>(tensor));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sgd
+
+template <class T>
+Sgd<T>::Sgd(NamedParameters<T> parameters, const SgdOptions& options)
+    : Optimizer<T>("Sgd", "sgd", std::move(parameters), options.lr),
+      momentum_(options.momentum),
+      dampening_(options.dampening),
+      weight_decay_(options.weight_decay),
+      nesterov_(options.nesterov) {
+  require(is_nonnegative(momentum_), "Sgd", "momentum", momentum_, "finite and >= 0");
+  require(std::isfinite(dampening_), "Sgd", "dampening", dampening_, "finite");
+  require(is_nonnegative(weight_decay_), "Sgd", "weight_decay", weight_decay_, "finite and >= 0");
+  if (nesterov_ && (momentum_ <= 0.0 || dampening_ != 0.0)) {
+    throw std::invalid_argument("Sgd: nesterov requires momentum > 0 and dampening = 0 (got momentum " +
+                                show(momentum_) + ", dampening " + show(dampening_) + ")");
+  }
+  if (momentum_ != 0.0) momentum_buffer_ = this->add_buffer("momentum_buffer");
+}
+
+template <class T>
+void Sgd<T>::update(std::int64_t step) {
+  const T lr = static_cast<T>(this->lr);
+  const T momentum = static_cast<T>(momentum_);
+  const T one_minus_dampening = static_cast<T>(1.0 - dampening_);
+  const T weight_decay = static_cast<T>(weight_decay_);
+  for (std::size_t i = 0; i < this->parameters_.size(); ++i) {
+    Parameter<T>& p = *this->parameters_[i].second;
+    auto& w = p.value.flat();  // (n,)
+    // g: (n,) the gradient, with the L2 term when there is one (a lazy expression, read element by element)
+    auto apply = [&](const auto& g) {
+      if (momentum_ == 0.0) {
+        xt::noalias(w) = w - lr * g;
+        return;
+      }
+      auto& b = this->buffer(momentum_buffer_, i);  // (n,) momentum buffer
+      if (step == 1) {
+        xt::noalias(b) = g;
+      } else {
+        xt::noalias(b) = momentum * b + one_minus_dampening * g;
+      }
+      if (nesterov_) {
+        xt::noalias(w) = w - lr * (g + momentum * b);
+      } else {
+        xt::noalias(w) = w - lr * b;
+      }
+    };
+    if (weight_decay_ != 0.0) {
+      apply(p.grad.flat() + weight_decay * w);
+    } else {
+      apply(p.grad.flat());
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Adam, AdamW
+
+template <class T>
+Adam<T>::Adam(NamedParameters<T> parameters, const AdamOptions& options)
+    : Adam("Adam", "adam", std::move(parameters), options, false) {}
+
+template <class T>
+Adam<T>::Adam(std::string name, std::string kind, NamedParameters<T> parameters, const AdamOptions& options,
+              bool decoupled)
+    : Optimizer<T>(std::move(name), std::move(kind), std::move(parameters), options.lr),
+      beta1_(options.beta1),
+      beta2_(options.beta2),
+      eps_(options.eps),
+      weight_decay_(options.weight_decay),
+      amsgrad_(options.amsgrad),
+      decoupled_(decoupled) {
+  const std::string& who = this->name();
+  require(beta1_ >= 0.0 && beta1_ < 1.0, who, "beta1", beta1_, "in [0, 1)");
+  require(beta2_ >= 0.0 && beta2_ < 1.0, who, "beta2", beta2_, "in [0, 1)");
+  require(is_nonnegative(eps_), who, "eps", eps_, "finite and >= 0");
+  require(is_nonnegative(weight_decay_), who, "weight_decay", weight_decay_, "finite and >= 0");
+  exp_avg_ = this->add_buffer("exp_avg");
+  exp_avg_sq_ = this->add_buffer("exp_avg_sq");
+  if (amsgrad_) max_exp_avg_sq_ = this->add_buffer("max_exp_avg_sq");
+}
+
+template <class T>
+void Adam<T>::update(std::int64_t step) {
+  // The scalars in double, as PyTorch computes them in Python, then rounded to T once.
+  const double bias_correction1 = 1.0 - std::pow(beta1_, static_cast<double>(step));
+  const double bias_correction2 = 1.0 - std::pow(beta2_, static_cast<double>(step));
+  const T step_size = static_cast<T>(this->lr / bias_correction1);
+  const T bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
+  const T beta1 = static_cast<T>(beta1_), one_minus_beta1 = static_cast<T>(1.0 - beta1_);
+  const T beta2 = static_cast<T>(beta2_), one_minus_beta2 = static_cast<T>(1.0 - beta2_);
+  const T eps = static_cast<T>(eps_);
+  const T weight_decay = static_cast<T>(weight_decay_);
+  const T decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
+  for (std::size_t i = 0; i < this->parameters_.size(); ++i) {
+    Parameter<T>& p = *this->parameters_[i].second;
+    auto& w = p.value.flat();                       // (n,)
+    auto& m = this->buffer(exp_avg_, i);            // (n,) first moment
+    auto& v = this->buffer(exp_avg_sq_, i);         // (n,) second moment
+    if (decoupled_) xt::noalias(w) = w * decay_factor;
+    // g: (n,) the gradient, with the L2 term for Adam with weight decay
+    auto apply = [&](const auto& g) {
+      xt::noalias(m) = beta1 * m + one_minus_beta1 * g;
+      xt::noalias(v) = beta2 * v + one_minus_beta2 * g * g;
+      if (amsgrad_) {
+        auto& v_max = this->buffer(max_exp_avg_sq_, i);  // (n,) running maximum of v
+        xt::noalias(v_max) = xt::maximum(v_max, v);
+        xt::noalias(w) = w - step_size * m / (xt::sqrt(v_max) / bias_correction2_sqrt + eps);
+      } else {
+        xt::noalias(w) = w - step_size * m / (xt::sqrt(v) / bias_correction2_sqrt + eps);
+      }
+    };
+    if (!decoupled_ && weight_decay_ != 0.0) {
+      apply(p.grad.flat() + weight_decay * w);
+    } else {
+      apply(p.grad.flat());
+    }
+  }
+}
+
+template <class T>
+AdamW<T>::AdamW(NamedParameters<T> parameters, const AdamWOptions& options)
+    : Adam<T>("AdamW", "adamw", std::move(parameters),
+              AdamOptions{options.lr, options.beta1, options.beta2, options.eps, options.weight_decay, options.amsgrad},
+              true) {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// clip_grad_norm
+
+template <class T>
+T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm) {
+  require(max_norm >= 0.0, "clip_grad_norm", "max_norm", max_norm, ">= 0");
+  double sum_of_squares = 0.0;
+  for (const auto& [name, p] : parameters) {
+    if (p == nullptr) throw std::invalid_argument("clip_grad_norm: parameter \"" + name + "\" is a null pointer");
+    sum_of_squares += xt::sum(xt::square(xt::cast<double>(p->grad.flat())))();
+  }
+  const double norm = std::sqrt(sum_of_squares);
+  if (!std::isfinite(norm)) return static_cast<T>(norm);
+  const double coefficient = max_norm / (norm + 1e-6);
+  if (coefficient < 1.0) {
+    const T factor = static_cast<T>(coefficient);
+    for (const auto& named : parameters) {
+      auto& g = named.second->grad.flat();
+      xt::noalias(g) = g * factor;
+    }
+  }
+  return static_cast<T>(norm);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schedules
+
+StepLR::StepLR(double& lr, const std::string& optimizer, std::int64_t step_size, double gamma)
+    : lr_(&lr), step_size_(step_size), gamma_(gamma) {
+  const std::string who = "StepLR(" + optimizer + ")";
+  require(step_size >= 1, who, "step_size", static_cast<double>(step_size), ">= 1");
+  require(is_nonnegative(gamma), who, "gamma", gamma, "finite and >= 0");
+}
+
+void StepLR::step() {
+  ++state_.epoch;
+  if (state_.epoch % step_size_ == 0) *lr_ *= gamma_;
+}
+
+void StepLR::load_state(const State& state) {
+  require(state.epoch >= 0, "StepLR", "epoch", static_cast<double>(state.epoch), ">= 0");
+  state_ = state;
+}
+
+ReduceLROnPlateau::ReduceLROnPlateau(double& lr, const std::string& optimizer,
+                                     const ReduceLROnPlateauOptions& options)
+    : lr_(&lr), options_(options) {
+  const std::string who = "ReduceLROnPlateau(" + optimizer + ")";
+  require(options.factor >= 0.0 && options.factor < 1.0, who, "factor", options.factor, "in [0, 1)");
+  require(options.patience >= 0, who, "patience", static_cast<double>(options.patience), ">= 0");
+  require(is_nonnegative(options.threshold), who, "threshold", options.threshold, "finite and >= 0");
+  require(options.cooldown >= 0, who, "cooldown", static_cast<double>(options.cooldown), ">= 0");
+  require(is_nonnegative(options.min_lr), who, "min_lr", options.min_lr, "finite and >= 0");
+  require(is_nonnegative(options.eps), who, "eps", options.eps, "finite and >= 0");
+  const double worst = std::numeric_limits<double>::infinity();
+  state_.best = options.mode == PlateauMode::min ? worst : -worst;
+}
+
+bool ReduceLROnPlateau::is_better(double metric) const {
+  const double best = state_.best, threshold = options_.threshold;
+  const bool relative = options_.threshold_mode == ThresholdMode::rel;
+  if (options_.mode == PlateauMode::min) {
+    return relative ? metric < best * (1.0 - threshold) : metric < best - threshold;
+  }
+  return relative ? metric > best * (threshold + 1.0) : metric > best + threshold;
+}
+
+void ReduceLROnPlateau::step(double metric) {
+  ++state_.epoch;
+  if (is_better(metric)) {
+    state_.best = metric;
+    state_.num_bad_epochs = 0;
+  } else {
+    ++state_.num_bad_epochs;
+  }
+  if (in_cooldown()) {
+    --state_.cooldown_counter;
+    state_.num_bad_epochs = 0;  // bad epochs during a cooldown do not count
+  }
+  if (state_.num_bad_epochs > options_.patience) {
+    const double old_lr = *lr_;
+    const double new_lr = std::max(old_lr * options_.factor, options_.min_lr);
+    if (old_lr - new_lr > options_.eps) *lr_ = new_lr;
+    state_.cooldown_counter = options_.cooldown;
+    state_.num_bad_epochs = 0;
+  }
+}
+
+void ReduceLROnPlateau::load_state(const State& state) {
+  require(state.epoch >= 0, "ReduceLROnPlateau", "epoch", static_cast<double>(state.epoch), ">= 0");
+  require(state.num_bad_epochs >= 0, "ReduceLROnPlateau", "num_bad_epochs", static_cast<double>(state.num_bad_epochs),
+          ">= 0");
+  require(state.cooldown_counter >= 0, "ReduceLROnPlateau", "cooldown_counter",
+          static_cast<double>(state.cooldown_counter), ">= 0");
+  state_ = state;
+}
+
+template class Optimizer<float>;
+template class Optimizer<double>;
+template class Sgd<float>;
+template class Sgd<double>;
+template class Adam<float>;
+template class Adam<double>;
+template class AdamW<float>;
+template class AdamW<double>;
+template float clip_grad_norm(const NamedParameters<float>&, double);
+template double clip_grad_norm(const NamedParameters<double>&, double);
+
+}  // namespace attend::nn
