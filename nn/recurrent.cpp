@@ -339,7 +339,8 @@ RecurrentConfig encoder_rnn_config(const EncoderConfig& config) {
 
 template <class T>
 Encoder<T>::Encoder(const EncoderConfig& config, Rng& rng)
-    : embedding(config.vocab_size, config.embedding_dim, rng, config.padding_id), rnn(encoder_rnn_config(config), rng) {}
+    : embedding(config.vocab_size, config.embedding_dim, rng, config.padding_id),
+      rnn(encoder_rnn_config(config), rng) {}
 
 template <class T>
 RecurrentOutput<T> Encoder<T>::forward(Tape<T>& tape, const Ids& ids, const std::vector<std::int64_t>& lengths) {

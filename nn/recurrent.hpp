@@ -3,8 +3,8 @@
 // the Encoder of the attention models, Embedding + that stack, whose hidden states h_1..h_Tx the attention decoders
 // of later chapters read. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
 //
-// Notation. The equations follow the article: W_· multiplies the input x, U_· the previous state h, one letter per gate.
-// The weight layout follows PyTorch, so a state_dict loads unchanged: the input weights of all gates are stacked
+// Notation. The equations follow the article: W_· multiplies the input x, U_· the previous state h, one letter per
+// gate. The weight layout follows PyTorch, so a state_dict loads unchanged: the input weights of all gates are stacked
 // row-wise in one matrix W_ih = [W_r; W_z; W_n] (gate order as PyTorch), the state weights in W_hh = [U_r; U_z; U_n],
 // and there are two bias vectors b_ih, b_hh (PyTorch's weight_ih, weight_hh, bias_ih, bias_hh). G is the number of
 // stacked gates (RNN 1, GRU 3, LSTM 4) and H the hidden size.
@@ -39,7 +39,8 @@ class RecurrentCell : public Module<T> {
   Parameter<T> b_ih;  // PyTorch bias_ih
   Parameter<T> b_hh;  // PyTorch bias_hh
 
-  // gx = x W_ihᵀ + b_ih for x (batch, in) → (batch, G·H), or for a whole sequence (batch, time, in) → (batch, time, G·H).
+  // gx = x W_ihᵀ + b_ih for x (batch, in) → (batch, G·H),
+  // or for a whole sequence at once: (batch, time, in) → (batch, time, G·H).
   Variable<T> input_gates(const Variable<T>& x);
   void visit(ModuleVisitor<T>& v) override;
   std::size_t input_size() const { return W_ih.value.shape()[1]; }
@@ -80,7 +81,8 @@ class RnnCell : public RecurrentCell<T> {
 //   n  = tanh(W_n x + b_in + r ⊙ (U_n h + b_hn))    candidate state
 //   h' = (1 - z) ⊙ n + z ⊙ h  =  n + z ⊙ (h - n)
 // x: (batch, in), h: (batch, H) → h': (batch, H).
-// W_ih = [W_r; W_z; W_n] (3H, in), W_hh = [U_r; U_z; U_n] (3H, H), b_ih = [b_ir; b_iz; b_in], b_hh = [b_hr; b_hz; b_hn].
+// W_ih = [W_r; W_z; W_n] (3H, in), W_hh = [U_r; U_z; U_n] (3H, H),
+// b_ih = [b_ir; b_iz; b_in], b_hh = [b_hr; b_hz; b_hn].
 // Two conventions differ from some papers, and follow PyTorch (and Cho et al. 2014 for z): z is the share of the old
 // state kept (Bahdanau et al.'s appendix writes (1 - z) s + z s̃, i.e. z and 1 - z swapped), and the reset gate
 // multiplies U_n h + b_hn after the product instead of resetting h before it (Cho et al.'s U (r ⊙ h)).

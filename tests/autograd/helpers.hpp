@@ -47,9 +47,10 @@ boost::test_tools::predicate_result values_are(const Tensor<T>& actual, const Sh
   return result;
 }
 
-// A predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts` (typically the op and the shapes).
-inline std::function<bool(const std::invalid_argument&)> message_has(std::vector<std::string> parts) {
-  return [parts](const std::invalid_argument& e) {
+// A predicate for BOOST_CHECK_EXCEPTION, whatever the exception type: the message contains every one of `parts`
+// (typically the op and the shapes, or the file and the tensor).
+inline std::function<bool(const std::exception&)> message_has(std::vector<std::string> parts) {
+  return [parts](const std::exception& e) {
     const std::string what = e.what();
     bool all = true;
     for (const auto& part : parts) {

@@ -248,7 +248,8 @@ void check_cell_against_pytorch(Cell& cell, const std::string& case_name) {
     const LstmState<float> next = cell(x, {h, c});
     BOOST_TEST(close_to(next.h.value(), load_reference(case_name, "h_next")));
     BOOST_TEST(close_to(next.c.value(), load_reference(case_name, "c_next")));
-    loss = weighted_sum(next.h, load_reference(case_name, "w_h")) + weighted_sum(next.c, load_reference(case_name, "w_c"));
+    loss = weighted_sum(next.h, load_reference(case_name, "w_h")) +
+           weighted_sum(next.c, load_reference(case_name, "w_c"));
     tape.backward(loss);
     BOOST_TEST(close_to(c.grad(), load_reference(case_name, "grad.c")));
   } else {
@@ -457,8 +458,8 @@ BOOST_AUTO_TEST_CASE(full_lengths_equal_no_lengths) {
   BOOST_TEST(padded_tape.size() > with_tape.size());
 }
 
-// The stack, which precomputes the input gates of all steps, equals the cells run one step at a time with forward(x, h);
-// the backward direction is the backward cell run from the last step to the first.
+// The stack, which precomputes the input gates of all steps, equals the cells run one step at a time with
+// forward(x, h); the backward direction is the backward cell run from the last step to the first.
 BOOST_AUTO_TEST_CASE(stack_equals_the_cells_run_step_by_step) {
   for (CellKind kind : all_kinds) {
     BOOST_TEST_CONTEXT("cell " << to_string(kind)) {

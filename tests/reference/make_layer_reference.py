@@ -20,7 +20,7 @@ mistakes which are symmetric across elements still show. File names follow atten
 (parameters() of the C++ module), so a test can copy weights and compare gradients by name:
 
   linear/            x (2,3,4), W (5,4), b (5), w (2,3,5); y, grad.x, grad.W, grad.b        torch.nn.Linear
-  embedding/         W (6,3) with padding row 0, ids (2,4) int64, w; y, grad.W             torch.nn.Embedding(padding_idx=0)
+  embedding/         W (6,3) with padding row 0, ids (2,4) int64, w; y, grad.W     torch.nn.Embedding(padding_idx=0)
   rnn_tanh_cell/     x (3,4), h (3,5), W_ih, W_hh, b_ih, b_hh, w_h; h_next, grad.*          torch.nn.RNNCell(tanh)
   rnn_relu_cell/     the same with nonlinearity='relu'
   gru_cell/          the same, gates r, z, n stacked (15 rows)                              torch.nn.GRUCell
