@@ -42,13 +42,15 @@ bool Shape::operator==(const Shape& other) const {
   return true;
 }
 
-std::string to_string(const Shape& shape) {
+std::string to_string(const Shape& shape) { return to_string(std::vector<std::uint64_t>(shape.begin(), shape.end())); }
+
+std::string to_string(const std::vector<std::uint64_t>& dims) {
   std::string s = "(";
-  for (std::size_t i = 0; i < shape.rank(); ++i) {
+  for (std::size_t i = 0; i < dims.size(); ++i) {
     if (i > 0) s += ",";
-    s += std::to_string(shape[i]);
+    s += std::to_string(dims[i]);
   }
-  if (shape.rank() == 1) s += ",";
+  if (dims.size() == 1) s += ",";
   return s + ")";
 }
 

@@ -47,6 +47,8 @@ class Shape {
 
 // "(2,3)", "(5,)", "()" — the spelling every error message uses.
 std::string to_string(const Shape& shape);
+// The same spelling for a list of dimensions of any length (e.g. a shape read from a file, which may be invalid).
+std::string to_string(const std::vector<std::uint64_t>& dims);
 
 // NumPy broadcasting: align trailing dimensions; each pair must be equal or contain a 1.
 // Throws std::invalid_argument naming `op` and both shapes when they cannot be broadcast.

@@ -40,17 +40,6 @@ constexpr const char* attend_key = "attend";  // __metadata__["attend"]: the use
 
 std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
 
-// "(4,3)", "(5,)", "()": the spelling of to_string(Shape), for a shape of any rank
-std::string shape_string(const std::vector<std::uint64_t>& shape) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (i > 0) s += ",";
-    s += std::to_string(shape[i]);
-  }
-  if (shape.size() == 1) s += ",";
-  return s + ")";
-}
-
 template <class T>
 std::vector<std::uint64_t> shape_of(const Tensor<T>& t) {
   return std::vector<std::uint64_t>(t.shape().begin(), t.shape().end());
@@ -157,13 +146,13 @@ CheckpointTensor parse_entry(const std::string& path, const std::string& name, c
   std::uint64_t bytes = element_bytes;
   for (const std::uint64_t dim : info.shape) {
     if (dim != 0 && bytes > std::numeric_limits<std::uint64_t>::max() / dim) {
-      fail(path, tensor + " has shape " + shape_string(info.shape) + ", too large to address");
+      fail(path, tensor + " has shape " + attend::to_string(info.shape) + ", too large to address");
     }
     bytes *= dim;
   }
   if (info.end - info.begin != bytes) {
     fail(path, tensor + " has " + range + " (" + std::to_string(info.end - info.begin) + " bytes), but dtype " +
-                   info.dtype + " and shape " + shape_string(info.shape) + " need " + std::to_string(bytes) +
+                   info.dtype + " and shape " + attend::to_string(info.shape) + " need " + std::to_string(bytes) +
                    " bytes");
   }
   if (info.end > data_size) {
@@ -451,8 +440,8 @@ nlohmann::json load_checkpoint(const std::string& path, const NamedParameters<T>
     }
     const std::vector<std::uint64_t> shape = shape_of(*target.tensor);
     if (source.shape != shape) {
-      fail(path, "tensor " + in_quotes(target.name) + " has shape " + shape_string(source.shape) + ", " + target.owner +
-                     " " + shape_string(shape));
+      fail(path, "tensor " + in_quotes(target.name) + " has shape " + attend::to_string(source.shape) + ", " + target.owner +
+                     " " + attend::to_string(shape));
     }
     sources.push_back(&source);
   }
