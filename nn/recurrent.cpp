@@ -157,6 +157,25 @@ CellKind cell_kind_from_string(const std::string& name) {
   throw std::invalid_argument("cell kind \"" + name + "\" is not one of rnn_tanh, rnn_relu, gru, lstm");
 }
 
+template <class T>
+AnyCell<T> make_cell(CellKind kind, std::size_t input_size, std::size_t hidden_size, Rng& rng,
+                                           Init init) {
+  switch (kind) {
+    case CellKind::rnn_tanh: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::tanh, init);
+    case CellKind::rnn_relu: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::relu, init);
+    case CellKind::gru: return GruCell<T>(input_size, hidden_size, rng, init);
+    case CellKind::lstm: return LstmCell<T>(input_size, hidden_size, rng, init);
+  }
+  throw std::invalid_argument("make_cell: unknown cell kind");
+}
+
+template <class T>
+LstmState<T> cell_forward(AnyCell<T>& cell, const Variable<T>& x, const LstmState<T>& state) {
+  if (auto* lstm = std::get_if<LstmCell<T>>(&cell)) return lstm->forward(x, state);
+  if (auto* gru = std::get_if<GruCell<T>>(&cell)) return {gru->forward(x, state.h), {}};
+  return {std::get<RnnCell<T>>(cell).forward(x, state.h), {}};
+}
+
 namespace {
 
 // Throws std::invalid_argument naming `module` unless there is one length per sequence, each in [1, time].
@@ -173,17 +192,6 @@ void check_lengths(const char* module, const std::vector<std::int64_t>& lengths,
   }
 }
 
-template <class T>
-typename RecurrentStack<T>::Cell make_cell(CellKind kind, std::size_t input_size, std::size_t hidden_size, Rng& rng,
-                                           Init init) {
-  switch (kind) {
-    case CellKind::rnn_tanh: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::tanh, init);
-    case CellKind::rnn_relu: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::relu, init);
-    case CellKind::gru: return GruCell<T>(input_size, hidden_size, rng, init);
-    case CellKind::lstm: return LstmCell<T>(input_size, hidden_size, rng, init);
-  }
-  throw std::invalid_argument("RecurrentStack: unknown cell kind");
-}
 
 template <class T>
 RecurrentCell<T>& base_of(typename RecurrentStack<T>::Cell& cell) {
@@ -379,6 +387,10 @@ template class GruCell<double>;
 template class LstmCell<float>;
 template class LstmCell<double>;
 template class RecurrentStack<float>;
+template AnyCell<float> make_cell<float>(CellKind, std::size_t, std::size_t, Rng&, Init);
+template AnyCell<double> make_cell<double>(CellKind, std::size_t, std::size_t, Rng&, Init);
+template LstmState<float> cell_forward<float>(AnyCell<float>&, const Variable<float>&, const LstmState<float>&);
+template LstmState<double> cell_forward<double>(AnyCell<double>&, const Variable<double>&, const LstmState<double>&);
 template class RecurrentStack<double>;
 template class Encoder<float>;
 template class Encoder<double>;

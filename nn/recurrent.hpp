@@ -127,6 +127,19 @@ enum class CellKind { rnn_tanh, rnn_relu, gru, lstm };
 std::string to_string(CellKind kind);
 CellKind cell_kind_from_string(const std::string& name);  // throws std::invalid_argument for an unknown name
 
+// Any one of the three cells, for layers that choose the cell at run time.
+template <class T>
+using AnyCell = std::variant<RnnCell<T>, GruCell<T>, LstmCell<T>>;
+
+// A cell of the given kind: (input_size → hidden_size), initialised as its constructor does.
+template <class T>
+AnyCell<T> make_cell(CellKind kind, std::size_t input_size, std::size_t hidden_size, Rng& rng,
+                     Init init = Init::pytorch_default);
+
+// One step of any cell: state.c is read and returned by the LSTM only (empty for the others).
+template <class T>
+LstmState<T> cell_forward(AnyCell<T>& cell, const Variable<T>& x, const LstmState<T>& state);
+
 struct RecurrentConfig {
   CellKind cell = CellKind::gru;
   std::size_t input_size = 0;
@@ -167,7 +180,7 @@ struct RecurrentOutput {
 template <class T>
 class RecurrentStack : public Module<T> {
  public:
-  using Cell = std::variant<RnnCell<T>, GruCell<T>, LstmCell<T>>;
+  using Cell = AnyCell<T>;
   // cells[layer][direction]: direction 0 reads left to right, direction 1 (bidirectional only) right to left.
   std::vector<std::vector<Cell>> cells;
 

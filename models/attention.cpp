@@ -1,0 +1,225 @@
+// The score functions, attention weights and context vector (attention.hpp).
+#include "models/attention.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace attend::models {
+
+namespace {
+
+std::int64_t dim(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+// A bias-free torch.nn.Linear(in, out) weight: (out, in), U(-1/√in, 1/√in) like PyTorch's default.
+template <class T>
+Parameter<T> linear_weight(std::size_t out, std::size_t in, Rng& rng) {
+  return Parameter<T>(nn::uniform_init<T>({out, in}, 1.0 / std::sqrt(static_cast<double>(in)), rng));
+}
+
+// Throws unless query is (batch, Q) and keys (batch, S, K) with the expected Q (and K when given).
+template <class T>
+void check_query(const char* score, const Variable<T>& query, const Variable<T>& keys, std::size_t query_size,
+                 std::size_t key_size) {
+  const Shape& q = query.shape();
+  const Shape& k = keys.shape();
+  if (q.rank() != 2 || k.rank() != 3 || q[0] != k[0] || q[1] != query_size || (key_size != 0 && k[2] != key_size)) {
+    throw std::invalid_argument(std::string(score) + " score: query " + to_string(q) + " and keys " + to_string(k) +
+                                " do not fit (expected query (batch, " + std::to_string(query_size) +
+                                ") and keys (batch, S, " + (key_size ? std::to_string(key_size) : "K") + "))");
+  }
+}
+
+// Σ_k a[b, i, k] q[b, k] for keys a: (batch, S, K) and q: (batch, K) → (batch, S), as one batched product.
+template <class T>
+Variable<T> dot_each(const Variable<T>& keys, const Variable<T>& query) {
+  const Shape& k = keys.shape();
+  Variable<T> column = reshape(query, {dim(k[0]), dim(k[2]), 1});     // (batch, K, 1)
+  return reshape(matmul(keys, column), {dim(k[0]), dim(k[1])});       // (batch, S)
+}
+
+// v_aᵀ tanh(projected query + keys): (batch, A) and (batch, S, A) → (batch, S)
+template <class T>
+Variable<T> additive_energy(const Variable<T>& projected_query, const Variable<T>& keys, const Variable<T>& v_a) {
+  const Shape& k = keys.shape();
+  Variable<T> hidden = tanh(reshape(projected_query, {dim(k[0]), 1, dim(k[2])}) + keys);  // (batch, S, A)
+  return reshape(linear(hidden, v_a), {dim(k[0]), dim(k[1])});                          // (batch, S)
+}
+
+}  // namespace
+
+std::string to_string(ScoreKind kind) {
+  switch (kind) {
+    case ScoreKind::additive: return "additive";
+    case ScoreKind::dot: return "dot";
+    case ScoreKind::general: return "general";
+    case ScoreKind::concat: return "concat";
+  }
+  return "?";
+}
+
+ScoreKind score_kind_from_string(const std::string& name) {
+  for (ScoreKind kind : {ScoreKind::additive, ScoreKind::dot, ScoreKind::general, ScoreKind::concat}) {
+    if (to_string(kind) == name) return kind;
+  }
+  throw std::invalid_argument("unknown attention score \"" + name + "\" (expected additive, dot, general or concat)");
+}
+
+// ---- additive (Bahdanau) ---------------------------------------------------------------------------------------
+
+template <class T>
+AdditiveScore<T>::AdditiveScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size,
+                                Rng& rng)
+    : W_a(linear_weight<T>(attention_size, query_size, rng)),
+      U_a(linear_weight<T>(attention_size, annotation_size, rng)),
+      v_a(linear_weight<T>(1, attention_size, rng)) {}
+
+template <class T>
+Variable<T> AdditiveScore<T>::keys(const Variable<T>& annotations) {
+  // U_a h_i for every i at once: (batch, S, H_a) → (batch, S, A)
+  return linear(annotations, tape_of("additive score", {&annotations}).param(U_a));
+}
+
+template <class T>
+Variable<T> AdditiveScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
+  check_query("additive", query, keys, W_a.value.shape()[1], W_a.value.shape()[0]);
+  Tape<T>& tape = tape_of("additive score", {&query, &keys});
+  // e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
+  return additive_energy(linear(query, tape.param(W_a)), keys, tape.param(v_a));
+}
+
+template <class T>
+void AdditiveScore<T>::visit(nn::ModuleVisitor<T>& v) {
+  v.parameter("W_a", W_a);
+  v.parameter("U_a", U_a);
+  v.parameter("v_a", v_a);
+}
+
+// ---- dot and general (Luong) -----------------------------------------------------------------------------------
+
+template <class T>
+Variable<T> DotScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
+  check_query("dot", query, keys, keys.shape().rank() == 3 ? keys.shape()[2] : 0, 0);
+  // e_ij = s_jᵀ h_i
+  return dot_each(keys, query);
+}
+
+template <class T>
+GeneralScore<T>::GeneralScore(std::size_t query_size, std::size_t annotation_size, Rng& rng)
+    : W_a(linear_weight<T>(query_size, annotation_size, rng)) {}
+
+template <class T>
+Variable<T> GeneralScore<T>::keys(const Variable<T>& annotations) {
+  // W_a h_i for every i at once: (batch, S, H_a) → (batch, S, Q)
+  return linear(annotations, tape_of("general score", {&annotations}).param(W_a));
+}
+
+template <class T>
+Variable<T> GeneralScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
+  check_query("general", query, keys, W_a.value.shape()[0], W_a.value.shape()[0]);
+  // e_ij = s_jᵀ (W_a h_i)
+  return dot_each(keys, query);
+}
+
+template <class T>
+void GeneralScore<T>::visit(nn::ModuleVisitor<T>& v) {
+  v.parameter("W_a", W_a);
+}
+
+// ---- concat (Luong) --------------------------------------------------------------------------------------------
+
+template <class T>
+ConcatScore<T>::ConcatScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size,
+                            Rng& rng)
+    : W_a(linear_weight<T>(attention_size, query_size + annotation_size, rng)),
+      v_a(linear_weight<T>(1, attention_size, rng)),
+      query_size_(query_size) {}
+
+template <class T>
+Variable<T> ConcatScore<T>::keys(const Variable<T>& annotations) {
+  Tape<T>& tape = tape_of("concat score", {&annotations});
+  // W_a[:, Q:] h_i for every i at once: (batch, S, H_a) → (batch, S, A)
+  const std::size_t columns = W_a.value.shape()[1];
+  return linear(annotations, slice(tape.param(W_a), 1, query_size_, columns));
+}
+
+template <class T>
+Variable<T> ConcatScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
+  check_query("concat", query, keys, query_size_, W_a.value.shape()[0]);
+  Tape<T>& tape = tape_of("concat score", {&query, &keys});
+  // e_ij = v_aᵀ tanh(W_a[:, :Q] s_j + W_a[:, Q:] h_i) = v_aᵀ tanh(W_a [s_j; h_i])
+  return additive_energy(linear(query, slice(tape.param(W_a), 1, 0, query_size_)), keys, tape.param(v_a));
+}
+
+template <class T>
+void ConcatScore<T>::visit(nn::ModuleVisitor<T>& v) {
+  v.parameter("W_a", W_a);
+  v.parameter("v_a", v_a);
+}
+
+template <class T>
+std::unique_ptr<Score<T>> make_score(ScoreKind kind, std::size_t query_size, std::size_t annotation_size,
+                                     std::size_t attention_size, Rng& rng) {
+  switch (kind) {
+    case ScoreKind::additive:
+      return std::make_unique<AdditiveScore<T>>(query_size, annotation_size, attention_size, rng);
+    case ScoreKind::dot:
+      if (query_size != annotation_size) {
+        throw std::invalid_argument("dot score: s_jᵀ h_i needs the decoder state size (" + std::to_string(query_size) +
+                                    ") to equal the annotation size (" + std::to_string(annotation_size) +
+                                    "); a bidirectional encoder doubles the annotation size — use general instead");
+      }
+      return std::make_unique<DotScore<T>>();
+    case ScoreKind::general:
+      return std::make_unique<GeneralScore<T>>(query_size, annotation_size, rng);
+    case ScoreKind::concat:
+      return std::make_unique<ConcatScore<T>>(query_size, annotation_size, attention_size, rng);
+  }
+  throw std::invalid_argument("make_score: unknown score kind");
+}
+
+// ---- weights and context ---------------------------------------------------------------------------------------
+
+template <class T>
+Variable<T> attention_weights(const Variable<T>& e, const Mask& mask) {
+  if (e.shape().rank() != 2 || mask.shape() != e.shape()) {
+    throw std::invalid_argument("attention_weights: scores " + to_string(e.shape()) + " and mask " +
+                                to_string(mask.shape()) + " must both be (batch, S)");
+  }
+  // α_ij = exp(e_ij) / Σ_k exp(e_ik), k over the real positions; padding gets exactly 0
+  return softmax(e, 1, mask);
+}
+
+template <class T>
+Variable<T> context(const Variable<T>& alpha, const Variable<T>& annotations) {
+  const Shape& a = alpha.shape();
+  const Shape& h = annotations.shape();
+  if (a.rank() != 2 || h.rank() != 3 || a[0] != h[0] || a[1] != h[1]) {
+    throw std::invalid_argument("context: weights " + to_string(a) + " and annotations " + to_string(h) +
+                                " do not fit (expected (batch, S) and (batch, S, A))");
+  }
+  // c_j = Σ_i α_ij h_i, as the batched product (batch, 1, S)·(batch, S, A) → (batch, 1, A)
+  Variable<T> row = reshape(alpha, {dim(a[0]), 1, dim(a[1])});
+  return reshape(matmul(row, annotations), {dim(h[0]), dim(h[2])});
+}
+
+Mask source_mask(const std::vector<std::int64_t>& lengths, std::size_t time) {
+  Mask mask(Shape{lengths.size(), time});
+  for (std::size_t b = 0; b < lengths.size(); ++b) {
+    for (std::size_t i = 0; i < time && static_cast<std::int64_t>(i) < lengths[b]; ++i) mask.data()[b * time + i] = 1;
+  }
+  return mask;
+}
+
+#define ATTEND_INSTANTIATE(T)                                                                                     \
+  template class AdditiveScore<T>;                                                                                \
+  template class DotScore<T>;                                                                                     \
+  template class GeneralScore<T>;                                                                                 \
+  template class ConcatScore<T>;                                                                                  \
+  template std::unique_ptr<Score<T>> make_score<T>(ScoreKind, std::size_t, std::size_t, std::size_t, Rng&);      \
+  template Variable<T> attention_weights<T>(const Variable<T>&, const Mask&);                                     \
+  template Variable<T> context<T>(const Variable<T>&, const Variable<T>&);
+ATTEND_INSTANTIATE(float)
+ATTEND_INSTANTIATE(double)
+#undef ATTEND_INSTANTIATE
+
+}  // namespace attend::models

@@ -1,0 +1,33 @@
+// Padded batches of token-id sequences for the encoder–decoder models, and the order in which an epoch visits the
+// examples. The decoder's input is the target shifted right behind the start token, its expected output the target
+// followed by the end token (teacher forcing, docs/03-encoder-decoder.md):
+//   target_in  = <sos> y_1 … y_n   (then <pad>)
+//   target_out = y_1 … y_n <eos>   (then <pad>, which the loss ignores)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace attend::models {
+
+struct Batch {
+  Ids source;                               // (B, S) padded with the padding id, S = the longest source
+  std::vector<std::int64_t> source_lengths; // (B,)
+  Ids target_in;                            // (B, T): <sos> y_1 … y_n; shape (0,) when there are no targets
+  Ids target_out;                           // (B, T): y_1 … y_n <eos>
+  std::size_t size() const { return source_lengths.size(); }
+};
+
+// A batch of sources (each non-empty) and, optionally, their targets (empty vector: a batch for inference only).
+// Ids for padding, start and end are the Vocabulary's (pad 0, sos 1, eos 2). Throws std::invalid_argument for an empty
+// batch, an empty source, or a target count that differs from the source count.
+Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
+                 const std::vector<std::vector<std::int64_t>>& targets = {});
+
+// The examples 0 … count-1 cut into batches of at most batch_size, in a random order drawn from rng (a new order for
+// each call), or in order when rng is null.
+std::vector<std::vector<std::size_t>> batch_order(std::size_t count, std::size_t batch_size, Rng* rng);
+
+}  // namespace attend::models

@@ -1,0 +1,267 @@
+// Greedy decoding and beam search (search.hpp).
+#include "models/search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "models/vocabulary.hpp"
+
+namespace attend::models {
+
+namespace {
+
+constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+
+// log softmax of one row of logits, in double: log p_v = x_v - m - log Σ exp(x - m)
+template <class T>
+void log_probabilities(const T* logits, std::size_t V, std::vector<double>& out) {
+  out.resize(V);
+  const double m = static_cast<double>(*std::max_element(logits, logits + V));
+  double total = 0;
+  for (std::size_t v = 0; v < V; ++v) total += std::exp(static_cast<double>(logits[v]) - m);
+  const double log_total = m + std::log(total);
+  for (std::size_t v = 0; v < V; ++v) out[v] = static_cast<double>(logits[v]) - log_total;
+}
+
+// <pad> and <sos> are never outputs: decoding skips them (their probabilities are left as they are, not renormalised)
+bool emittable(std::size_t v) {
+  return v != static_cast<std::size_t>(Vocabulary::pad_id) && v != static_cast<std::size_t>(Vocabulary::sos_id);
+}
+
+double normalised(double log_prob, std::size_t length, double alpha) {
+  return alpha == 0.0 ? log_prob : log_prob / std::pow(static_cast<double>(std::max<std::size_t>(length, 1)), alpha);
+}
+
+// Row `row` of α (rows, S), cut to the source's real length.
+template <class T>
+std::vector<float> attention_row(const Variable<T>& alpha, std::size_t row, std::int64_t length) {
+  const std::size_t S = alpha.shape()[1];
+  const T* a = alpha.value().data() + row * S;
+  return std::vector<float>(a, a + length);
+}
+
+template <class T>
+std::size_t max_length_of(const Seq2seq<T>& model, std::size_t requested) {
+  return requested ? requested : model.config().max_target_length;
+}
+
+// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...), via the embedding op on x seen as a table (N, rest).
+template <class T>
+Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows) {
+  if (x.empty()) return x;
+  const Shape& shape = x.shape();
+  std::vector<std::int64_t> table{static_cast<std::int64_t>(shape[0]), -1};
+  std::vector<std::int64_t> result{static_cast<std::int64_t>(rows.size())};
+  for (std::size_t axis = 1; axis < shape.rank(); ++axis) result.push_back(static_cast<std::int64_t>(shape[axis]));
+  Ids ids(Shape{rows.size()});
+  std::copy(rows.begin(), rows.end(), ids.data());
+  return reshape(embedding(reshape(x, table), ids), result);
+}
+
+Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows) {
+  const std::size_t S = mask.shape()[1];
+  Mask result(Shape{rows.size(), S});
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::copy(mask.data() + rows[r] * static_cast<std::int64_t>(S), mask.data() + (rows[r] + 1) * static_cast<std::int64_t>(S),
+              result.data() + r * S);
+  }
+  return result;
+}
+
+template <class T>
+DecoderState<T> gather_state(const DecoderState<T>& state, const std::vector<std::int64_t>& rows) {
+  DecoderState<T> result;
+  for (const Variable<T>& h : state.h) result.h.push_back(gather_rows(h, rows));
+  for (const Variable<T>& c : state.c) result.c.push_back(gather_rows(c, rows));
+  result.feed = gather_rows(state.feed, rows);
+  return result;
+}
+
+void check_source(const Ids& source, const std::vector<std::int64_t>& lengths) {
+  if (source.shape().rank() != 2 || source.shape()[0] != lengths.size() || lengths.empty()) {
+    throw std::invalid_argument("decode: source " + to_string(source.shape()) + " with " +
+                                std::to_string(lengths.size()) + " lengths (expected (batch, S) and batch lengths)");
+  }
+}
+
+// A partial output during beam search.
+struct Beam {
+  Hypothesis hypothesis;
+  std::size_t row = 0;  // the decoder row whose state it continues
+};
+
+}  // namespace
+
+template <class T>
+std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
+                                      std::size_t max_length) {
+  check_source(source, lengths);
+  max_length = max_length_of(model, max_length);
+  Tape<T> tape;
+  NoGradGuard<T> no_grad(tape);
+  Encoded<T> encoded = model.encode(tape, source, lengths);
+  const std::size_t B = lengths.size();
+  std::vector<Hypothesis> result(B);
+  std::vector<bool> done(B, false);
+  Ids y_prev(Shape{B}, Vocabulary::sos_id);
+  DecoderState<T> state = encoded.state;
+  std::vector<double> log_p;
+  for (std::size_t j = 0; j < max_length; ++j) {
+    DecoderStep<T> step = model.decoder->step(y_prev, state, encoded.memory);
+    Variable<T> logits = model.decoder->logits(step.output);  // (B, V)
+    const std::size_t V = logits.shape()[1];
+    bool all_done = true;
+    for (std::size_t b = 0; b < B; ++b) {
+      if (done[b]) continue;
+      log_probabilities(logits.value().data() + b * V, V, log_p);
+      // ŷ_j = argmax_v p(v | ŷ_<j, x), fed back as the next step's y_{j-1}
+      std::size_t best_v = 0;
+      double best_log_p = minus_infinity;
+      for (std::size_t v = 0; v < V; ++v) {
+        if (emittable(v) && log_p[v] > best_log_p) {
+          best_v = v;
+          best_log_p = log_p[v];
+        }
+      }
+      const auto best = static_cast<std::int64_t>(best_v);
+      Hypothesis& h = result[b];
+      h.log_prob += log_p[static_cast<std::size_t>(best)];
+      if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b]));
+      if (best == Vocabulary::eos_id) {
+        h.finished = true;
+        done[b] = true;
+      } else {
+        h.tokens.push_back(best);
+        all_done = false;
+      }
+      y_prev.data()[b] = best;
+    }
+    if (all_done) break;
+    state = std::move(step.state);
+  }
+  for (Hypothesis& h : result) {
+    h.score = normalised(h.log_prob, h.tokens.size() + (h.finished ? 1 : 0), 1.0);
+  }
+  return result;
+}
+
+template <class T>
+std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options) {
+  check_source(source, lengths);
+  const std::size_t k = options.beam_width;
+  if (k == 0) throw std::invalid_argument("decode: beam width 0");
+  const std::size_t max_length = max_length_of(model, options.max_length);
+  const double alpha = options.length_penalty;
+  Tape<T> tape;
+  NoGradGuard<T> no_grad(tape);
+  Encoded<T> encoded = model.encode(tape, source, lengths);
+  const std::size_t B = lengths.size();
+
+  // k decoder rows per source: row b·k + r is beam r of source b; the source side is copied k times
+  std::vector<std::int64_t> rows(B * k);
+  for (std::size_t r = 0; r < B * k; ++r) rows[r] = static_cast<std::int64_t>(r / k);
+  SourceMemory<T> memory;
+  memory.annotations = gather_rows(encoded.memory.annotations, rows);
+  memory.keys = gather_rows(encoded.memory.keys, rows);
+  memory.context = gather_rows(encoded.memory.context, rows);
+  memory.mask = gather_mask(encoded.memory.mask, rows);
+  DecoderState<T> state = gather_state(encoded.state, rows);
+
+  // live[b]: at most k partial outputs; at the start one empty beam per source
+  std::vector<std::vector<Beam>> live(B);
+  std::vector<std::vector<Hypothesis>> finished(B);
+  std::vector<bool> done(B, false);
+  for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
+  Ids y_prev(Shape{B * k}, Vocabulary::sos_id);
+  std::vector<double> log_p;
+  struct Candidate {
+    double log_prob;
+    std::size_t beam;
+    std::int64_t token;
+  };
+  std::vector<Candidate> candidates;
+
+  for (std::size_t j = 0; j < max_length; ++j) {
+    DecoderStep<T> step = model.decoder->step(y_prev, state, memory);
+    Variable<T> logits = model.decoder->logits(step.output);  // (B·k, V)
+    const std::size_t V = logits.shape()[1];
+    const bool last_step = j + 1 == max_length;
+    std::vector<std::int64_t> parents(B * k);
+    for (std::size_t b = 0; b < B; ++b) {
+      for (std::size_t r = 0; r < k; ++r) parents[b * k + r] = static_cast<std::int64_t>(b * k);
+      if (done[b]) continue;
+      // every continuation of every live beam, by summed log-probability (ties: earlier beam, then smaller id)
+      candidates.clear();
+      for (std::size_t i = 0; i < live[b].size(); ++i) {
+        log_probabilities(logits.value().data() + live[b][i].row * V, V, log_p);
+        for (std::size_t v = 0; v < V; ++v) {
+          if (!emittable(v)) continue;
+          candidates.push_back({live[b][i].hypothesis.log_prob + log_p[v], i, static_cast<std::int64_t>(v)});
+        }
+      }
+      const std::size_t keep = std::min(candidates.size(), 2 * k);
+      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
+                        [](const Candidate& x, const Candidate& y) {
+                          if (x.log_prob != y.log_prob) return x.log_prob > y.log_prob;
+                          if (x.beam != y.beam) return x.beam < y.beam;
+                          return x.token < y.token;
+                        });
+      std::vector<Beam> next;
+      for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
+        const Beam& parent = live[b][candidates[c].beam];
+        Hypothesis h = parent.hypothesis;
+        h.log_prob = candidates[c].log_prob;
+        if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, parent.row, lengths[b]));
+        if (candidates[c].token == Vocabulary::eos_id) {
+          // a finished hypothesis leaves the beam; its score is normalised by its length, end token included
+          h.finished = true;
+          h.score = normalised(h.log_prob, h.tokens.size() + 1, alpha);
+          finished[b].push_back(std::move(h));
+        } else {
+          h.tokens.push_back(candidates[c].token);
+          next.push_back(Beam{std::move(h), parent.row});
+        }
+      }
+      // the new beams take rows b·k … b·k + k - 1 and continue their parents' states
+      for (std::size_t r = 0; r < next.size(); ++r) {
+        parents[b * k + r] = static_cast<std::int64_t>(next[r].row);
+        next[r].row = b * k + r;
+        y_prev.data()[b * k + r] = next[r].hypothesis.tokens.back();
+      }
+      live[b] = std::move(next);
+      if (finished[b].size() >= k || live[b].empty() || last_step) done[b] = true;
+    }
+    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
+    state = gather_state(step.state, parents);
+  }
+
+  std::vector<Hypothesis> result(B);
+  for (std::size_t b = 0; b < B; ++b) {
+    // the best finished hypothesis; when none finished within max_length, the best unfinished one
+    std::vector<Hypothesis>& pool = finished[b];
+    if (pool.empty()) {
+      for (Beam& beam : live[b]) {
+        beam.hypothesis.score = normalised(beam.hypothesis.log_prob, beam.hypothesis.tokens.size(), alpha);
+        pool.push_back(std::move(beam.hypothesis));
+      }
+    }
+    result[b] = *std::max_element(pool.begin(), pool.end(), [](const Hypothesis& x, const Hypothesis& y) {
+      return x.score < y.score;
+    });
+  }
+  return result;
+}
+
+#define ATTEND_INSTANTIATE(T)                                                                                     \
+  template std::vector<Hypothesis> decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,          \
+                                             const SearchOptions&);                                               \
+  template std::vector<Hypothesis> greedy_decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,   \
+                                                    std::size_t);
+ATTEND_INSTANTIATE(float)
+ATTEND_INSTANTIATE(double)
+#undef ATTEND_INSTANTIATE
+
+}  // namespace attend::models

@@ -1,0 +1,213 @@
+// The encoder–decoder model and its configuration (seq2seq.hpp).
+#include "models/seq2seq.hpp"
+
+#include <stdexcept>
+
+#include "models/vocabulary.hpp"
+
+namespace attend::models {
+
+namespace {
+
+const char* const decoder_names[] = {"vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat"};
+
+std::string decoder_name_list() {
+  std::string list;
+  for (const char* name : decoder_names) list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
+// A field of a configuration JSON object, with an error that names it.
+template <class V>
+V field(const nlohmann::json& json, const char* name) {
+  if (!json.contains(name)) throw std::invalid_argument(std::string("model config: missing field \"") + name + "\"");
+  try {
+    return json.at(name).get<V>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::invalid_argument(std::string("model config: field \"") + name + "\" has the wrong type (" +
+                                json.at(name).dump() + ")");
+  }
+}
+
+}  // namespace
+
+std::string Seq2seqConfig::decoder_name() const {
+  switch (decoder) {
+    case DecoderKind::vanilla: return "vanilla";
+    case DecoderKind::bahdanau: return score == ScoreKind::additive ? "bahdanau" : "bahdanau-" + to_string(score);
+    case DecoderKind::luong: return "luong-" + to_string(score);
+  }
+  return "?";
+}
+
+void Seq2seqConfig::set_decoder(const std::string& name) {
+  if (name == "vanilla") {
+    decoder = DecoderKind::vanilla;
+  } else if (name == "bahdanau") {
+    decoder = DecoderKind::bahdanau;
+    score = ScoreKind::additive;
+  } else if (name.rfind("luong-", 0) == 0 && name != "luong-additive") {
+    try {
+      score = score_kind_from_string(name.substr(6));
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("unknown decoder \"" + name + "\" (expected " + decoder_name_list() + ")");
+    }
+    decoder = DecoderKind::luong;
+  } else {
+    throw std::invalid_argument("unknown decoder \"" + name + "\" (expected " + decoder_name_list() + ")");
+  }
+}
+
+void Seq2seqConfig::validate() const {
+  auto positive = [](std::size_t value, const char* name) {
+    if (value == 0) throw std::invalid_argument(std::string("model config: ") + name + " must be positive");
+  };
+  positive(source_vocab_size, "source_vocab_size");
+  positive(target_vocab_size, "target_vocab_size");
+  positive(embedding_dim, "embedding_dim");
+  positive(hidden_size, "hidden_size");
+  positive(num_layers, "num_layers");
+  positive(max_target_length, "max_target_length");
+  if (target_vocab_size <= Vocabulary::eos_id) {
+    throw std::invalid_argument("model config: target_vocab_size must include the special tokens");
+  }
+  if (!(dropout >= 0.0 && dropout < 1.0)) {
+    throw std::invalid_argument("model config: dropout " + std::to_string(dropout) + " is outside [0, 1)");
+  }
+  if (decoder != DecoderKind::vanilla && score == ScoreKind::dot && bidirectional) {
+    throw std::invalid_argument("model config: the dot score s_jᵀ h_i needs equal sizes, but a bidirectional encoder "
+                                "gives annotations of 2H; use luong-general or luong-concat");
+  }
+}
+
+nlohmann::json Seq2seqConfig::to_json() const {
+  return {{"source_vocab_size", source_vocab_size},
+          {"target_vocab_size", target_vocab_size},
+          {"cell", nn::to_string(cell)},
+          {"embedding_dim", embedding_dim},
+          {"hidden_size", hidden_size},
+          {"num_layers", num_layers},
+          {"bidirectional", bidirectional},
+          {"dropout", dropout},
+          {"decoder", decoder_name()},
+          {"input_feeding", input_feeding},
+          {"attention_size", attention_size},
+          {"max_target_length", max_target_length},
+          {"seed", seed}};
+}
+
+Seq2seqConfig Seq2seqConfig::from_json(const nlohmann::json& json) {
+  if (!json.is_object()) throw std::invalid_argument("model config: not a JSON object");
+  Seq2seqConfig config;
+  config.source_vocab_size = field<std::size_t>(json, "source_vocab_size");
+  config.target_vocab_size = field<std::size_t>(json, "target_vocab_size");
+  config.cell = nn::cell_kind_from_string(field<std::string>(json, "cell"));
+  config.embedding_dim = field<std::size_t>(json, "embedding_dim");
+  config.hidden_size = field<std::size_t>(json, "hidden_size");
+  config.num_layers = field<std::size_t>(json, "num_layers");
+  config.bidirectional = field<bool>(json, "bidirectional");
+  config.dropout = field<double>(json, "dropout");
+  config.set_decoder(field<std::string>(json, "decoder"));
+  config.input_feeding = field<bool>(json, "input_feeding");
+  config.attention_size = field<std::size_t>(json, "attention_size");
+  config.max_target_length = field<std::size_t>(json, "max_target_length");
+  config.seed = field<std::uint64_t>(json, "seed");
+  config.validate();
+  return config;
+}
+
+DecoderConfig decoder_config(const Seq2seqConfig& config) {
+  DecoderConfig d;
+  d.kind = config.decoder;
+  d.score = config.score;
+  d.cell = config.cell;
+  d.vocab_size = config.target_vocab_size;
+  d.embedding_dim = config.embedding_dim;
+  d.hidden_size = config.hidden_size;
+  d.num_layers = config.num_layers;
+  d.encoder_directions = config.bidirectional ? 2 : 1;
+  d.annotation_size = d.encoder_directions * config.hidden_size;
+  d.attention_size = config.attention_size;
+  d.input_feeding = config.input_feeding;
+  d.padding_id = Vocabulary::pad_id;
+  return d;
+}
+
+namespace {
+
+nn::EncoderConfig encoder_config(const Seq2seqConfig& config) {
+  config.validate();
+  nn::EncoderConfig e;
+  e.vocab_size = config.source_vocab_size;
+  e.embedding_dim = config.embedding_dim;
+  e.padding_id = Vocabulary::pad_id;
+  e.rnn.cell = config.cell;
+  e.rnn.input_size = config.embedding_dim;
+  e.rnn.hidden_size = config.hidden_size;
+  e.rnn.num_layers = config.num_layers;
+  e.rnn.bidirectional = config.bidirectional;
+  e.rnn.dropout = config.dropout;
+  e.rnn.dropout_seed = config.seed + 1;
+  return e;
+}
+
+}  // namespace
+
+// One generator for all initial weights: the encoder's are drawn first, then the decoder's.
+template <class T>
+Seq2seq<T>::Seq2seq(const Seq2seqConfig& config, Rng&& rng)
+    : encoder(encoder_config(config), rng), decoder(make_decoder<T>(decoder_config(config), rng)), config_(config) {}
+
+template <class T>
+Encoded<T> Seq2seq<T>::encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths) {
+  nn::RecurrentOutput<T> encoded = encoder(tape, source, lengths);
+  Encoded<T> result;
+  result.memory = decoder->memory(encoded, lengths);
+  result.state = decoder->initial_state(encoded);
+  return result;
+}
+
+template <class T>
+TeacherForced<T> Seq2seq<T>::forward(Tape<T>& tape, const Batch& batch) {
+  const Shape& shape = batch.target_in.shape();
+  if (shape.rank() != 2 || shape[0] != batch.size() || batch.target_out.shape() != shape) {
+    throw std::invalid_argument("Seq2seq::forward: the batch has no targets (target_in " + to_string(shape) +
+                                ", " + std::to_string(batch.size()) + " sources)");
+  }
+  Encoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
+  const std::size_t B = shape[0];
+  const std::size_t steps = shape[1];
+  TeacherForced<T> result;
+  std::vector<Variable<T>> features;
+  DecoderState<T> state = encoded.state;
+  Ids y_prev(Shape{B});
+  for (std::size_t j = 0; j < steps; ++j) {
+    // teacher forcing: step j reads the true previous token y_{j-1}, not the model's own prediction
+    for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = batch.target_in.data()[b * steps + j];
+    DecoderStep<T> step = decoder->step(y_prev, state, encoded.memory);
+    features.push_back(step.output);
+    if (!step.alpha.empty()) result.alpha.push_back(step.alpha);
+    state = std::move(step.state);
+  }
+  // the output layer over all steps at once: (B, T, F) → (B, T, V), one product instead of T
+  result.logits = decoder->logits(stack(features, 1));
+  return result;
+}
+
+template <class T>
+Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
+  TeacherForced<T> out = forward(tape, batch);
+  // -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | y_b,<j, x_b)
+  return cross_entropy(out.logits, batch.target_out, Vocabulary::pad_id, label_smoothing);
+}
+
+template <class T>
+void Seq2seq<T>::visit(nn::ModuleVisitor<T>& v) {
+  v.module("encoder", encoder);
+  v.module("decoder", *decoder);
+}
+
+template class Seq2seq<float>;
+template class Seq2seq<double>;
+
+}  // namespace attend::models

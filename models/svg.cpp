@@ -1,0 +1,484 @@
+// The SVG attention heatmap and the atomic file write of models/svg.hpp. The picture is laid out from estimated text
+// widths (code points × a fixed fraction of the font size, since no font metrics are at hand), numbers are formatted
+// with std::to_chars (locale-independent, exact), and the colours come from a 9-anchor viridis table interpolated
+// linearly, the same anchors as the colour bar's gradient stops, so the bar shows exactly the map the cells use.
+#include "models/svg.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace attend::models {
+namespace {
+
+constexpr char32_t replacement_character = 0xFFFD;
+
+// ---------------------------------------------------------------------------------------------------------------------
+// UTF-8 and text
+
+// The code point that starts at text[pos] and how many bytes it takes. A byte that does not start a valid,
+// shortest-form sequence of a scalar value (no surrogates, at most U+10FFFF) decodes to U+FFFD and takes that one byte.
+std::pair<char32_t, std::size_t> decode_utf8(const std::string& text, std::size_t pos) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[pos + k]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return {lead, 1};
+  std::size_t length = 0;
+  char32_t code = 0;
+  char32_t smallest = 0;  // below this the sequence is an overlong encoding
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2;
+    code = lead & 0x1F;
+    smallest = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3;
+    code = lead & 0x0F;
+    smallest = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4;
+    code = lead & 0x07;
+    smallest = 0x10000;
+  } else {
+    return {replacement_character, 1};  // a continuation byte or 0xF8–0xFF
+  }
+  if (pos + length > text.size()) return {replacement_character, 1};
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return {replacement_character, 1};
+    code = (code << 6) | (byte(k) & 0x3F);
+  }
+  if (code < smallest || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return {replacement_character, 1};
+  return {code, length};
+}
+
+void append_utf8(std::string& out, char32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// XML 1.0's Char production: tab, newline, carriage return, and the scalar values from U+0020 except U+FFFE, U+FFFF.
+bool allowed_in_xml(char32_t code) {
+  return code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF) ||
+         (code >= 0xE000 && code <= 0xFFFD) || (code >= 0x10000 && code <= 0x10FFFF);
+}
+
+// East Asian wide and fullwidth characters, drawn about one em wide instead of about half an em.
+bool is_wide(char32_t code) {
+  return (code >= 0x1100 && code <= 0x115F) || (code >= 0x2E80 && code <= 0xA4CF) ||
+         (code >= 0xAC00 && code <= 0xD7A3) || (code >= 0xF900 && code <= 0xFAFF) ||
+         (code >= 0xFE30 && code <= 0xFE4F) || (code >= 0xFF00 && code <= 0xFF60) ||
+         (code >= 0xFFE0 && code <= 0xFFE6) || (code >= 0x1F300 && code <= 0x1FAFF) ||
+         (code >= 0x20000 && code <= 0x3FFFD);
+}
+
+// Estimated drawn width in px of UTF-8 `text` at `font_size`: 0.6 em per code point (a generous sans-serif average,
+// so labels rather get too much room than overlap), 1 em for wide characters.
+double text_width(const std::string& text, double font_size) {
+  double ems = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto [code, length] = decode_utf8(text, pos);
+    ems += is_wide(code) ? 1.0 : 0.6;
+    pos += length;
+  }
+  return ems * font_size;
+}
+
+// A token as its label shows it: whitespace drawn visibly (space ␣, tab ⇥, newline ↵, carriage return ␍), so a
+// character-level source stays readable, and the empty token as ∅. Not yet escaped.
+std::string visible_token(const std::string& token) {
+  if (token.empty()) return "\u2205";
+  std::string shown;
+  for (const char c : token) {
+    shown += c == ' '    ? "\u2423"
+             : c == '\t' ? "\u21E5"
+             : c == '\n' ? "\u21B5"
+             : c == '\r' ? "\u240D"
+                         : std::string(1, c);
+  }
+  return shown;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// numbers
+
+// `value` with exactly `decimals` digits after the point, e.g. fixed(0.7314, 3) = "0.731"; never "-0.000".
+std::string fixed(double value, int decimals) {
+  std::array<char, 64> buffer{};
+  const auto result =
+      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::fixed, decimals);
+  if (result.ec != std::errc()) throw std::logic_error("attention_svg: cannot format a number");
+  std::string text(buffer.data(), result.ptr);
+  // a negative value that rounds to zero prints as "-0.000": drop the sign
+  if (text.front() == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return text;
+}
+
+// A coordinate or length in px: two decimals at most, trailing zeros dropped ("22", "11.5", "7.33").
+std::string px(double value) {
+  std::string text = fixed(value, 2);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// colours
+
+// matplotlib's viridis at 0, 1/8, …, 1: perceptually uniform, dark blue-violet (0) to bright yellow (1), and readable
+// in grey and by people with the common colour-vision deficiencies.
+constexpr std::array<std::array<int, 3>, 9> viridis = {{
+    {0x44, 0x01, 0x54},
+    {0x47, 0x2c, 0x7a},
+    {0x3b, 0x51, 0x8b},
+    {0x2c, 0x71, 0x8e},
+    {0x21, 0x90, 0x8d},
+    {0x27, 0xad, 0x81},
+    {0x5c, 0xc8, 0x63},
+    {0xaa, 0xdc, 0x32},
+    {0xfd, 0xe7, 0x25},
+}};
+
+std::string hex_colour(const std::array<int, 3>& rgb) {
+  constexpr char digits[] = "0123456789abcdef";
+  std::string text = "#";
+  for (const int channel : rgb) {
+    text += digits[channel / 16];
+    text += digits[channel % 16];
+  }
+  return text;
+}
+
+// The colour of weight t: clamped to [0, 1], then linear interpolation between the two neighbouring anchors.
+std::string colour_of(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  const double position = t * static_cast<double>(viridis.size() - 1);  // in [0, 8]
+  const std::size_t below = std::min(static_cast<std::size_t>(position), viridis.size() - 2);
+  const double fraction = position - static_cast<double>(below);
+  std::array<int, 3> rgb{};
+  for (std::size_t c = 0; c < 3; ++c) {
+    const double low = viridis[below][c];
+    const double high = viridis[below + 1][c];
+    rgb[c] = static_cast<int>(std::lround(low + fraction * (high - low)));
+  }
+  return hex_colour(rgb);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// checks
+
+[[noreturn]] void invalid(const std::string& message) { throw std::invalid_argument("attention_svg: " + message); }
+
+// weights must have shape (output tokens, source tokens) and finite entries.
+void check_weights(const std::vector<std::string>& source_tokens, const std::vector<std::string>& output_tokens,
+                   const std::vector<std::vector<double>>& weights) {
+  const std::string expected = "weights must have shape (" + std::to_string(output_tokens.size()) + "," +
+                               std::to_string(source_tokens.size()) + ") (output tokens, source tokens)";
+  if (weights.size() != output_tokens.size()) {
+    invalid(expected + ", but it has " + std::to_string(weights.size()) + " rows");
+  }
+  for (std::size_t j = 0; j < weights.size(); ++j) {
+    if (weights[j].size() != source_tokens.size()) {
+      invalid(expected + ", but row " + std::to_string(j) + " has " + std::to_string(weights[j].size()) + " entries");
+    }
+    for (std::size_t i = 0; i < weights[j].size(); ++i) {
+      const double w = weights[j][i];
+      if (std::isfinite(w)) continue;
+      const std::string value = std::isnan(w) ? "nan" : w > 0 ? "inf" : "-inf";
+      invalid("weights[" + std::to_string(j) + "][" + std::to_string(i) + "] (output '" + output_tokens[j] +
+              "', source '" + source_tokens[i] + "') is " + value + "; every weight must be finite");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// writing files
+
+[[noreturn]] void write_failed(const std::string& path, const std::string& what, int error) {
+  throw std::runtime_error("write_file_atomically: cannot write '" + path + "': " + what + ": " + std::strerror(error));
+}
+
+// A temporary file beside the target ("<path>.tmp-<pid>-<n>", so the rename stays within one file system). The
+// destructor closes it and, unless it was renamed over the target, removes it.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& path) : path_(path) {
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0;; ++attempt) {
+      name_ = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+      // 0666 before the umask: the file gets the permissions of any new file, not mkstemp's 0600
+      fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd_ >= 0) return;
+      const int error = errno;
+      if (error != EEXIST || attempt == 100) {
+        write_failed(path_, "cannot create the temporary file '" + name_ + "'", error);
+      }
+    }
+  }
+  ~TemporaryFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!renamed_) ::unlink(name_.c_str());
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+  void write(const std::string& contents) {
+    const char* data = contents.data();
+    std::size_t left = contents.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, data, left);
+      if (n < 0 && errno == EINTR) continue;
+      const int error = n < 0 ? errno : EIO;  // n = 0 would otherwise loop for ever
+      if (n <= 0) write_failed(path_, "cannot write to '" + name_ + "'", error);
+      data += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+
+  // Data to disk (fsync), close, then the rename that makes the new file visible in one step.
+  void commit() {
+    // errno is read before the message is built, which may itself change it
+    if (::fsync(fd_) != 0) {
+      const int error = errno;
+      write_failed(path_, "cannot flush '" + name_ + "' to disk", error);
+    }
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) {
+      const int error = errno;
+      write_failed(path_, "cannot close '" + name_ + "'", error);
+    }
+    if (::rename(name_.c_str(), path_.c_str()) != 0) {
+      const int error = errno;
+      write_failed(path_, "cannot rename '" + name_ + "' to '" + path_ + "'", error);
+    }
+    renamed_ = true;
+    // make the rename itself durable; best effort, the new file is complete and in place whatever happens here
+    std::string folder = std::filesystem::path(path_).parent_path().string();
+    if (folder.empty()) folder = ".";
+    const int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder_fd >= 0) {
+      ::fsync(folder_fd);
+      ::close(folder_fd);
+    }
+  }
+
+ private:
+  std::string path_;
+  std::string name_;
+  int fd_ = -1;
+  bool renamed_ = false;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------------
+// the public functions
+
+std::string xml_escape(const std::string& text) {
+  // the characters written as references: markup, and the whitespace an attribute value would turn into spaces
+  static constexpr std::array<std::pair<char32_t, const char*>, 8> references = {{
+      {'&', "&amp;"},
+      {'<', "&lt;"},
+      {'>', "&gt;"},
+      {'"', "&quot;"},
+      {'\'', "&apos;"},
+      {'\t', "&#9;"},
+      {'\n', "&#10;"},
+      {'\r', "&#13;"},
+  }};
+  std::string escaped;
+  escaped.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto [code, length] = decode_utf8(text, pos);
+    const auto reference = std::find_if(references.begin(), references.end(),
+                                        [code = code](const auto& entry) { return entry.first == code; });
+    if (reference != references.end()) {
+      escaped += reference->second;
+    } else {
+      append_utf8(escaped, allowed_in_xml(code) ? code : replacement_character);
+    }
+    pos += length;
+  }
+  return escaped;
+}
+
+std::string attention_svg(const std::vector<std::string>& source_tokens, const std::vector<std::string>& output_tokens,
+                          const std::vector<std::vector<double>>& weights, const HeatmapOptions& options) {
+  check_weights(source_tokens, output_tokens, weights);
+  const double cell = options.cell_size;
+  if (!std::isfinite(cell) || cell <= 0) {
+    invalid("cell_size must be a finite number > 0, got " +
+            (std::isfinite(cell) ? fixed(cell, 3) : std::to_string(cell)));
+  }
+  const std::size_t rows = output_tokens.size();
+  const std::size_t columns = source_tokens.size();
+
+  // font sizes (px): token labels scale with the cells, the rest is fixed
+  const double label_font = std::clamp(0.55 * cell, 8.0, 14.0);
+  const double tick_font = 11;
+  const double axis_font = 13;
+  const double title_font = 16;
+  const double margin = 12;
+  const double label_gap = 5;  // between a token label and the grid
+
+  // token labels as drawn, and the widest of each kind
+  std::vector<std::string> source_labels;
+  std::vector<std::string> output_labels;
+  double source_label_width = 0;
+  double output_label_width = 0;
+  for (const auto& token : source_tokens) {
+    source_labels.push_back(visible_token(token));
+    source_label_width = std::max(source_label_width, text_width(source_labels.back(), label_font));
+  }
+  for (const auto& token : output_tokens) {
+    output_labels.push_back(visible_token(token));
+    output_label_width = std::max(output_label_width, text_width(output_labels.back(), label_font));
+  }
+  // source labels stand upright when all fit across their columns (characters), else they are turned by -90° (words)
+  const bool upright = source_label_width <= cell - 2;
+
+  // vertical layout, top down: title, x axis title, source labels, grid
+  double y = margin;
+  const double title_baseline = y + title_font;
+  if (!options.title.empty()) y += 1.5 * title_font;
+  const double x_title_baseline = y + axis_font;
+  if (!options.x_label.empty()) y += 1.5 * axis_font;
+  y += (upright ? label_font : source_label_width) + label_gap;
+  const double grid_top = y;
+  const double grid_height = static_cast<double>(rows) * cell;
+
+  // horizontal layout, left to right: y axis title (turned), output labels, grid, colour bar with its tick labels
+  double x = margin;
+  const double y_title_baseline = x + axis_font;  // the turned title's glyphs lie left of its baseline
+  if (!options.y_label.empty()) x += 1.5 * axis_font;
+  x += output_label_width + label_gap;
+  const double grid_left = x;
+  const double grid_width = static_cast<double>(columns) * cell;
+  const double bar_left = grid_left + grid_width + 14;
+  const double bar_width = 12;
+  const double bar_height = std::max(grid_height, 100.0);  // tall enough for three tick labels even for one row
+  const double tick_length = 4;
+  const double tick_label_left = bar_left + bar_width + tick_length + 3;
+
+  // picture size: what the grid and the colour bar need, widened/heightened for long titles
+  double width = tick_label_left + text_width("0.5", tick_font) + margin;
+  double height = std::max(grid_top + grid_height, grid_top + bar_height + 0.5 * tick_font) + margin;
+  width = std::max(width, text_width(options.title, title_font) + 2 * margin);
+  // axis titles centred on the grid, but moved inwards (and the picture grown) when longer than the picture allows
+  const double x_title_width = text_width(options.x_label, axis_font);
+  const double x_title_centre = std::max(grid_left + 0.5 * grid_width, margin + 0.5 * x_title_width);
+  width = std::max(width, x_title_centre + 0.5 * x_title_width + margin);
+  const double y_title_width = text_width(options.y_label, axis_font);
+  const double y_title_centre = std::max(grid_top + 0.5 * grid_height, margin + 0.5 * y_title_width);
+  height = std::max(height, y_title_centre + 0.5 * y_title_width + margin);
+
+  std::string svg;
+  svg.reserve(512 + rows * columns * 160);
+  const std::string w = px(width);
+  const std::string h = px(height);
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + w + "\" height=\"" + h +
+         "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"sans-serif\" fill=\"#222222\">\n";
+  svg +=
+      "<title>" + xml_escape(options.title.empty() ? std::string("attention weights") : options.title) + "</title>\n";
+  // the colour bar's gradient: the map's anchors as stops, value 0 at the bottom
+  svg += "<defs>\n<linearGradient id=\"attention-colour-bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n";
+  for (std::size_t k = 0; k < viridis.size(); ++k) {
+    const double offset = static_cast<double>(k) / static_cast<double>(viridis.size() - 1);
+    svg += "<stop offset=\"" + fixed(offset, 3) + "\" stop-color=\"" + hex_colour(viridis[k]) + "\"/>\n";
+  }
+  svg += "</linearGradient>\n</defs>\n";
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
+
+  if (!options.title.empty()) {
+    svg += "<text class=\"title\" x=\"" + px(0.5 * width) + "\" y=\"" + px(title_baseline) + "\" font-size=\"" +
+           px(title_font) + "\" font-weight=\"bold\" text-anchor=\"middle\">" + xml_escape(options.title) + "</text>\n";
+  }
+  if (!options.x_label.empty()) {
+    svg += "<text class=\"axis-title\" x=\"" + px(x_title_centre) + "\" y=\"" + px(x_title_baseline) +
+           "\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
+  }
+  if (!options.y_label.empty()) {
+    svg += "<text class=\"axis-title\" transform=\"translate(" + px(y_title_baseline) + "," + px(y_title_centre) +
+           ") rotate(-90)\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.y_label) +
+           "</text>\n";
+  }
+
+  // source labels along the top; dy = 0.35em centres a glyph's x-height on the column's middle line
+  svg += "<g class=\"source-labels\" font-size=\"" + px(label_font) + "\" text-anchor=\"" +
+         (upright ? "middle" : "start") + "\">\n";
+  for (std::size_t i = 0; i < columns; ++i) {
+    const std::string centre = px(grid_left + (static_cast<double>(i) + 0.5) * cell);
+    const std::string bottom = px(grid_top - label_gap);
+    svg += upright ? "<text x=\"" + centre + "\" y=\"" + bottom + "\">"
+                   : "<text transform=\"translate(" + centre + "," + bottom + ") rotate(-90)\" dy=\"0.35em\">";
+    svg += xml_escape(source_labels[i]) + "</text>\n";
+  }
+  svg += "</g>\n";
+
+  // output labels down the left, right-aligned against the grid
+  svg += "<g class=\"output-labels\" font-size=\"" + px(label_font) + "\" text-anchor=\"end\">\n";
+  for (std::size_t j = 0; j < rows; ++j) {
+    svg += "<text x=\"" + px(grid_left - label_gap) + "\" y=\"" + px(grid_top + (static_cast<double>(j) + 0.5) * cell) +
+           "\" dy=\"0.35em\">" + xml_escape(output_labels[j]) + "</text>\n";
+  }
+  svg += "</g>\n";
+
+  // the cells: row j = output token j, column i = source token i; white borders thinner than 1/16 of a small cell
+  svg += "<g class=\"cells\" stroke=\"#ffffff\" stroke-width=\"" + px(std::min(1.0, cell / 16)) + "\">\n";
+  for (std::size_t j = 0; j < rows; ++j) {
+    for (std::size_t i = 0; i < columns; ++i) {
+      svg += "<rect class=\"cell\" x=\"" + px(grid_left + static_cast<double>(i) * cell) + "\" y=\"" +
+             px(grid_top + static_cast<double>(j) * cell) + "\" width=\"" + px(cell) + "\" height=\"" + px(cell) +
+             "\" fill=\"" + colour_of(weights[j][i]) + "\"><title>output '" + xml_escape(output_tokens[j]) +
+             "' \u2190 source '" + xml_escape(source_tokens[i]) + "': " + fixed(weights[j][i], 3) + "</title></rect>\n";
+    }
+  }
+  svg += "</g>\n";
+
+  // the colour bar, its ticks at 0, 0.5 and 1 and their labels
+  svg += "<g class=\"colour-bar\" font-size=\"" + px(tick_font) + "\">\n";
+  svg += "<rect x=\"" + px(bar_left) + "\" y=\"" + px(grid_top) + "\" width=\"" + px(bar_width) + "\" height=\"" +
+         px(bar_height) + "\" fill=\"url(#attention-colour-bar)\" stroke=\"#555555\" stroke-width=\"0.5\"/>\n";
+  for (const double value : {0.0, 0.5, 1.0}) {
+    const std::string tick_y = px(grid_top + (1 - value) * bar_height);
+    svg += "<line x1=\"" + px(bar_left + bar_width) + "\" y1=\"" + tick_y + "\" x2=\"" +
+           px(bar_left + bar_width + tick_length) + "\" y2=\"" + tick_y +
+           "\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
+    svg +=
+        "<text x=\"" + px(tick_label_left) + "\" y=\"" + tick_y + "\" dy=\"0.35em\">" + fixed(value, 1) + "</text>\n";
+  }
+  svg += "</g>\n";
+  svg += "</svg>\n";
+  return svg;
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  TemporaryFile file(path);
+  file.write(contents);
+  file.commit();
+}
+
+}  // namespace attend::models

@@ -1,0 +1,187 @@
+// Greedy decoding and beam search: width 1 equals greedy exactly, a wide beam finds the exact best output of a tiny
+// model (checked against enumerating every output), batching does not change a sentence's result, and the attention
+// rows that come back are distributions over the real source positions (models/search.hpp).
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "autograd/helpers.hpp"
+#include "models/search.hpp"
+#include "models/vocabulary.hpp"
+
+using namespace attend;
+using namespace attend::models;
+using attend::testing::message_has;
+
+namespace {
+
+Seq2seqConfig search_model(const std::string& decoder, nn::CellKind cell, std::size_t target_vocab = 9) {
+  Seq2seqConfig config;
+  config.source_vocab_size = 10;
+  config.target_vocab_size = target_vocab;
+  config.cell = cell;
+  config.embedding_dim = 6;
+  config.hidden_size = 8;
+  config.set_decoder(decoder);
+  config.max_target_length = 7;
+  config.seed = 21;
+  return config;
+}
+
+// an untrained model's outputs are arbitrary but deterministic; make its end token likely enough to end some outputs
+template <class T>
+void favour_end_token(Seq2seq<T>& model, T bias) {
+  model.decoder->output.b.value.data()[Vocabulary::eos_id] += bias;
+}
+
+Batch three_sources() { return make_batch({{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}}); }
+
+// log p(y | x) of one complete output by teacher forcing: Σ_j log softmax(logits_j)[y_j]
+double sequence_log_prob(Seq2seq<double>& model, const std::vector<std::int64_t>& source,
+                         const std::vector<std::int64_t>& output) {
+  Tape<double> tape;
+  Batch batch = make_batch({source}, {output});
+  // target_out = output + <eos>; score the given output exactly as written (it may end with eos already)
+  std::vector<std::int64_t> expected = output;
+  Variable<double> logp = log_softmax(model.forward(tape, batch).logits, -1);
+  const std::size_t V = logp.shape()[2];
+  double total = 0;
+  for (std::size_t j = 0; j < expected.size(); ++j) total += logp.value().data()[j * V + expected[j]];
+  return total;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(search)
+
+BOOST_AUTO_TEST_CASE(beam_width_one_is_greedy_decoding_exactly) {
+  for (const char* decoder : {"vanilla", "bahdanau", "luong-general", "luong-dot"}) {
+    for (nn::CellKind cell : {nn::CellKind::gru, nn::CellKind::lstm}) {
+      BOOST_TEST_CONTEXT(decoder << " " << nn::to_string(cell)) {
+        Seq2seq<float> model(search_model(decoder, cell));
+        model.eval();
+        favour_end_token(model, 1.5f);
+        const Batch batch = three_sources();
+        const auto greedy = greedy_decode(model, batch.source, batch.source_lengths);
+        const auto beam = decode(model, batch.source, batch.source_lengths, {1, 0, 1.0});
+        BOOST_REQUIRE(greedy.size() == 3u);
+        BOOST_REQUIRE(beam.size() == 3u);
+        std::size_t finished = 0;
+        for (std::size_t b = 0; b < 3; ++b) {
+          for (std::int64_t y : greedy[b].tokens) BOOST_TEST((y != Vocabulary::pad_id && y != Vocabulary::sos_id));
+          BOOST_TEST(beam[b].tokens == greedy[b].tokens, boost::test_tools::per_element());
+          BOOST_TEST(beam[b].log_prob == greedy[b].log_prob);
+          BOOST_TEST(beam[b].score == greedy[b].score);
+          BOOST_TEST(beam[b].finished == greedy[b].finished);
+          BOOST_TEST(beam[b].attention == greedy[b].attention);
+          finished += greedy[b].finished;
+        }
+        BOOST_TEST(finished > 0u);  // the comparison covers outputs that end with <eos>
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_wide_beam_finds_the_best_output_found_by_enumeration) {
+  // V = 5 tokens (pad, sos, eos, unk, one word) of which 3 can be output, at most 3 output tokens: 3 + 9 + 27 outputs
+  for (double alpha : {0.0, 1.0}) {
+    BOOST_TEST_CONTEXT("length penalty " << alpha) {
+      Seq2seqConfig config = search_model("bahdanau", nn::CellKind::gru, 5);
+      config.max_target_length = 3;
+      Seq2seq<double> model(config);
+      model.eval();
+      favour_end_token(model, 0.5);
+      const std::vector<std::int64_t> source{4, 7, 5};
+      double best = -INFINITY;
+      std::vector<std::int64_t> best_output;
+      std::function<void(std::vector<std::int64_t>&)> enumerate = [&](std::vector<std::int64_t>& prefix) {
+        for (std::int64_t v = 0; v < 5; ++v) {
+          if (v == Vocabulary::pad_id || v == Vocabulary::sos_id) continue;  // never outputs
+          prefix.push_back(v);
+          if (v == Vocabulary::eos_id) {
+            const double score = sequence_log_prob(model, source, prefix) /
+                                 (alpha == 0.0 ? 1.0 : std::pow(static_cast<double>(prefix.size()), alpha));
+            if (score > best) {
+              best = score;
+              best_output.assign(prefix.begin(), prefix.end() - 1);
+            }
+          } else if (prefix.size() < 3) {
+            enumerate(prefix);
+          }
+          prefix.pop_back();
+        }
+      };
+      std::vector<std::int64_t> prefix;
+      enumerate(prefix);
+      BOOST_REQUIRE(std::isfinite(best));
+      Batch batch = make_batch({source});
+      const Hypothesis found = decode(model, batch.source, batch.source_lengths, {125, 3, alpha})[0];
+      BOOST_TEST(found.finished);
+      BOOST_TEST(found.tokens == best_output, boost::test_tools::per_element());
+      BOOST_TEST(found.score == best, boost::test_tools::tolerance(1e-9));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_sentence_decodes_the_same_alone_and_in_a_batch) {
+  Seq2seq<float> model(search_model("luong-concat", nn::CellKind::gru));
+  model.eval();
+  favour_end_token(model, 1.0f);
+  const Batch batch = three_sources();
+  const auto together = decode(model, batch.source, batch.source_lengths, {4, 0, 1.0});
+  const std::vector<std::vector<std::int64_t>> sources{{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}};
+  for (std::size_t b = 0; b < 3; ++b) {
+    Batch alone = make_batch({sources[b]});
+    const Hypothesis h = decode(model, alone.source, alone.source_lengths, {4, 0, 1.0})[0];
+    BOOST_TEST(h.tokens == together[b].tokens, boost::test_tools::per_element());
+    BOOST_TEST(h.log_prob == together[b].log_prob, boost::test_tools::tolerance(1e-5));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(attention_rows_are_distributions_over_the_real_source) {
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
+  model.eval();
+  const Batch batch = three_sources();
+  for (std::size_t width : {1u, 3u}) {
+    const auto outputs = decode(model, batch.source, batch.source_lengths, {width, 0, 1.0});
+    for (std::size_t b = 0; b < 3; ++b) {
+      const Hypothesis& h = outputs[b];
+      BOOST_TEST(h.attention.size() == h.tokens.size() + (h.finished ? 1 : 0));
+      for (const auto& row : h.attention) {
+        BOOST_TEST(static_cast<std::int64_t>(row.size()) == batch.source_lengths[b]);
+        double total = 0;
+        for (float a : row) total += a;
+        BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
+      }
+      BOOST_TEST(h.tokens.size() <= 7u);
+    }
+  }
+  // the vanilla decoder has no attention to report
+  Seq2seq<float> vanilla(search_model("vanilla", nn::CellKind::gru));
+  BOOST_TEST(decode(vanilla, batch.source, batch.source_lengths, {2, 0, 1.0})[0].attention.empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_output_that_never_ends_stops_at_the_maximum_length) {
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
+  favour_end_token(model, -100.0f);  // the end token is never chosen
+  const Batch batch = three_sources();
+  for (std::size_t width : {1u, 2u}) {
+    const Hypothesis h = decode(model, batch.source, batch.source_lengths, {width, 4, 1.0})[0];
+    BOOST_TEST(!h.finished);
+    BOOST_TEST(h.tokens.size() == 4u);
+  }
+  BOOST_TEST(greedy_decode(model, batch.source, batch.source_lengths)[1].tokens.size() == 7u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_requests_name_the_problem) {
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
+  const Batch batch = three_sources();
+  BOOST_CHECK_EXCEPTION(decode(model, batch.source, batch.source_lengths, {0, 0, 1.0}), std::invalid_argument,
+                        message_has({"beam width 0"}));
+  BOOST_CHECK_EXCEPTION(decode(model, batch.source, {5, 2}, {}), std::invalid_argument,
+                        message_has({"(3,5)", "2 lengths"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
