@@ -1,0 +1,130 @@
+// The `attend` command-line program: train, evaluate and use the encoder–decoder models with attention.
+//   attend train --task dates --decoder bahdanau --out dates.safetensors
+//   attend eval --model dates.safetensors
+//   attend predict --model dates.safetensors [--beam 5] [--svg heatmap.svg] "Saturday 09 May 2018"
+// Exit status: 0 success, 2 a usage or input error (one line naming the problem; nothing written), 1 anything else.
+// Reference: docs/reference/attend.md.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "apps/commands.hpp"
+#include "apps/model_file.hpp"
+
+namespace {
+
+using attend::app::InputError;
+
+// Whole numbers ≥ 1 (CLI11's Range, named for its messages).
+const CLI::Range positive(std::size_t{1}, std::size_t{1} << 40, "POSITIVE");
+
+void add_threads(CLI::App& command, std::size_t& threads) {
+  command.add_option("--threads", threads, "OpenBLAS threads for the matrix products")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+}
+
+void add_beam(CLI::App& command, std::size_t& beam) {
+  command.add_option("--beam", beam, "beam width (1: greedy decoding)")->check(positive)->capture_default_str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attend: encoder-decoder models with attention (Bahdanau, Luong), trained and used from the command line",
+               "attend"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "attend 0.1.0");
+
+  // ---- train ----
+  attend::app::TrainOptions train;
+  std::string cell = "gru";
+  bool bidirectional = false;
+  bool no_input_feeding = false;
+  CLI::App* train_command = app.add_subcommand("train", "train a model and save the best one (by validation exact match)");
+  train_command->add_option("--task", train.task.name, "what to learn")->check(CLI::IsMember({"dates"}))->capture_default_str();
+  train_command->add_option("--cell", cell, "recurrent cell of encoder and decoder")
+      ->check(CLI::IsMember({"gru", "lstm", "rnn_tanh", "rnn_relu"}))
+      ->capture_default_str();
+  train_command->add_option("--decoder", train.decoder, "decoder and attention score")
+      ->check(CLI::IsMember({"vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat"}))
+      ->capture_default_str();
+  train_command->add_flag("--bidirectional", bidirectional, "read the source in both directions");
+  train_command->add_flag("--no-input-feeding", no_input_feeding, "Luong: do not feed h̃_{j-1} into the next step");
+  train_command->add_option("--hidden", train.model.hidden_size, "hidden size H")->check(positive)->capture_default_str();
+  train_command->add_option("--embed", train.model.embedding_dim, "embedding size E")->check(positive)->capture_default_str();
+  train_command->add_option("--layers", train.model.num_layers, "recurrent layers")->check(CLI::Range(1, 8))->capture_default_str();
+  train_command->add_option("--attention-size", train.model.attention_size, "additive/concat score size (0: H)")
+      ->check(CLI::Range(0, 1 << 16))
+      ->capture_default_str();
+  train_command->add_option("--dropout", train.model.dropout, "dropout between encoder layers")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  train_command->add_option("--batch", train.batch_size, "sentence pairs per step")->check(positive)->capture_default_str();
+  train_command->add_option("--epochs", train.epochs, "passes over the training data")->check(positive)->capture_default_str();
+  train_command->add_option("--lr", train.learning_rate, "Adam learning rate")->check(CLI::Range(1e-7, 10.0))->capture_default_str();
+  train_command->add_option("--clip", train.clip, "clip the gradient's global norm to this (0: no clipping)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  train_command->add_option("--seed", train.task.seed, "seed of the data, the initial weights and the batch order")
+      ->capture_default_str();
+  train_command->add_option("--train-size", train.task.train_size, "training pairs")->check(positive)->capture_default_str();
+  train_command->add_option("--valid-size", train.task.validation_size, "validation pairs")->check(positive)->capture_default_str();
+  train_command->add_option("--test-size", train.task.test_size, "test pairs")->check(positive)->capture_default_str();
+  train_command->add_option("--time-limit", train.time_limit_minutes, "stop after this many minutes (0: none)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  train_command->add_option("--log-every", train.log_every, "progress line every N steps (0: ~20 per epoch)")
+      ->capture_default_str();
+  add_threads(*train_command, train.threads);
+  train_command->add_option("--out", train.out, "model file to write (.safetensors)")->required();
+
+  // ---- eval ----
+  attend::app::EvalOptions eval;
+  CLI::App* eval_command = app.add_subcommand("eval", "exact match and per-field accuracy of a model on a held-out split");
+  eval_command->add_option("--model", eval.model_path, "model file written by attend train")->required();
+  eval_command->add_option("--split", eval.split, "which split")
+      ->check(CLI::IsMember({"test", "validation", "train"}))
+      ->capture_default_str();
+  add_beam(*eval_command, eval.beam);
+  add_threads(*eval_command, eval.threads);
+
+  // ---- predict ----
+  attend::app::PredictOptions predict;
+  CLI::App* predict_command = app.add_subcommand("predict", "normalise inputs given as arguments or as lines on standard input");
+  predict_command->add_option("--model", predict.model_path, "model file written by attend train")->required();
+  add_beam(*predict_command, predict.beam);
+  predict_command->add_option("--svg", predict.svg, "write the attention heatmap here (several inputs: FILE-1.svg, …)");
+  add_threads(*predict_command, predict.threads);
+  predict_command->add_option("inputs", predict.inputs, "texts to normalise (none: read standard input)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "attend: error: %s (see attend --help)\n", e.what());
+    return 2;
+  }
+
+  try {
+    if (*train_command) {
+      train.model.cell = attend::nn::cell_kind_from_string(cell);
+      train.model.bidirectional = bidirectional;
+      train.model.input_feeding = !no_input_feeding;
+      train.model.seed = train.task.seed;
+      attend::app::check_output_path(train.out, "--out");
+      return attend::app::run_train(train);
+    }
+    if (*eval_command) return attend::app::run_eval(eval);
+    if (!predict.svg.empty()) attend::app::check_output_path(predict.svg, "--svg");
+    return attend::app::run_predict(predict);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "attend: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attend: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,49 @@
+// The three commands of the `attend` program, each a function from parsed options to an exit status. The command line
+// itself (flags, help, validation of values) is in attend.cpp; the reference is docs/reference/attend.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apps/task.hpp"
+#include "models/seq2seq.hpp"
+
+namespace attend::app {
+
+struct TrainOptions {
+  TaskSpec task;
+  models::Seq2seqConfig model;  // sizes of the vocabularies are filled in from the task
+  std::string decoder = "bahdanau";
+  std::size_t batch_size = 64;
+  std::size_t epochs = 10;
+  double learning_rate = 2e-3;
+  double clip = 1.0;              // gradient clipping by global norm; 0: none
+  std::size_t threads = 1;        // OpenBLAS threads
+  double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
+  std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 a epoch
+  std::string out;
+};
+
+struct EvalOptions {
+  std::string model_path;
+  std::string split = "test";
+  std::size_t beam = 1;
+  std::size_t threads = 1;
+};
+
+struct PredictOptions {
+  std::string model_path;
+  std::vector<std::string> inputs;  // none: read lines from standard input
+  std::size_t beam = 1;
+  std::string svg;                  // attention heatmap file; several inputs: FILE-1.svg, FILE-2.svg, …
+  std::size_t threads = 1;
+};
+
+int run_train(const TrainOptions& options);
+int run_eval(const EvalOptions& options);
+int run_predict(const PredictOptions& options);
+
+// Sets the number of OpenBLAS threads (the only threads the program uses).
+void set_threads(std::size_t threads);
+
+}  // namespace attend::app

@@ -1,0 +1,89 @@
+// `attend eval` and `attend predict` (commands.hpp).
+#include <cstdio>
+#include <iostream>
+
+#include "apps/commands.hpp"
+#include "apps/model_file.hpp"
+#include "models/dates.hpp"
+#include "models/svg.hpp"
+
+namespace attend::app {
+
+namespace {
+
+// FILE.svg for one picture; FILE-1.svg, FILE-2.svg, … for several.
+std::string numbered(const std::string& path, std::size_t index, std::size_t count) {
+  if (count == 1) return path;
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const std::string stem = has_extension ? path.substr(0, dot) : path;
+  return stem + "-" + std::to_string(index + 1) + (has_extension ? path.substr(dot) : "");
+}
+
+}  // namespace
+
+int run_eval(const EvalOptions& options) {
+  set_threads(options.threads);
+  ModelFile file = load_model_file(options.model_path);
+  const TaskData data = make_task_data(file.task);
+  const std::vector<Pair>& pairs = data.split(options.split);
+  std::vector<std::vector<std::int64_t>> sources;
+  std::vector<std::string> targets;
+  for (const Pair& p : pairs) {
+    sources.push_back(file.source_vocabulary.encode(source_tokens(file.task, p.source)));
+    targets.push_back(p.target);
+  }
+  const auto outputs = decode_all(*file.model, sources, {options.beam, 0, 1.0});
+  std::vector<std::string> predictions;
+  for (const auto& h : outputs) predictions.push_back(join_target(file.task, file.target_vocabulary.decode(h.tokens)));
+  const models::dates::Scores scores = models::dates::score(predictions, targets);
+  std::printf("split: %s\ncount: %zu\nexact_match: %.4f\nyear: %.4f\nmonth: %.4f\nday: %.4f\n", options.split.c_str(),
+              scores.count, scores.exact_match, scores.year, scores.month, scores.day);
+  return 0;
+}
+
+int run_predict(const PredictOptions& options) {
+  set_threads(options.threads);
+  ModelFile file = load_model_file(options.model_path);
+  std::vector<std::string> inputs = options.inputs;
+  if (inputs.empty()) {
+    for (std::string line; std::getline(std::cin, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      inputs.push_back(line);
+    }
+    if (inputs.empty()) throw InputError("no input: give dates on the command line or as lines on standard input");
+  }
+  if (!options.svg.empty() && file.model->config().decoder == models::DecoderKind::vanilla) {
+    throw InputError("--svg: the vanilla decoder has no attention weights to draw");
+  }
+  // every input is checked before anything is decoded or written
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const std::string& text : inputs) sources.push_back(encode_source(file.task, file.source_vocabulary, text));
+  const auto outputs = decode_all(*file.model, sources, {options.beam, 0, 1.0});
+  std::vector<std::string> pictures;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
+    std::cout << join_target(file.task, tokens) << "\n";
+    if (!options.svg.empty()) {
+      // one row per emitted token, the end token included
+      std::vector<std::string> rows;
+      for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
+      if (outputs[k].finished) rows.push_back("<eos>");
+      std::vector<std::vector<double>> weights;
+      for (const auto& row : outputs[k].attention) weights.emplace_back(row.begin(), row.end());
+      models::HeatmapOptions heatmap;
+      heatmap.title = "\"" + inputs[k] + "\" → " + join_target(file.task, tokens);
+      pictures.push_back(models::attention_svg(source_tokens(file.task, inputs[k]), rows, weights, heatmap));
+    }
+  }
+  std::cout << std::flush;
+  for (std::size_t k = 0; k < pictures.size(); ++k) {
+    const std::string path = numbered(options.svg, k, pictures.size());
+    models::write_file_atomically(path, pictures[k]);
+    std::cerr << "attend predict: wrote " << path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace attend::app

@@ -1,0 +1,107 @@
+// Saving, loading and batched decoding of the `attend` program's models (model_file.hpp).
+#include "apps/model_file.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nn/checkpoint.hpp"
+
+namespace attend::app {
+
+namespace {
+
+constexpr const char* format_name = "attend-seq2seq";
+constexpr int format_version = 1;
+
+}  // namespace
+
+void save_model_file(const std::string& path, const ModelFile& file, const nn::Optimizer<float>* optimizer) {
+  nlohmann::json metadata = {{"format", format_name},
+                             {"version", format_version},
+                             {"task", file.task.to_json()},
+                             {"model", file.model->config().to_json()},
+                             {"source_vocabulary", file.source_vocabulary.to_json()},
+                             {"target_vocabulary", file.target_vocabulary.to_json()},
+                             {"training", file.training}};
+  nn::NamedTensors<float> extra;
+  if (optimizer) extra = optimizer->state();
+  nn::save_checkpoint(path, file.model->parameters(), metadata, extra);
+}
+
+ModelFile load_model_file(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) throw InputError("model file " + path + ": no such file");
+  if (S_ISDIR(info.st_mode)) throw InputError("model file " + path + ": is a directory");
+  ModelFile file;
+  try {
+    const nlohmann::json metadata = nn::read_checkpoint_metadata(path);
+    if (!metadata.is_object() || metadata.value("format", "") != format_name) {
+      throw InputError("model file " + path + ": a checkpoint, but not a model saved by `attend train`");
+    }
+    if (metadata.value("version", 0) != format_version) {
+      throw InputError("model file " + path + ": format version " + metadata.at("version").dump() +
+                       ", this program reads version " + std::to_string(format_version));
+    }
+    file.task = TaskSpec::from_json(metadata.at("task"));
+    file.source_vocabulary = models::Vocabulary::from_json(metadata.at("source_vocabulary"));
+    file.target_vocabulary = models::Vocabulary::from_json(metadata.at("target_vocabulary"));
+    const auto config = models::Seq2seqConfig::from_json(metadata.at("model"));
+    if (config.source_vocab_size != file.source_vocabulary.size() ||
+        config.target_vocab_size != file.target_vocabulary.size()) {
+      throw InputError("model file " + path + ": the vocabulary sizes do not match the model configuration");
+    }
+    file.model = std::make_unique<models::Seq2seq<float>>(config);
+    file.training = metadata.value("training", nlohmann::json::object());
+    // the optimizer's state is only needed to go on training
+    nn::load_checkpoint(path, file.model->parameters(), {}, {"optimizer."});
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    // checkpoint errors already name the file
+    throw InputError(what.find(path) == std::string::npos ? "model file " + path + ": " + what : what);
+  }
+  return file;
+}
+
+void check_output_path(const std::string& path, const char* flag) {
+  if (path.empty()) throw InputError(std::string(flag) + ": an empty path");
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw InputError(std::string(flag) + " " + path + ": is a directory");
+  }
+  const std::size_t slash = path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    throw InputError(std::string(flag) + " " + path + ": the folder " + folder + " does not exist");
+  }
+  if (access(folder.c_str(), W_OK) != 0) {
+    throw InputError(std::string(flag) + " " + path + ": the folder " + folder + " is not writable");
+  }
+}
+
+std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
+                                           const std::vector<std::vector<std::int64_t>>& sources,
+                                           const models::SearchOptions& search, std::size_t batch_size) {
+  model.eval();
+  // sources of similar length go together, so a batch carries little padding; results return in input order
+  std::vector<std::size_t> order(sources.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
+  std::vector<models::Hypothesis> result(sources.size());
+  for (std::size_t start = 0; start < order.size(); start += batch_size) {
+    const std::size_t end = std::min(order.size(), start + batch_size);
+    std::vector<std::vector<std::int64_t>> chunk;
+    for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
+    const models::Batch batch = models::make_batch(chunk);
+    std::vector<models::Hypothesis> decoded = models::decode(model, batch.source, batch.source_lengths, search);
+    for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
+  }
+  return result;
+}
+
+}  // namespace attend::app

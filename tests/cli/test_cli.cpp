@@ -1,0 +1,255 @@
+// The `attend` program end to end: train a tiny model for a few steps, evaluate it, predict from arguments and from
+// standard input, draw the heatmap; then every error a user can make, each of which must give one line on standard
+// error that names the problem, exit status 2, and no file written (apps/attend.cpp).
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "nn/checkpoint.hpp"
+#include "nn/layers.hpp"
+
+namespace {
+
+// A scratch folder for one test, removed afterwards.
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    char pattern[] = "/tmp/attend-cli-XXXXXX";
+    dir = mkdtemp(pattern);
+  }
+  ~Scratch() { (void)std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+};
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
+}
+
+// Runs `attend <args>` (args already shell-quoted) with `input` on standard input.
+Run run_attend(const std::string& args, const std::string& input = "") {
+  Scratch io;
+  {
+    std::ofstream(io.path("in")) << input;
+  }
+  const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " < '" +
+                              io.path("in") + "' > '" + io.path("out") + "' 2> '" + io.path("err") + "'";
+  const int raw = std::system(command.c_str());
+  Run run;
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = read_file(io.path("out"));
+  run.err = read_file(io.path("err"));
+  return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A tiny model, trained once for the whole suite.
+const std::string& tiny_model() {
+  static Scratch scratch;
+  static const std::string path = scratch.path("tiny.safetensors");
+  static bool trained = false;
+  if (!trained) {
+    const Run run = run_attend("train --task dates --train-size 256 --valid-size 32 --test-size 40 --epochs 2 --hidden 16 "
+                           "--embed 8 --batch 64 --seed 3 --out '" + path + "'");
+    BOOST_REQUIRE_MESSAGE(run.status == 0, "training the tiny model failed: " << run.err);
+    trained = true;
+  }
+  return path;
+}
+
+// The error contract: status 2, exactly one line on standard error, starting "attend: error:" and naming `part`.
+void check_usage_error(const Run& run, const std::vector<std::string>& parts) {
+  BOOST_TEST(run.status == 2);
+  const auto lines = lines_of(run.err);
+  BOOST_TEST(lines.size() == 1u, "standard error: " << run.err);
+  BOOST_TEST(run.err.rfind("attend: error: ", 0) == 0u, "standard error: " << run.err);
+  for (const auto& part : parts) {
+    BOOST_TEST(run.err.find(part) != std::string::npos, "\"" << part << "\" not in: " << run.err);
+  }
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli)
+
+BOOST_AUTO_TEST_CASE(train_then_eval_then_predict) {
+  Scratch scratch;
+  const std::string model = scratch.path("m.safetensors");
+  const Run train = run_attend("train --task dates --decoder luong-general --cell lstm --bidirectional --train-size 128 "
+                           "--valid-size 16 --test-size 24 --epochs 1 --hidden 8 --embed 4 --batch 32 --out '" +
+                           model + "'");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  BOOST_TEST(exists(model));
+  BOOST_TEST(train.err.find("epoch 1 done") != std::string::npos, train.err);
+  BOOST_TEST(train.out.find("best validation exact_match: ") == 0u, train.out);
+  // not a terminal: plain lines, no carriage returns
+  BOOST_TEST(train.err.find('\r') == std::string::npos);
+
+  const Run eval = run_attend("eval --model '" + model + "'");
+  BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
+  const auto lines = lines_of(eval.out);
+  BOOST_TEST_REQUIRE(lines.size() == 6u, eval.out);
+  BOOST_TEST(lines[0] == "split: test");
+  BOOST_TEST(lines[1] == "count: 24");
+  BOOST_TEST(lines[2].rfind("exact_match: ", 0) == 0u);
+  const double exact = std::stod(lines[2].substr(13));
+  BOOST_TEST((exact >= 0.0 && exact <= 1.0));
+  for (std::size_t k = 3; k < 6; ++k) {
+    const double accuracy = std::stod(lines[k].substr(lines[k].find(": ") + 2));
+    BOOST_TEST((accuracy >= 0.0 && accuracy <= 1.0), lines[k]);
+  }
+
+  const Run predict = run_attend("predict --model '" + model + "' 'Saturday 09 May 2018' '1 mars 1999'");
+  BOOST_TEST_REQUIRE(predict.status == 0, predict.err);
+  BOOST_TEST(lines_of(predict.out).size() == 2u, predict.out);
+}
+
+BOOST_AUTO_TEST_CASE(predict_reads_lines_from_standard_input_and_beam_search_works) {
+  const Run run = run_attend("predict --model '" + tiny_model() + "' --beam 3", "9 de mayo de 2018\n2018-05-09\r\nMay 9, 2018\n");
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  BOOST_TEST(lines_of(run.out).size() == 3u, run.out);
+  const Run eval = run_attend("eval --model '" + tiny_model() + "' --split validation --beam 2");
+  BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
+  BOOST_TEST(lines_of(eval.out)[1] == "count: 32");
+}
+
+BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
+  Scratch scratch;
+  const Run one = run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("a.svg") + "' 'May 9, 2018'");
+  BOOST_TEST_REQUIRE(one.status == 0, one.err);
+  const std::string svg = read_file(scratch.path("a.svg"));
+  BOOST_TEST(svg.find("<svg") != std::string::npos);
+  BOOST_TEST(svg.size() > 7u);
+  BOOST_TEST(svg.substr(svg.size() - 7) == "</svg>\n");
+  BOOST_TEST(count(svg, "<svg") == count(svg, "</svg>"));
+  // rows: the output characters (and <eos> when it ended); columns: the 11 source characters
+  const std::size_t output_rows = lines_of(one.out)[0].size() + 1;
+  BOOST_TEST(count(svg, "class=\"cell\"") % 11 == 0u);
+  BOOST_TEST(count(svg, "class=\"cell\"") / 11 <= output_rows);
+
+  const Run two = run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("b.svg") + "' 'May 9, 2018' '9.5.2018'");
+  BOOST_TEST_REQUIRE(two.status == 0, two.err);
+  BOOST_TEST(exists(scratch.path("b-1.svg")));
+  BOOST_TEST(exists(scratch.path("b-2.svg")));
+  BOOST_TEST(!exists(scratch.path("b.svg")));
+}
+
+BOOST_AUTO_TEST_CASE(usage_errors) {
+  Scratch scratch;
+  const std::string out = "--out '" + scratch.path("m.safetensors") + "'";
+  check_usage_error(run_attend(""), {"subcommand"});
+  check_usage_error(run_attend("train --bogus 1 " + out), {"--bogus"});
+  check_usage_error(run_attend("train --hidden abc " + out), {"--hidden"});
+  check_usage_error(run_attend("train --hidden 0 " + out), {"--hidden"});
+  check_usage_error(run_attend("train --decoder luong-cosine " + out), {"luong-cosine"});
+  check_usage_error(run_attend("train --cell transformer " + out), {"transformer"});
+  check_usage_error(run_attend("train --lr -1 " + out), {"--lr"});
+  check_usage_error(run_attend("train"), {"--out"});
+  check_usage_error(run_attend("train --decoder luong-dot --bidirectional " + out), {"dot", "bidirectional"});
+  check_usage_error(run_attend("train --out '" + scratch.path("no/such/folder/m.safetensors") + "'"), {"does not exist"});
+  check_usage_error(run_attend("train --out '" + scratch.dir + "'"), {"is a directory"});
+  check_usage_error(run_attend("train --valid-size 80000 " + out), {"80000"});
+  BOOST_TEST(!exists(scratch.path("m.safetensors")));
+  check_usage_error(run_attend("eval"), {"--model"});
+  check_usage_error(run_attend("eval --model '" + tiny_model() + "' --split dev"), {"dev"});
+  check_usage_error(run_attend("eval --model '" + tiny_model() + "' --beam 0"), {"--beam"});
+  check_usage_error(run_attend("predict --model '" + tiny_model() + "' --threads 0 'May 9, 2018'"), {"--threads"});
+}
+
+BOOST_AUTO_TEST_CASE(model_file_errors) {
+  Scratch scratch;
+  check_usage_error(run_attend("eval --model '" + scratch.path("missing.safetensors") + "'"), {"missing.safetensors", "no such file"});
+  check_usage_error(run_attend("eval --model '" + scratch.dir + "'"), {"is a directory"});
+  {
+    std::ofstream(scratch.path("junk.safetensors")) << "this is not a checkpoint at all";
+  }
+  check_usage_error(run_attend("predict --model '" + scratch.path("junk.safetensors") + "' 'May 9, 2018'"), {"junk.safetensors"});
+  // the first half of a real model file
+  const std::string whole = read_file(tiny_model());
+  {
+    std::ofstream(scratch.path("half.safetensors"), std::ios::binary) << whole.substr(0, whole.size() / 2);
+  }
+  check_usage_error(run_attend("eval --model '" + scratch.path("half.safetensors") + "'"), {"half.safetensors"});
+  // a valid checkpoint that is not an attend model
+  attend::Rng rng(1);
+  attend::nn::Linear<float> layer(2, 3, rng);
+  attend::nn::save_checkpoint<float>(scratch.path("linear.safetensors"), layer.parameters(), {{"note", "a layer"}});
+  check_usage_error(run_attend("eval --model '" + scratch.path("linear.safetensors") + "'"), {"linear.safetensors", "attend train"});
+}
+
+BOOST_AUTO_TEST_CASE(input_errors_write_nothing) {
+  Scratch scratch;
+  const std::string model = "predict --model '" + tiny_model() + "' ";
+  const std::string svg = "--svg '" + scratch.path("h.svg") + "' ";
+  check_usage_error(run_attend(model + svg + "'Saturday 09 May 2018 ☃'"), {"☃", "never seen"});
+  check_usage_error(run_attend(model + svg + "''"), {"empty"});
+  check_usage_error(run_attend(model + svg + "'" + std::string(100, '1') + "'"), {"100", "at most"});
+  check_usage_error(run_attend(model + svg), {"no input"});
+  // one bad input among good ones: nothing is printed or written
+  const Run mixed = run_attend(model + svg + "'May 9, 2018' 'May 9, 2018 ☃'");
+  check_usage_error(mixed, {"☃"});
+  BOOST_TEST(mixed.out.empty());
+  check_usage_error(run_attend(model + "--svg '" + scratch.path("nowhere/h.svg") + "' 'May 9, 2018'"), {"does not exist"});
+  check_usage_error(run_attend(model + "\"$(printf '\\377\\376')\""), {"UTF-8"});
+  BOOST_TEST(!exists(scratch.path("h.svg")));
+}
+
+BOOST_AUTO_TEST_CASE(the_vanilla_decoder_has_no_heatmap) {
+  Scratch scratch;
+  const std::string model = scratch.path("v.safetensors");
+  const Run train = run_attend("train --decoder vanilla --train-size 64 --valid-size 8 --test-size 8 --epochs 1 --hidden 8 "
+                           "--embed 4 --out '" + model + "'");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  const Run run = run_attend("predict --model '" + model + "' --svg '" + scratch.path("v.svg") + "' 'May 9, 2018'");
+  check_usage_error(run, {"vanilla", "attention"});
+  BOOST_TEST(!exists(scratch.path("v.svg")));
+  BOOST_TEST(run_attend("predict --model '" + model + "' 'May 9, 2018'").status == 0);
+}
+
+BOOST_AUTO_TEST_CASE(help_and_version_succeed) {
+  const Run help = run_attend("--help");
+  BOOST_TEST(help.status == 0);
+  for (const char* command : {"train", "eval", "predict"}) BOOST_TEST(help.out.find(command) != std::string::npos);
+  const Run train_help = run_attend("train --help");
+  BOOST_TEST(train_help.status == 0);
+  for (const char* flag : {"--decoder", "--bidirectional", "--hidden", "--embed", "--layers", "--batch", "--epochs", "--lr",
+                           "--seed", "--threads", "--out"}) {
+    BOOST_TEST(train_help.out.find(flag) != std::string::npos, flag);
+  }
+  BOOST_TEST(run_attend("--version").out == "attend 0.1.0\n");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
