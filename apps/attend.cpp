@@ -17,17 +17,31 @@ namespace {
 
 using attend::app::InputError;
 
-// Whole numbers ≥ 1 (CLI11's Range, named for its messages).
-const CLI::Range positive(std::size_t{1}, std::size_t{1} << 40, "POSITIVE");
+// Whole numbers from 1 to `most`, with a message that says so.
+CLI::Validator whole(std::size_t most) {
+  return CLI::Validator(
+      [most](std::string& text) -> std::string {
+        const std::string expected = "must be a whole number from 1 to " + std::to_string(most);
+        if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
+          return expected + ", not \"" + text + "\"";
+        }
+        const std::size_t value = std::stoull(text);
+        if (value < 1 || value > most) return expected + ", not " + text;
+        return "";
+      },
+      "1.." + std::to_string(most));
+}
+
+const std::size_t many = 100000000;  // a bound for counts (pairs, steps, epochs)
 
 void add_threads(CLI::App& command, std::size_t& threads) {
   command.add_option("--threads", threads, "OpenBLAS threads for the matrix products")
-      ->check(CLI::Range(1, 64))
+      ->check(whole(64))
       ->capture_default_str();
 }
 
 void add_beam(CLI::App& command, std::size_t& beam) {
-  command.add_option("--beam", beam, "beam width (1: greedy decoding)")->check(positive)->capture_default_str();
+  command.add_option("--beam", beam, "beam width (1: greedy decoding)")->check(whole(1000))->capture_default_str();
 }
 
 }  // namespace
@@ -53,26 +67,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   train_command->add_flag("--bidirectional", bidirectional, "read the source in both directions");
   train_command->add_flag("--no-input-feeding", no_input_feeding, "Luong: do not feed h̃_{j-1} into the next step");
-  train_command->add_option("--hidden", train.model.hidden_size, "hidden size H")->check(positive)->capture_default_str();
-  train_command->add_option("--embed", train.model.embedding_dim, "embedding size E")->check(positive)->capture_default_str();
-  train_command->add_option("--layers", train.model.num_layers, "recurrent layers")->check(CLI::Range(1, 8))->capture_default_str();
+  train_command->add_option("--hidden", train.model.hidden_size, "hidden size H")->check(whole(16384))->capture_default_str();
+  train_command->add_option("--embed", train.model.embedding_dim, "embedding size E")->check(whole(16384))->capture_default_str();
+  train_command->add_option("--layers", train.model.num_layers, "recurrent layers")->check(whole(8))->capture_default_str();
   train_command->add_option("--attention-size", train.model.attention_size, "additive/concat score size (0: H)")
       ->check(CLI::Range(0, 1 << 16))
       ->capture_default_str();
   train_command->add_option("--dropout", train.model.dropout, "dropout between encoder layers")
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();
-  train_command->add_option("--batch", train.batch_size, "sentence pairs per step")->check(positive)->capture_default_str();
-  train_command->add_option("--epochs", train.epochs, "passes over the training data")->check(positive)->capture_default_str();
+  train_command->add_option("--batch", train.batch_size, "sentence pairs per step")->check(whole(many))->capture_default_str();
+  train_command->add_option("--epochs", train.epochs, "passes over the training data")->check(whole(many))->capture_default_str();
   train_command->add_option("--lr", train.learning_rate, "Adam learning rate")->check(CLI::Range(1e-7, 10.0))->capture_default_str();
   train_command->add_option("--clip", train.clip, "clip the gradient's global norm to this (0: no clipping)")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   train_command->add_option("--seed", train.task.seed, "seed of the data, the initial weights and the batch order")
       ->capture_default_str();
-  train_command->add_option("--train-size", train.task.train_size, "training pairs")->check(positive)->capture_default_str();
-  train_command->add_option("--valid-size", train.task.validation_size, "validation pairs")->check(positive)->capture_default_str();
-  train_command->add_option("--test-size", train.task.test_size, "test pairs")->check(positive)->capture_default_str();
+  train_command->add_option("--train-size", train.task.train_size, "training pairs")->check(whole(many))->capture_default_str();
+  train_command->add_option("--valid-size", train.task.validation_size, "validation pairs")->check(whole(many))->capture_default_str();
+  train_command->add_option("--test-size", train.task.test_size, "test pairs")->check(whole(many))->capture_default_str();
   train_command->add_option("--time-limit", train.time_limit_minutes, "stop after this many minutes (0: none)")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();

@@ -15,7 +15,7 @@ struct TrainOptions {
   models::Seq2seqConfig model;  // sizes of the vocabularies are filled in from the task
   std::string decoder = "bahdanau";
   std::size_t batch_size = 64;
-  std::size_t epochs = 10;
+  std::size_t epochs = 5;
   double learning_rate = 2e-3;
   double clip = 1.0;              // gradient clipping by global norm; 0: none
   std::size_t threads = 1;        // OpenBLAS threads

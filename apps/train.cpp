@@ -109,6 +109,8 @@ int run_train(const TrainOptions& options) {
   models::Seq2seq<float>& model = *file.model;
 
   const Encoded train = encode_pairs(options.task, data.train, file.source_vocabulary, file.target_vocabulary);
+  std::vector<std::size_t> source_lengths;
+  for (const auto& s : train.sources) source_lengths.push_back(s.size());
   nn::Adam<float> adam(model.parameters(), {options.learning_rate});
   Rng order_rng(options.task.seed + 7);
   const std::size_t steps_per_epoch = (train.sources.size() + options.batch_size - 1) / options.batch_size;
@@ -130,10 +132,11 @@ int run_train(const TrainOptions& options) {
   std::size_t loss_count = 0;
   double last_validation = -1;
   bool out_of_time = false;
+  double last_shown = 0;
   const Clock::time_point train_start = Clock::now();
   for (std::size_t epoch = 1; epoch <= options.epochs && !out_of_time; ++epoch) {
     model.train();
-    for (const auto& indices : models::batch_order(train.sources.size(), options.batch_size, &order_rng)) {
+    for (const auto& indices : models::bucketed_batch_order(source_lengths, options.batch_size, order_rng)) {
       std::vector<std::vector<std::int64_t>> sources, targets;
       for (std::size_t i : indices) {
         sources.push_back(train.sources[i]);
@@ -157,7 +160,10 @@ int run_train(const TrainOptions& options) {
       ++loss_count;
       const double elapsed = seconds_since(train_start);
       if (options.time_limit_minutes > 0 && elapsed > options.time_limit_minutes * 60) out_of_time = true;
-      if (step % log_every == 0 || out_of_time) {
+      // a terminal gets the line rewritten about four times a second; a log gets a line every log_every steps
+      const bool due = progress.terminal() ? elapsed - last_shown >= 0.25 : step % log_every == 0;
+      if (due || out_of_time) {
+        last_shown = elapsed;
         std::ostringstream line;
         line.setf(std::ios::fixed);
         line.precision(4);
@@ -193,7 +199,7 @@ int run_train(const TrainOptions& options) {
     progress.show(line.str(), true);
     if (out_of_time) std::cerr << "attend train: time limit of " << options.time_limit_minutes << " min reached\n";
   }
-  std::cout << "best validation exact_match: " << best << "\n";
+  std::printf("best validation exact_match: %.4f\n", best);
   return 0;
 }
 

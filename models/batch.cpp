@@ -62,4 +62,23 @@ std::vector<std::vector<std::size_t>> batch_order(std::size_t count, std::size_t
   return batches;
 }
 
+std::vector<std::vector<std::size_t>> bucketed_batch_order(const std::vector<std::size_t>& lengths,
+                                                           std::size_t batch_size, Rng& rng) {
+  if (batch_size == 0) throw std::invalid_argument("bucketed_batch_order: batch size 0");
+  if (lengths.empty()) return {};
+  std::vector<std::size_t> order = batch_order(lengths.size(), lengths.size() + 1, &rng).front();
+  const std::size_t window = 32 * batch_size;
+  std::vector<std::vector<std::size_t>> batches;
+  for (std::size_t start = 0; start < order.size(); start += window) {
+    const auto first = order.begin() + static_cast<std::ptrdiff_t>(start);
+    const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + window));
+    std::stable_sort(first, last, [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
+    for (auto b = first; b < last; b += static_cast<std::ptrdiff_t>(std::min<std::size_t>(batch_size, last - b))) {
+      batches.emplace_back(b, b + static_cast<std::ptrdiff_t>(std::min<std::size_t>(batch_size, last - b)));
+    }
+  }
+  for (std::size_t i = batches.size(); i > 1; --i) std::swap(batches[i - 1], batches[rng.next() % i]);
+  return batches;
+}
+
 }  // namespace attend::models

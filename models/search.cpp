@@ -211,12 +211,16 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
                         });
       std::vector<Beam> next;
       for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
+        // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
+        // finished outputs while better ones are still being written
+        if (candidates[c].token == Vocabulary::eos_id && c >= k) continue;
         const Beam& parent = live[b][candidates[c].beam];
         Hypothesis h = parent.hypothesis;
         h.log_prob = candidates[c].log_prob;
         if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, parent.row, lengths[b]));
         if (candidates[c].token == Vocabulary::eos_id) {
-          // a finished hypothesis leaves the beam; its score is normalised by its length, end token included
+          // an end among the k best candidates finishes a hypothesis, which leaves the beam; its score is normalised
+          // by its length, end token included
           h.finished = true;
           h.score = normalised(h.log_prob, h.tokens.size() + 1, alpha);
           finished[b].push_back(std::move(h));
@@ -232,7 +236,11 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
         y_prev.data()[b * k + r] = next[r].hypothesis.tokens.back();
       }
       live[b] = std::move(next);
-      if (finished[b].size() >= k || live[b].empty() || last_step) done[b] = true;
+      // done when the best candidate of the step was an end (as OpenNMT): every live beam is then less probable
+      // than a finished output and can only lose probability, so with α = 0 nothing better can come (with α > 0
+      // this is the usual heuristic); also when nothing is left to extend, or at the maximum length
+      const bool best_was_end = !candidates.empty() && candidates.front().token == Vocabulary::eos_id;
+      if (best_was_end || live[b].empty() || last_step) done[b] = true;
     }
     if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
     state = gather_state(step.state, parents);

@@ -1,7 +1,9 @@
 // Decoding: from a trained model and a batch of sources to output sequences, argmax_y p(y | x) approximated step by
 // step. Greedy decoding keeps the single most probable token at each step; beam search keeps the k most probable
-// partial outputs (by summed log-probability), sets a hypothesis aside when it ends with the end token, and returns the
-// finished one with the best length-normalised score log p(y | x) / |y|^α. Width 1 is greedy decoding exactly.
+// partial outputs (by summed log-probability), sets a hypothesis aside when it ends with the end token among the k
+// best candidates, stops when the best candidate of a step is an end (or at the maximum length), and returns the
+// finished output with the best length-normalised score log p(y | x) / |y|^α. With α = 0 the stop loses nothing: every
+// unfinished output is already less probable than a finished one. Width 1 is greedy decoding exactly.
 // Both run a whole batch at once (beam search as B·k rows) and record each output token's attention weights.
 // Neither ever outputs <pad> or <sos> (they are skipped, the other probabilities are not renormalised).
 // Chapters: docs/03-encoder-decoder.md (greedy, feeding back predictions), docs/12-translation.md (beam search).

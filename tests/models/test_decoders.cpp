@@ -300,4 +300,33 @@ BOOST_AUTO_TEST_CASE(batch_order_covers_every_example_once) {
   BOOST_TEST(batch_order(10, 4, &same) == batches);
 }
 
+BOOST_AUTO_TEST_CASE(bucketed_batches_cover_every_example_once_and_group_similar_lengths) {
+  Rng lengths_rng(5);
+  std::vector<std::size_t> lengths;
+  for (int i = 0; i < 1000; ++i) lengths.push_back(1 + lengths_rng.next() % 40);
+  Rng rng(6);
+  const auto batches = bucketed_batch_order(lengths, 16, rng);
+  std::vector<std::size_t> seen;
+  double spread = 0;
+  for (const auto& b : batches) {
+    BOOST_TEST((!b.empty() && b.size() <= 16u));
+    seen.insert(seen.end(), b.begin(), b.end());
+    std::size_t lo = 100, hi = 0;
+    for (std::size_t i : b) {
+      lo = std::min(lo, lengths[i]);
+      hi = std::max(hi, lengths[i]);
+    }
+    spread += static_cast<double>(hi - lo);
+  }
+  std::sort(seen.begin(), seen.end());
+  BOOST_TEST_REQUIRE(seen.size() == 1000u);
+  for (std::size_t i = 0; i < 1000; ++i) BOOST_TEST(seen[i] == i);
+  // random batches of 16 lengths in 1..40 span about 30; sorted windows of 32 batches span about 2
+  BOOST_TEST(spread / static_cast<double>(batches.size()) < 5.0);
+  Rng same(6);
+  BOOST_TEST(bucketed_batch_order(lengths, 16, same) == batches);
+  BOOST_TEST(!(bucketed_batch_order(lengths, 16, rng) == batches));  // the next epoch has another order
+  BOOST_TEST(bucketed_batch_order({}, 4, rng).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
