@@ -6,12 +6,13 @@
 // the start of the data), plus "__metadata__", a map of strings to strings. Reference: docs/reference/checkpoints.md.
 #include "nn/checkpoint.hpp"
 
+#include "nn/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -269,81 +270,6 @@ Fd open_for_reading(const std::string& path) {
 // ---------------------------------------------------------------------------------------------------------------------
 // writing
 
-// A temporary file beside the target ("<path>.tmp-<pid>-<n>", so the rename stays within one file system), renamed
-// over the target by commit(). Until then the target is untouched, and the destructor removes the temporary file.
-class AtomicFile {
- public:
-  explicit AtomicFile(const std::string& path) : path_(path) {
-    static std::atomic<unsigned> counter{0};
-    for (int attempt = 0;; ++attempt) {
-      temp_ = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-      // 0666 before the umask: the checkpoint gets the permissions of any new file, not mkstemp's 0600
-      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd_ >= 0) return;
-      const int error = errno;
-      if (error != EEXIST || attempt == 100) {
-        fail(path_, "cannot create the temporary file " + temp_ + ": " + std::strerror(error));
-      }
-    }
-  }
-  ~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temp_.c_str());
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  // Appends `size` bytes; `what` names them for the error message.
-  void write(const void* data, std::uint64_t size, const std::string& what) {
-    const char* in = static_cast<const char*>(data);
-    while (size > 0) {
-      const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 30));
-      const ssize_t n = ::write(fd_, in, chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        const int error = n < 0 ? errno : EIO;
-        fail(path_, "cannot write " + what + " to " + temp_ + ": " + std::strerror(error));
-      }
-      in += n;
-      size -= static_cast<std::uint64_t>(n);
-    }
-  }
-
-  // Data to disk (fsync), close, then the rename that makes the new file visible in one step.
-  void commit() {
-    if (::fsync(fd_) != 0) {
-      const int error = errno;
-      fail(path_, "cannot flush " + temp_ + " to disk: " + std::strerror(error));
-    }
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) {
-      const int error = errno;
-      fail(path_, "cannot close " + temp_ + ": " + std::strerror(error));
-    }
-    if (::rename(temp_.c_str(), path_.c_str()) != 0) {
-      const int error = errno;
-      fail(path_, "cannot rename " + temp_ + " to " + path_ + ": " + std::strerror(error));
-    }
-    committed_ = true;
-    // Make the rename itself durable. Best effort: the new file is complete and in place whatever happens here, and
-    // after a crash before this sync the folder holds either the old file or the new one, never a mix.
-    std::string folder = std::filesystem::path(path_).parent_path().string();
-    if (folder.empty()) folder = ".";
-    const int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder_fd >= 0) {
-      ::fsync(folder_fd);
-      ::close(folder_fd);
-    }
-  }
-
- private:
-  std::string path_;
-  std::string temp_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -391,7 +317,7 @@ void save_checkpoint(const std::string& path, const NamedParameters<T>& params, 
   unsigned char length[length_bytes];
   for (std::size_t i = 0; i < length_bytes; ++i) length[i] = static_cast<unsigned char>(text.size() >> (8 * i));
 
-  AtomicFile file(path);
+  AtomicFile file(path, "checkpoint " + path + ": ");
   file.write(length, length_bytes, "the header length");
   file.write(text.data(), text.size(), "the header");
   for (const auto& [name, t] : tensors) {
