@@ -185,7 +185,7 @@ Variable<T> attention_weights(const Variable<T>& e, const Mask& mask) {
     throw std::invalid_argument("attention_weights: scores " + to_string(e.shape()) + " and mask " +
                                 to_string(mask.shape()) + " must both be (batch, S)");
   }
-  // α_ij = exp(e_ij) / Σ_k exp(e_ik), k over the real positions; padding gets exactly 0
+  // α_ij = exp(e_ij) / Σ_k exp(e_kj), k over the real positions; padding gets exactly 0
   return softmax(e, 1, mask);
 }
 

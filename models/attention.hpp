@@ -98,7 +98,7 @@ template <class T>
 std::unique_ptr<Score<T>> make_score(ScoreKind kind, std::size_t query_size, std::size_t annotation_size,
                                      std::size_t attention_size, Rng& rng);
 
-// α_ij = exp(e_ij) / Σ_k exp(e_ik) over the unpadded positions (mask 1 = real token, 0 = padding → α exactly 0)
+// α_ij = exp(e_ij) / Σ_k exp(e_kj) over the unpadded positions (mask 1 = real token, 0 = padding → α exactly 0)
 // e: (batch, S), mask: (batch, S) → α: (batch, S)
 template <class T>
 Variable<T> attention_weights(const Variable<T>& e, const Mask& mask);

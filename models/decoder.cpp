@@ -187,7 +187,7 @@ DecoderStep<T> BahdanauDecoder<T>::step(const Ids& y_prev, const DecoderState<T>
   const Variable<T>& s_prev = state.h.back();  // s_{j-1}: (B, H), the top layer's
   // e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i): (B, S), with U_a h_i precomputed in memory.keys
   Variable<T> e_ij = score->score(s_prev, memory.keys);
-  // α_ij = exp(e_ij) / Σ_k exp(e_ik): (B, S)
+  // α_ij = exp(e_ij) / Σ_k exp(e_kj): (B, S)
   Variable<T> alpha_ij = attention_weights(e_ij, memory.mask);
   // c_j = Σ_i α_ij h_i: (B, A)
   Variable<T> c_j = context(alpha_ij, memory.annotations);

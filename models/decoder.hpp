@@ -112,7 +112,7 @@ class VanillaDecoder : public Decoder<T> {
 
 // Bahdanau et al. (2015):
 //   e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
-//   α_ij = exp(e_ij) / Σ_k exp(e_ik)
+//   α_ij = exp(e_ij) / Σ_k exp(e_kj)
 //   c_j = Σ_i α_ij h_i
 //   s_j = f(s_{j-1}, [E y_{j-1}; c_j])
 //   p(y_j | y_<j, x) = g(y_{j-1}, s_j, c_j) = softmax(W_o [s_j; c_j; E y_{j-1}] + b_o)

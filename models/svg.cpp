@@ -1,20 +1,15 @@
-// The SVG attention heatmap and the atomic file write of models/svg.hpp. The picture is laid out from estimated text
-// widths (code points × a fixed fraction of the font size, since no font metrics are at hand), numbers are formatted
-// with std::to_chars (locale-independent, exact), and the colours come from a 9-anchor viridis table interpolated
-// linearly, the same anchors as the colour bar's gradient stops, so the bar shows exactly the map the cells use.
+// The SVG attention heatmap and the line chart of models/svg.hpp. The pictures are laid out from
+// estimated text widths (code points × a fixed fraction of the font size, since no font metrics are at hand), numbers
+// are formatted with std::to_chars (locale-independent, exact), and the heatmap's colours come from a 9-anchor viridis
+// table interpolated linearly, the same anchors as the colour bar's gradient stops, so the bar shows exactly the map
+// the cells use.
 #include "models/svg.hpp"
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -214,84 +209,6 @@ void check_weights(const std::vector<std::string>& source_tokens, const std::vec
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------------
-// writing files
-
-[[noreturn]] void write_failed(const std::string& path, const std::string& what, int error) {
-  throw std::runtime_error("write_file_atomically: cannot write '" + path + "': " + what + ": " + std::strerror(error));
-}
-
-// A temporary file beside the target ("<path>.tmp-<pid>-<n>", so the rename stays within one file system). The
-// destructor closes it and, unless it was renamed over the target, removes it.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::string& path) : path_(path) {
-    static std::atomic<unsigned> counter{0};
-    for (int attempt = 0;; ++attempt) {
-      name_ = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-      // 0666 before the umask: the file gets the permissions of any new file, not mkstemp's 0600
-      fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-      if (fd_ >= 0) return;
-      const int error = errno;
-      if (error != EEXIST || attempt == 100) {
-        write_failed(path_, "cannot create the temporary file '" + name_ + "'", error);
-      }
-    }
-  }
-  ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!renamed_) ::unlink(name_.c_str());
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-
-  void write(const std::string& contents) {
-    const char* data = contents.data();
-    std::size_t left = contents.size();
-    while (left > 0) {
-      const ssize_t n = ::write(fd_, data, left);
-      if (n < 0 && errno == EINTR) continue;
-      const int error = n < 0 ? errno : EIO;  // n = 0 would otherwise loop for ever
-      if (n <= 0) write_failed(path_, "cannot write to '" + name_ + "'", error);
-      data += n;
-      left -= static_cast<std::size_t>(n);
-    }
-  }
-
-  // Data to disk (fsync), close, then the rename that makes the new file visible in one step.
-  void commit() {
-    // errno is read before the message is built, which may itself change it
-    if (::fsync(fd_) != 0) {
-      const int error = errno;
-      write_failed(path_, "cannot flush '" + name_ + "' to disk", error);
-    }
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) {
-      const int error = errno;
-      write_failed(path_, "cannot close '" + name_ + "'", error);
-    }
-    if (::rename(name_.c_str(), path_.c_str()) != 0) {
-      const int error = errno;
-      write_failed(path_, "cannot rename '" + name_ + "' to '" + path_ + "'", error);
-    }
-    renamed_ = true;
-    // make the rename itself durable; best effort, the new file is complete and in place whatever happens here
-    std::string folder = std::filesystem::path(path_).parent_path().string();
-    if (folder.empty()) folder = ".";
-    const int folder_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder_fd >= 0) {
-      ::fsync(folder_fd);
-      ::close(folder_fd);
-    }
-  }
-
- private:
-  std::string path_;
-  std::string name_;
-  int fd_ = -1;
-  bool renamed_ = false;
-};
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -475,10 +392,291 @@ std::string attention_svg(const std::vector<std::string>& source_tokens, const s
   return svg;
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  TemporaryFile file(path);
-  file.write(contents);
-  file.commit();
+// ---------------------------------------------------------------------------------------------------------------------
+// the line chart
+
+namespace {
+
+[[noreturn]] void invalid_chart(const std::string& message) {
+  throw std::invalid_argument("line_chart_svg: " + message);
 }
+
+// A number as short as it reads back exactly ("8", "0.0123", "1e-07"): the tooltips' format.
+std::string shortest(double value) {
+  std::array<char, 64> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  if (result.ec != std::errc()) throw std::logic_error("line_chart_svg: cannot format a number");
+  return std::string(buffer.data(), result.ptr);
+}
+
+// A tick label: `decimals` digits after the point ("0.25", "120"), or six significant digits in scientific notation
+// for the very large and the very small, which fixed notation would spell out digit by digit.
+std::string tick_label(double value, int decimals) {
+  if (decimals <= 12 && std::abs(value) < 1e15) return fixed(value, decimals);
+  std::array<char, 64> buffer{};
+  const auto result =
+      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
+  if (result.ec != std::errc()) throw std::logic_error("line_chart_svg: cannot format a number");
+  return std::string(buffer.data(), result.ptr);
+}
+
+// Okabe & Ito's palette for colour-blind readers, in the order its colours are most distinct on white (its yellow,
+// too pale for a thin line, comes last).
+constexpr std::array<const char*, 8> okabe_ito = {"#0072b2", "#d55e00", "#009e73", "#e69f00",
+                                                  "#cc79a7", "#56b4e9", "#000000", "#f0e442"};
+
+// The axis of one coordinate: its ends, the tick step and how many decimals the tick labels need.
+struct Axis {
+  double low = 0, high = 1, step = 1;
+  int decimals = 0;
+
+  // The ticks: the multiples of step within [low, high], computed as k·step (no accumulated rounding).
+  std::vector<double> ticks() const {
+    std::vector<double> values;
+    const double first = std::ceil(low / step - 1e-9);
+    for (double k = first; k * step <= high + 1e-9 * step && values.size() < 100; ++k) values.push_back(k * step);
+    return values;
+  }
+};
+
+// A "nice" axis for the data range [data_low, data_high]: about five ticks, 1, 2 or 5 times a power of ten apart. An
+// end that is NAN comes from the data and is moved out to the nearest tick; a given end is kept as it is.
+Axis nice_axis(double data_low, double data_high, double given_low, double given_high) {
+  double low = std::isnan(given_low) ? data_low : given_low;
+  double high = std::isnan(given_high) ? data_high : given_high;
+  if (high <= low) {  // one value (or an end given beyond the data): open up a range around it on the free side
+    const double pad = low == 0 && high == 0 ? 1 : 0.1 * std::max(std::abs(low), std::abs(high));
+    if (std::isnan(given_high)) {
+      high = low + pad;
+    } else {
+      low = high - pad;
+    }
+    if (std::isnan(given_low) && std::isnan(given_high)) low -= pad;  // a lone value sits in the middle
+  }
+  if (!std::isfinite(high - low)) invalid_chart("the values span too wide a range to draw");
+  const double raw_step = (high - low) / 5;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw_step)));
+  const double residual = raw_step / magnitude;
+  Axis axis;
+  axis.step = (residual <= 1 ? 1 : residual <= 2 ? 2 : residual <= 5 ? 5 : 10) * magnitude;
+  axis.low = std::isnan(given_low) ? std::floor(low / axis.step + 1e-9) * axis.step : low;
+  axis.high = std::isnan(given_high) ? std::ceil(high / axis.step - 1e-9) * axis.step : high;
+  axis.decimals = std::max(0, -static_cast<int>(std::floor(std::log10(axis.step) + 1e-9)));
+  return axis;
+}
+
+// The marker of series `index` centred at (x, y): a circle, square, diamond or triangle, in turn.
+std::string marker(std::size_t index, double x, double y, const std::string& colour) {
+  const double r = 3.5;
+  const std::string style = "fill=\"" + colour + "\" stroke=\"#ffffff\" stroke-width=\"1\"";
+  switch (index % 4) {
+    case 0:
+      return "<circle class=\"marker\" cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"" + px(r) + "\" " + style + ">";
+    case 1:
+      return "<rect class=\"marker\" x=\"" + px(x - r) + "\" y=\"" + px(y - r) + "\" width=\"" + px(2 * r) +
+             "\" height=\"" + px(2 * r) + "\" " + style + ">";
+    case 2:
+      return "<polygon class=\"marker\" points=\"" + px(x) + "," + px(y - 1.3 * r) + " " + px(x + 1.3 * r) + "," +
+             px(y) + " " + px(x) + "," + px(y + 1.3 * r) + " " + px(x - 1.3 * r) + "," + px(y) + "\" " + style + ">";
+    default:
+      return "<polygon class=\"marker\" points=\"" + px(x) + "," + px(y - 1.3 * r) + " " + px(x + 1.2 * r) + "," +
+             px(y + 0.8 * r) + " " + px(x - 1.2 * r) + "," + px(y + 0.8 * r) + "\" " + style + ">";
+  }
+}
+
+// The end tag that closes what marker() opened.
+std::string marker_end(std::size_t index) {
+  switch (index % 4) {
+    case 0:
+      return "</circle>";
+    case 1:
+      return "</rect>";
+    default:
+      return "</polygon>";
+  }
+}
+
+}  // namespace
+
+std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options) {
+  if (series.empty()) invalid_chart("no series to draw");
+  for (const double end : {options.y_min, options.y_max}) {
+    if (std::isinf(end)) invalid_chart("y_min and y_max must be finite (or NAN: from the data), not " + shortest(end));
+  }
+  if (options.y_min >= options.y_max) {
+    invalid_chart("y_min (" + shortest(options.y_min) + ") must be less than y_max (" + shortest(options.y_max) + ")");
+  }
+  double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
+  for (const Series& s : series) {
+    if (s.x.size() != s.y.size()) {
+      invalid_chart("series '" + s.name + "' has " + std::to_string(s.x.size()) + " x values but " +
+                    std::to_string(s.y.size()) + " y values");
+    }
+    if (s.x.empty()) invalid_chart("series '" + s.name + "' is empty");
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      for (const auto& [letter, value] : {std::pair<const char*, double>{"x", s.x[k]}, {"y", s.y[k]}}) {
+        if (!std::isfinite(value)) {
+          invalid_chart("series '" + s.name + "': " + letter + "[" + std::to_string(k) + "] is " + shortest(value) +
+                        "; every value must be finite");
+        }
+      }
+      x_low = std::min(x_low, s.x[k]);
+      x_high = std::max(x_high, s.x[k]);
+      y_low = std::min(y_low, s.y[k]);
+      y_high = std::max(y_high, s.y[k]);
+    }
+  }
+  const Axis x_axis = nice_axis(x_low, x_high, NAN, NAN);
+  const Axis y_axis = nice_axis(y_low, y_high, options.y_min, options.y_max);
+  const std::vector<double> x_ticks = x_axis.ticks();
+  const std::vector<double> y_ticks = y_axis.ticks();
+  std::vector<std::string> x_tick_labels, y_tick_labels;
+  for (const double t : x_ticks) x_tick_labels.push_back(tick_label(t, x_axis.decimals));
+  for (const double t : y_ticks) y_tick_labels.push_back(tick_label(t, y_axis.decimals));
+
+  // font sizes and fixed lengths (px)
+  const double tick_font = 11;
+  const double legend_font = 12;
+  const double axis_font = 13;
+  const double title_font = 16;
+  const double margin = 12;
+  const double tick_length = 4;
+  const double tick_gap = 3;  // between a tick and its label
+  const double plot_width = 480;
+  const double plot_height = 300;
+  const double legend_line = 24;  // the sample of a series' line in the legend
+
+  double y_tick_label_width = 0;
+  for (const auto& label : y_tick_labels) {
+    y_tick_label_width = std::max(y_tick_label_width, text_width(label, tick_font));
+  }
+  double legend_text_width = 0;
+  for (const Series& s : series) legend_text_width = std::max(legend_text_width, text_width(s.name, legend_font));
+
+  // vertical layout, top down: title, plot (half a tick label of room above), x tick labels, x axis title
+  double y = margin;
+  const double title_baseline = y + title_font;
+  if (!options.title.empty()) y += 1.5 * title_font;
+  const double plot_top = y + 0.5 * tick_font;
+  const double plot_bottom = plot_top + plot_height;
+  const double x_tick_baseline = plot_bottom + tick_length + tick_gap + tick_font;
+  const double x_title_baseline = x_tick_baseline + 0.5 * axis_font + axis_font;
+  const double legend_row = 1.5 * legend_font;
+  double height = (options.x_label.empty() ? x_tick_baseline + 0.3 * tick_font : x_title_baseline + 0.3 * axis_font);
+  height = std::max(height, plot_top + static_cast<double>(series.size()) * legend_row) + margin;
+
+  // horizontal layout, left to right: y axis title (turned), y tick labels, plot, legend
+  double x = margin;
+  const double y_title_baseline = x + axis_font;  // the turned title's glyphs lie left of its baseline
+  if (!options.y_label.empty()) x += 1.5 * axis_font;
+  const double plot_left = x + y_tick_label_width + tick_gap + tick_length;
+  const double plot_right = plot_left + plot_width;
+  const double legend_left = plot_right + 0.5 * text_width(x_tick_labels.back(), tick_font) + 12;
+  double width = legend_left + legend_line + 6 + legend_text_width + margin;
+  width = std::max(width, text_width(options.title, title_font) + 2 * margin);
+  const double x_title_width = text_width(options.x_label, axis_font);
+  const double x_title_centre = std::max(0.5 * (plot_left + plot_right), margin + 0.5 * x_title_width);
+  width = std::max(width, x_title_centre + 0.5 * x_title_width + margin);
+  const double y_title_width = text_width(options.y_label, axis_font);
+  const double y_title_centre = std::max(0.5 * (plot_top + plot_bottom), margin + 0.5 * y_title_width);
+  height = std::max(height, y_title_centre + 0.5 * y_title_width + margin);
+
+  // data → picture coordinates; a larger y is drawn higher
+  const auto to_x = [&](double v) { return plot_left + (v - x_axis.low) / (x_axis.high - x_axis.low) * plot_width; };
+  const auto to_y = [&](double v) { return plot_bottom - (v - y_axis.low) / (y_axis.high - y_axis.low) * plot_height; };
+
+  std::string svg;
+  const std::string w = px(width);
+  const std::string h = px(height);
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + w + "\" height=\"" + h +
+         "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"sans-serif\" fill=\"#222222\">\n";
+  svg += "<title>" + xml_escape(options.title.empty() ? std::string("line chart") : options.title) + "</title>\n";
+  const std::string plot_box = "x=\"" + px(plot_left) + "\" y=\"" + px(plot_top) + "\" width=\"" + px(plot_width) +
+                               "\" height=\"" + px(plot_height) + "\"";
+  // the series are clipped to the plot area grown by a marker's size, so markers on its edge are drawn whole
+  const double bleed = 6;
+  svg += "<defs>\n<clipPath id=\"line-chart-plot-area\">\n<rect x=\"" + px(plot_left - bleed) + "\" y=\"" +
+         px(plot_top - bleed) + "\" width=\"" + px(plot_width + 2 * bleed) + "\" height=\"" +
+         px(plot_height + 2 * bleed) + "\"/>\n</clipPath>\n</defs>\n";
+  svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
+
+  if (!options.title.empty()) {
+    svg += "<text class=\"title\" x=\"" + px(0.5 * width) + "\" y=\"" + px(title_baseline) + "\" font-size=\"" +
+           px(title_font) + "\" font-weight=\"bold\" text-anchor=\"middle\">" + xml_escape(options.title) + "</text>\n";
+  }
+  if (!options.x_label.empty()) {
+    svg += "<text class=\"axis-title\" x=\"" + px(x_title_centre) + "\" y=\"" + px(x_title_baseline) +
+           "\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
+  }
+  if (!options.y_label.empty()) {
+    svg += "<text class=\"axis-title\" transform=\"translate(" + px(y_title_baseline) + "," + px(y_title_centre) +
+           ") rotate(-90)\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.y_label) +
+           "</text>\n";
+  }
+
+  // grid lines at the ticks, then the plot area's frame over them
+  svg += "<g class=\"grid\" stroke=\"#e5e5e5\" stroke-width=\"1\">\n";
+  for (const double t : x_ticks) {
+    svg += "<line x1=\"" + px(to_x(t)) + "\" y1=\"" + px(plot_top) + "\" x2=\"" + px(to_x(t)) + "\" y2=\"" +
+           px(plot_bottom) + "\"/>\n";
+  }
+  for (const double t : y_ticks) {
+    svg += "<line x1=\"" + px(plot_left) + "\" y1=\"" + px(to_y(t)) + "\" x2=\"" + px(plot_right) + "\" y2=\"" +
+           px(to_y(t)) + "\"/>\n";
+  }
+  svg += "</g>\n";
+  svg += "<rect class=\"plot-area\" " + plot_box + " fill=\"none\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
+
+  // ticks and their labels: below the plot for x, left of it for y
+  svg += "<g class=\"x-ticks\" font-size=\"" + px(tick_font) + "\" text-anchor=\"middle\">\n";
+  for (std::size_t k = 0; k < x_ticks.size(); ++k) {
+    const std::string tick_x = px(to_x(x_ticks[k]));
+    svg += "<line x1=\"" + tick_x + "\" y1=\"" + px(plot_bottom) + "\" x2=\"" + tick_x + "\" y2=\"" +
+           px(plot_bottom + tick_length) + "\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
+    svg += "<text x=\"" + tick_x + "\" y=\"" + px(x_tick_baseline) + "\">" + x_tick_labels[k] + "</text>\n";
+  }
+  svg += "</g>\n";
+  svg += "<g class=\"y-ticks\" font-size=\"" + px(tick_font) + "\" text-anchor=\"end\">\n";
+  for (std::size_t k = 0; k < y_ticks.size(); ++k) {
+    const std::string tick_y = px(to_y(y_ticks[k]));
+    svg += "<line x1=\"" + px(plot_left - tick_length) + "\" y1=\"" + tick_y + "\" x2=\"" + px(plot_left) +
+           "\" y2=\"" + tick_y + "\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
+    svg += "<text x=\"" + px(plot_left - tick_length - tick_gap) + "\" y=\"" + tick_y + "\" dy=\"0.35em\">" +
+           y_tick_labels[k] + "</text>\n";
+  }
+  svg += "</g>\n";
+
+  // one group per series: its line through the points in the order given, and a marker with a tooltip on each point
+  for (std::size_t index = 0; index < series.size(); ++index) {
+    const Series& s = series[index];
+    const std::string colour = okabe_ito[index % okabe_ito.size()];
+    svg += "<g class=\"series\" clip-path=\"url(#line-chart-plot-area)\">\n<polyline class=\"line\" points=\"";
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      svg += (k > 0 ? " " : "") + px(to_x(s.x[k])) + "," + px(to_y(s.y[k]));
+    }
+    svg += "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\" stroke-linejoin=\"round\"/>\n";
+    for (std::size_t k = 0; k < s.x.size(); ++k) {
+      svg += marker(index, to_x(s.x[k]), to_y(s.y[k]), colour) + "<title>" + xml_escape(s.name) +
+             ": x = " + shortest(s.x[k]) + ", y = " + shortest(s.y[k]) + "</title>" + marker_end(index) + "\n";
+    }
+    svg += "</g>\n";
+  }
+
+  // the legend: per series a short line with its marker, and its name
+  svg += "<g class=\"legend\" font-size=\"" + px(legend_font) + "\">\n";
+  for (std::size_t index = 0; index < series.size(); ++index) {
+    const std::string colour = okabe_ito[index % okabe_ito.size()];
+    const double row_y = plot_top + (static_cast<double>(index) + 0.5) * legend_row;
+    svg += "<line x1=\"" + px(legend_left) + "\" y1=\"" + px(row_y) + "\" x2=\"" + px(legend_left + legend_line) +
+           "\" y2=\"" + px(row_y) + "\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
+    svg += marker(index, legend_left + 0.5 * legend_line, row_y, colour) + marker_end(index) + "\n";
+    svg += "<text x=\"" + px(legend_left + legend_line + 6) + "\" y=\"" + px(row_y) + "\" dy=\"0.35em\">" +
+           xml_escape(series[index].name) + "</text>\n";
+  }
+  svg += "</g>\n";
+  svg += "</svg>\n";
+  return svg;
+}
+
 
 }  // namespace attend::models

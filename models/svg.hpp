@@ -1,12 +1,16 @@
 // The attention heatmap the attention chapters draw (like Bahdanau et al.'s alignment figure and the keras-attention
 // dates figure) as a standalone SVG 1.1 file built by plain string writing, no libraries: one cell per attention weight
 // coloured with a viridis-like map (0 dark, 1 bright), source tokens across the top, output tokens down the left, a
-// colour bar, axis titles and a tooltip per cell. The output is deterministic and locale-independent (same input, same
-// bytes), so a figure in the docs changes only when the weights do. Also the atomic file write that saves it.
+// colour bar, axis titles and a tooltip per cell; and the line chart the course draws its curves with (time per step
+// against sentence length, loss against epoch). Both are deterministic and locale-independent (same input, same
+// bytes), so a figure in the docs changes only when the data do. Also the atomic file write that saves them.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
+
+#include "nn/atomic_file.hpp"
 
 namespace attend::models {
 
@@ -28,10 +32,32 @@ struct HeatmapOptions {
 std::string attention_svg(const std::vector<std::string>& source_tokens, const std::vector<std::string>& output_tokens,
                           const std::vector<std::vector<double>>& weights, const HeatmapOptions& options = {});
 
+// One curve of a line chart: the points (x[k], y[k]) joined in the order given, and its name in the legend.
+struct Series {
+  std::string name;
+  std::vector<double> x, y;
+};
+
+struct LineChartOptions {
+  std::string title, x_label, y_label;  // title above the plot, axis titles; an empty one is left out
+  double y_min = NAN, y_max = NAN;      // the y axis's ends; NAN: from the data, widened to the nearest tick
+};
+
+// An SVG 1.1 line chart: a plot area with light grid lines at "nice" ticks (steps of 1, 2 or 5 times a power of ten)
+// labelled on both axes, the axis titles and the title, and per series a polyline with a marker on every point (a
+// tooltip shows the point) in its own colour and marker shape from the Okabe–Ito palette (distinguishable with the
+// common colour-vision deficiencies; the shapes tell the series apart in grey), and a legend with the series names to
+// the right of the plot. The x axis always spans the data, widened to the nearest ticks; the y axis too unless
+// options.y_min/y_max are given, and then ends exactly there (what lies beyond is cut off just outside the frame).
+// Throws std::invalid_argument naming the problem when there are no series, when a series is empty or its x and y
+// sizes differ (naming the series), when a value is not finite (naming the series and the index), or when y_min/y_max
+// are infinite or y_min ≥ y_max.
+std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options = {});
+
 // Writes `contents` to `path` atomically (a temporary file in the same folder, flush to disk, rename), so a failure
 // leaves any previous file untouched and no partial or temporary file. Throws std::runtime_error naming the path and
-// the reason (strerror).
-void write_file_atomically(const std::string& path, const std::string& contents);
+// the reason (strerror). The one implementation is nn's (nn/atomic_file.hpp), which checkpoints use too.
+using nn::write_file_atomically;
 
 // Text escaped for SVG/XML character data and attribute values (& < > " ' as entities; tab, newline and carriage
 // return as character references). Bytes that are not valid UTF-8 and characters XML 1.0 forbids (other control

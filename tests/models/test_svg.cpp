@@ -2,7 +2,8 @@
 // by a small checker written here, which is itself tested on broken samples), has one cell per weight with colours that
 // rank like the weights, escapes every token, sizes itself from its labels, and is the same bytes under any locale;
 // wrong shapes and non-finite weights are errors that name the problem; the atomic write creates and replaces files and
-// leaves nothing behind when it fails.
+// leaves nothing behind when it fails. The line chart: well-formed, one polyline per series, a legend with every name,
+// nice ticks that cover the data, points placed monotonically, a given y range kept, and errors that name the problem.
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -19,6 +20,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -31,6 +34,9 @@
 
 using attend::models::attention_svg;
 using attend::models::HeatmapOptions;
+using attend::models::line_chart_svg;
+using attend::models::LineChartOptions;
+using attend::models::Series;
 using attend::models::write_file_atomically;
 using attend::models::xml_escape;
 using attend::testing::message_has;
@@ -575,7 +581,7 @@ BOOST_AUTO_TEST_CASE(write_file_atomically_into_a_missing_folder_throws_naming_t
   const ScratchFolder folder;
   const std::string path = (folder.path / "missing" / "figure.svg").string();
   BOOST_CHECK_EXCEPTION(write_file_atomically(path, "<svg/>\n"), std::runtime_error,
-                        message_has({"write_file_atomically", path, std::strerror(ENOENT)}));
+                        message_has({"cannot write", path, std::strerror(ENOENT)}));
   BOOST_TEST(folder.entries().empty());
 }
 
@@ -590,6 +596,204 @@ BOOST_AUTO_TEST_CASE(write_file_atomically_leaves_no_temporary_file_when_the_ren
   BOOST_TEST(folder.entries() == std::vector<std::string>{"figure.svg"}, boost::test_tools::per_element());
   BOOST_TEST(std::filesystem::is_directory(target));
   BOOST_TEST(read_whole_file(target / "inside.txt") == "kept");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------------
+// The line chart
+
+// Three curves like chapter 11's: time per step against source length, one of them with a name that needs escaping.
+std::vector<Series> step_times() {
+  const std::vector<double> T_x = {8, 16, 32, 64, 128};
+  return {{"vanilla", T_x, {0.010, 0.018, 0.034, 0.066, 0.131}},
+          {"bahdanau", T_x, {0.013, 0.024, 0.047, 0.094, 0.190}},
+          {"luong <general> & \"dot\"", T_x, {0.012, 0.022, 0.043, 0.085, 0.171}}};
+}
+
+// The (x, y) pairs of a polyline's points attribute.
+std::vector<std::pair<double, double>> polyline_points(const std::string& tag) {
+  std::vector<std::pair<double, double>> points;
+  const std::string text = attribute(tag, "points");
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string point = text.substr(pos, end - pos);
+    const std::size_t comma = point.find(',');
+    points.emplace_back(number(point.substr(0, comma)), number(point.substr(comma + 1)));
+    pos = end + 1;
+  }
+  return points;
+}
+
+// The numbers written as the <text> contents of group `name` (the tick labels), in document order.
+std::vector<double> text_numbers(const std::string& svg, const std::string& name) {
+  std::vector<double> values;
+  const std::string part = group(svg, name);
+  for (std::size_t pos = part.find("<text"); pos != std::string::npos; pos = part.find("<text", pos + 1)) {
+    const std::size_t begin = part.find('>', pos) + 1;
+    values.push_back(number(part.substr(begin, part.find('<', begin) - begin)));
+  }
+  return values;
+}
+
+// The <rect class="plot-area"> as top and bottom y coordinates.
+std::pair<double, double> plot_top_and_bottom(const std::string& svg) {
+  const std::vector<std::string> tags = start_tags(svg, "<rect class=\"plot-area\"");
+  BOOST_REQUIRE_EQUAL(tags.size(), 1u);
+  const double top = number(attribute(tags[0], "y"));
+  return {top, top + number(attribute(tags[0], "height"))};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(svg)
+
+BOOST_AUTO_TEST_CASE(line_chart_is_well_formed_xml) {
+  LineChartOptions options;
+  options.title = "time per step <ms> & more";
+  options.x_label = "T_x";
+  options.y_label = "seconds";
+  const std::string svg = line_chart_svg(step_times(), options);
+  BOOST_TEST(xml_problem(svg) == "");
+  BOOST_TEST(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\"", 0) == 0u);
+  BOOST_TEST(svg.size() >= 7u);
+  BOOST_TEST(svg.substr(svg.size() - 7) == "</svg>\n");
+  BOOST_TEST(count(svg, "fill=\"#ffffff\"/>") >= 1u);  // the white background
+  BOOST_TEST(count(svg, ">time per step &lt;ms&gt; &amp; more</text>") == 1u);
+  BOOST_TEST(count(svg, ">T_x</text>") == 1u);
+  BOOST_TEST(count(svg, ">seconds</text>") == 1u);
+  // deterministic: the same input gives the same bytes; a single point and a single series are fine too
+  BOOST_TEST(line_chart_svg(step_times(), options) == svg);
+  BOOST_TEST(xml_problem(line_chart_svg({{"one", {3}, {-2}}})) == "");
+  BOOST_TEST(xml_problem(line_chart_svg({{"", {0, 0}, {0, 0}}})) == "");
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_has_one_polyline_and_one_marker_per_point_per_series) {
+  const std::vector<Series> series = step_times();
+  const std::string svg = line_chart_svg(series);
+  BOOST_TEST(count(svg, "<polyline class=\"line\"") == series.size());
+  BOOST_TEST(count(svg, "<g class=\"series\"") == series.size());
+  std::set<std::string> colours;
+  for (const std::string& line : start_tags(svg, "<polyline class=\"line\"")) {
+    BOOST_TEST(polyline_points(line).size() == 5u);
+    colours.insert(attribute(line, "stroke"));
+  }
+  BOOST_TEST(colours.size() == series.size());  // a colour of its own for each series
+  BOOST_TEST(count(group(svg, "series"), "class=\"marker\"") == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_legend_names_every_series_escaped) {
+  const std::string legend = group(line_chart_svg(step_times()), "legend");
+  for (const Series& s : step_times()) BOOST_TEST(count(legend, ">" + xml_escape(s.name) + "</text>") == 1u, s.name);
+  BOOST_TEST(count(legend, ">luong &lt;general&gt; &amp; &quot;dot&quot;</text>") == 1u);
+  BOOST_TEST(count(legend, "<text") == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_tick_labels_cover_the_data_in_nice_steps) {
+  const std::string svg = line_chart_svg(step_times());
+  for (const auto& [name, low, high] : {std::tuple<const char*, double, double>{"x-ticks", 8, 128},
+                                        {"y-ticks", 0.010, 0.190}}) {
+    const std::vector<double> ticks = text_numbers(svg, name);
+    BOOST_TEST_REQUIRE(ticks.size() >= 3u, name);
+    BOOST_TEST(ticks.size() <= 12u, name);
+    BOOST_TEST(ticks.front() <= low, name);
+    BOOST_TEST(ticks.back() >= high, name);
+    // equal steps of 1, 2 or 5 times a power of ten
+    const double step = ticks[1] - ticks[0];
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    BOOST_TEST((std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6),
+               name << ": step " << step);
+    for (std::size_t k = 1; k < ticks.size(); ++k) BOOST_TEST(std::abs(ticks[k] - ticks[k - 1] - step) < 1e-9 * step);
+  }
+  // a series entirely below zero, and one constant value: still ticks around the data
+  const std::vector<double> negative = text_numbers(line_chart_svg({{"n", {1, 2}, {-37, -3}}}), "y-ticks");
+  BOOST_TEST(negative.front() <= -37);
+  BOOST_TEST(negative.back() >= -3);
+  const std::vector<double> constant = text_numbers(line_chart_svg({{"c", {1, 2}, {5, 5}}}), "y-ticks");
+  BOOST_TEST(constant.front() < 5);
+  BOOST_TEST(constant.back() > 5);
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_draws_a_larger_y_higher_and_a_larger_x_further_right) {
+  // the data are not sorted by y, and x runs backwards in the second series
+  const std::vector<Series> series = {{"a", {1, 2, 3, 4}, {0.5, -2, 7, 3}}, {"b", {4, 3, 2, 1}, {1, 2, 3, 4}}};
+  const std::string svg = line_chart_svg(series);
+  const std::vector<std::string> lines = start_tags(svg, "<polyline class=\"line\"");
+  BOOST_TEST_REQUIRE(lines.size() == 2u);
+  std::vector<std::pair<double, double>> data, drawn;  // every point of both series
+  for (std::size_t s = 0; s < 2; ++s) {
+    const auto points = polyline_points(lines[s]);
+    BOOST_TEST_REQUIRE(points.size() == series[s].x.size());
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      data.emplace_back(series[s].x[k], series[s].y[k]);
+      drawn.push_back(points[k]);
+    }
+  }
+  const auto [top, bottom] = plot_top_and_bottom(svg);
+  for (std::size_t a = 0; a < data.size(); ++a) {
+    BOOST_TEST(drawn[a].second >= top);
+    BOOST_TEST(drawn[a].second <= bottom);
+    for (std::size_t b = 0; b < data.size(); ++b) {
+      if (data[a].second > data[b].second) BOOST_TEST(drawn[a].second < drawn[b].second);  // SVG's y grows down
+      if (data[a].first > data[b].first) BOOST_TEST(drawn[a].first > drawn[b].first);
+      if (data[a].first == data[b].first) BOOST_TEST(drawn[a].first == drawn[b].first);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_keeps_the_y_range_it_is_given) {
+  LineChartOptions options;
+  options.y_min = 0.05;
+  options.y_max = 1.5;
+  const std::vector<Series> series = {{"s", {0, 1, 2}, {0.05, 1.5, 0.7}}};
+  const std::string svg = line_chart_svg(series, options);
+  BOOST_TEST(xml_problem(svg) == "");
+  const auto [top, bottom] = plot_top_and_bottom(svg);
+  const auto points = polyline_points(start_tags(svg, "<polyline class=\"line\"")[0]);
+  BOOST_TEST(std::abs(points[0].second - bottom) < 0.01);  // y = y_min on the bottom edge
+  BOOST_TEST(std::abs(points[1].second - top) < 0.01);     // y = y_max on the top edge
+  for (const double tick : text_numbers(svg, "y-ticks")) {
+    BOOST_TEST(tick >= 0.05);
+    BOOST_TEST(tick <= 1.5);
+  }
+  // only one end given: the other comes from the data; points outside the given range are clipped
+  LineChartOptions from_zero;
+  from_zero.y_min = 0;
+  const std::vector<double> ticks = text_numbers(line_chart_svg(step_times(), from_zero), "y-ticks");
+  BOOST_TEST(ticks.front() == 0);
+  BOOST_TEST(ticks.back() >= 0.190);
+  LineChartOptions narrow;
+  narrow.y_max = 0.05;
+  const std::string clipped = line_chart_svg(step_times(), narrow);
+  BOOST_TEST(xml_problem(clipped) == "");
+  BOOST_TEST(count(clipped, "clip-path=\"url(#line-chart-plot-area)\"") == 3u);
+  BOOST_TEST(text_numbers(clipped, "y-ticks").back() <= 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(line_chart_errors_name_the_problem) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  BOOST_CHECK_EXCEPTION(line_chart_svg({}), std::invalid_argument, message_has({"line_chart_svg", "no series"}));
+  BOOST_CHECK_EXCEPTION(line_chart_svg({{"ok", {1}, {1}}, {"ragged", {1, 2, 3}, {1, 2}}}), std::invalid_argument,
+                        message_has({"line_chart_svg", "'ragged'", "3 x values", "2 y values"}));
+  BOOST_CHECK_EXCEPTION(line_chart_svg({{"nothing", {}, {}}}), std::invalid_argument,
+                        message_has({"'nothing'", "empty"}));
+  BOOST_CHECK_EXCEPTION(line_chart_svg({{"bad", {1, 2, 3}, {1, nan, 3}}}), std::invalid_argument,
+                        message_has({"'bad'", "y[1]", "nan", "finite"}));
+  BOOST_CHECK_EXCEPTION(line_chart_svg({{"worse", {1, -inf}, {1, 2}}}), std::invalid_argument,
+                        message_has({"'worse'", "x[1]", "-inf", "finite"}));
+  LineChartOptions upside_down;
+  upside_down.y_min = 2;
+  upside_down.y_max = 1;
+  BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), upside_down), std::invalid_argument,
+                        message_has({"y_min (2)", "y_max (1)"}));
+  LineChartOptions infinite;
+  infinite.y_max = inf;
+  BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), infinite), std::invalid_argument,
+                        message_has({"y_min and y_max", "finite", "inf"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
