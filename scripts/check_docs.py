@@ -8,6 +8,13 @@
    (`build/...`) are run from the source folder with `build/` replaced by the real build folder, and their output
    must match exactly (trailing spaces ignored; a line `...` matches any number of lines). Commands that install or
    build (`scripts/...`) are run by CI itself and are skipped here.
+3. Quoted output: a line `<!-- output: 08-attention-decoder -->` followed by a fenced block: the block's lines must
+   appear contiguously in docs/output/08-attention-decoder.txt (the program's output, written by scripts/make_figures;
+   trailing spaces ignored; a line `...` matches any run of lines). A missing output file is an error. Wall-clock
+   timings change from run to run, so a quoted line that starts with `time:` matches any line that starts with
+   `time:` (programs print every timing on such a line; scripts/make_figures --check ignores them likewise).
+4. Pictures: every image `![alt](path)` with a relative path in a docs page must exist (relative to the page), e.g.
+   `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
 """
@@ -21,9 +28,11 @@ import textwrap
 source = pathlib.Path(sys.argv[1]).resolve()
 build = pathlib.Path(sys.argv[2]).resolve()
 errors = []
-checked_regions = checked_commands = 0
+checked_regions = checked_commands = checked_outputs = checked_images = 0
 
 MARK = re.compile(r"<!--\s*code:\s*(\S+)\s+(\S+)\s*-->")
+OUTPUT_MARK = re.compile(r"<!--\s*output:\s*(\S+)\s*-->")
+IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)")
 
 
 def region(path, name):
@@ -60,12 +69,57 @@ def matches(expected, actual):
     return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
 
 
+def same_line(expected, actual):
+    """An output line as quoted and as printed: equal, or both a timing line (`time: ...`), whose numbers vary."""
+    return expected == actual or (expected.startswith("time:") and actual.startswith("time:"))
+
+
+def appears_in(expected, actual):
+    """Whether the expected lines appear contiguously in actual, where an expected line '...' matches any run of
+    lines. Dynamic programming over (expected line, actual line): linear in the product, whatever the '...'s."""
+    n, m = len(expected), len(actual)
+    # here[j]: expected[:k] matches a run of actual lines ending just before line j (any start)
+    here = [True] * (m + 1)
+    for k in range(n):
+        if expected[k] == "...":
+            reach, nxt = False, []
+            for j in range(m + 1):
+                reach = reach or here[j]
+                nxt.append(reach)
+        else:
+            nxt = [False] + [here[j] and same_line(expected[k], actual[j]) for j in range(m)]
+        here = nxt
+    return any(here)
+
+
 docs = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
 for doc in docs:
     lines = doc.read_text().splitlines()
     rel = doc.relative_to(source)
     i = 0
+    for number, line in enumerate(lines, 1):
+        for target in IMAGE.findall(line):
+            if re.match(r"[a-z]+:", target) or target.startswith("/"):
+                continue  # not a file of the docs
+            checked_images += 1
+            if not (doc.parent / target.split("#")[0]).exists():
+                errors.append(f"{rel}:{number}: picture {target} not found (scripts/make_figures writes docs/figures)")
     while i < len(lines):
+        m = OUTPUT_MARK.search(lines[i])
+        if m:
+            name = m.group(1)
+            _, body, after = fenced_block(lines, i + 1)
+            output = source / "docs" / "output" / f"{name}.txt"
+            checked_outputs += 1
+            expected = [line.rstrip() for line in body]
+            if not output.exists():
+                errors.append(f"{rel}:{i + 1}: docs/output/{name}.txt not found (scripts/make_figures --only "
+                              f"{name.split('-')[0]} writes it)")
+            elif not appears_in(expected, [line.rstrip() for line in output.read_text().splitlines()]):
+                errors.append(f"{rel}:{i + 1}: the quoted output does not appear in docs/output/{name}.txt:\n"
+                              + "\n".join(expected))
+            i = after
+            continue
         m = MARK.search(lines[i])
         if m:
             path, name = m.group(1), m.group(2)
@@ -115,5 +169,6 @@ for doc in docs:
 
 for e in errors:
     print("error:", e)
-print(f"docs: {checked_regions} quoted regions and {checked_commands} commands checked, {len(errors)} problems")
-sys.exit(1 if errors or checked_regions + checked_commands == 0 else 0)
+print(f"docs: {checked_regions} quoted regions, {checked_commands} commands, {checked_outputs} quoted outputs and "
+      f"{checked_images} pictures checked, {len(errors)} problems")
+sys.exit(1 if errors or checked_regions + checked_commands + checked_outputs == 0 else 0)

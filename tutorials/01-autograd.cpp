@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "autograd/autograd.hpp"
+#include "tutorials/common.hpp"
 
 using attend::Tape;
 using attend::Tensor;
@@ -24,7 +25,8 @@ double loss_of(double w, double x, double b, double t) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
   std::printf("Chapter 1: reverse-mode autodiff on L = (tanh(w*x + b) - t)^2\n\n");
   const double w_value = 0.8, x_value = -1.5, b_value = 0.3, t = 0.5;
 
@@ -119,5 +121,5 @@ int main() {
   // [docs:end]
   if (!check.passed) std::printf("%s\n", check.message.c_str());
 
-  return tape_agrees && fd_agrees && reuse_agrees && check.passed ? 0 : 1;
+  return tape_agrees && fd_agrees && reuse_agrees && check.passed ? attend::tutorial::exit_status() : 1;
 }

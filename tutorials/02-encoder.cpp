@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "nn/recurrent.hpp"
+#include "tutorials/common.hpp"
 
 using attend::Ids;
 using attend::Rng;
@@ -21,27 +22,13 @@ using attend::Shape;
 using attend::Tape;
 using attend::Tensor;
 using attend::Variable;
+using attend::tutorial::row_of;
+using attend::tutorial::sigmoid;
+using attend::tutorial::vector_string;
 namespace nn = attend::nn;
 
-namespace {
-
-// "[ 0.123 -0.456  0.789]": one row of a (rows, H) tensor.
-std::string row_string(const Tensor<double>& t, std::size_t row) {
-  const std::size_t width = t.shape()[t.rank() - 1];
-  std::string s = "[";
-  char cell[16];
-  for (std::size_t k = 0; k < width; ++k) {
-    std::snprintf(cell, sizeof cell, "%7.3f", t.data()[row * width + k] + 0.0);  // + 0.0 prints -0 as 0
-    s += cell;
-  }
-  return s + " ]";
-}
-
-double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
-
-}  // namespace
-
-int main() {
+int main(int argc, char** argv) {
+  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
   bool ok = true;
   // A tiny vocabulary: id 0 is padding, the others are the words in order of first appearance.
   const std::vector<std::string> sentence{"the", "cat", "sat", "on", "the", "mat"};
@@ -73,7 +60,8 @@ int main() {
   }
   // [docs:end]
   for (std::size_t i = 0; i < T_x; ++i) {
-    std::printf("  h_%zu = %s   after \"%s\"\n", i + 1, row_string(h[i].value(), 0).c_str(), sentence[i].c_str());
+    std::printf("  h_%zu = %s   after \"%s\"\n", i + 1, vector_string(row_of(h[i].value(), 0)).c_str(),
+                sentence[i].c_str());
   }
 
   // [docs:gru-by-hand]
@@ -105,7 +93,7 @@ int main() {
   // (2.7)  c = q({h_1, ..., h_Tx}) = h_Tx: the basic encoder-decoder squeezes the whole sentence into the last state
   const Variable<double> c = h.back();
   // [docs:end]
-  std::printf("  c = h_%zu = %s\n\n", T_x, row_string(c.value(), 0).c_str());
+  std::printf("  c = h_%zu = %s\n\n", T_x, vector_string(row_of(c.value(), 0)).c_str());
 
   // [docs:encoder]
   // The same recurrence with the library's Encoder: the embedding, one input projection for all steps, the loop.
@@ -122,7 +110,8 @@ int main() {
     // out.outputs: (1, T_x, H), all h_i;  out.h_final[0]: (1, H), the last state h_Tx = c
     // [docs:end]
     std::printf("  %-8s h_1 = %s  ...  c = h_%zu = %s\n", nn::to_string(kind).c_str(),
-                row_string(out.outputs.value(), 0).c_str(), T_x, row_string(out.h_final[0].value(), 0).c_str());
+                vector_string(row_of(out.outputs.value(), 0)).c_str(), T_x,
+                vector_string(row_of(out.h_final[0].value(), 0)).c_str());
     if (kind == nn::CellKind::gru) {
       // the Encoder with the same seed draws the same embedding and GRU weights as above: identical states
       double diff = 0;
@@ -154,7 +143,7 @@ int main() {
   // [docs:end]
   std::printf("\n  batch of 2 (lengths 6 and 3): sentence 2's states\n");
   for (std::size_t i = 0; i < T_x; ++i) {
-    std::printf("    h_%zu = %s%s\n", i + 1, row_string(padded.outputs.value(), T_x + i).c_str(),
+    std::printf("    h_%zu = %s%s\n", i + 1, vector_string(row_of(padded.outputs.value(), T_x + i)).c_str(),
                 i >= 3 ? "   (padding: exactly 0)" : "");
   }
   double final_diff = 0;
@@ -178,8 +167,9 @@ int main() {
   const Shape& s = both_ways.outputs.shape();
   std::printf("\n  bidirectional, 2 layers: outputs (%zu, %zu, %zu) = (batch, T_x, 2H); %zu final states of (%zu, %zu)\n",
               s[0], s[1], s[2], both_ways.h_final.size(), both_ways.h_final[0].shape()[0], both_ways.h_final[0].shape()[1]);
-  std::printf("  sentence 2, h_1 = [h→_1 ; h←_1] = %s\n", row_string(both_ways.outputs.value(), T_x).c_str());
+  std::printf("  sentence 2, h_1 = [h→_1 ; h←_1] = %s\n",
+              vector_string(row_of(both_ways.outputs.value(), T_x)).c_str());
 
   std::printf("\n%s\n", ok ? "all checks passed" : "A CHECK FAILED");
-  return ok ? 0 : 1;
+  return ok ? attend::tutorial::exit_status() : 1;
 }

@@ -1,0 +1,339 @@
+// Chapter 8 — the attention decoder (docs/08-attention-decoder.md).
+//
+// Bahdanau et al.'s decoder puts chapters 6 and 7 inside the recurrence: before each output step j it scores every
+// source annotation h_i against its previous state s_{j-1}, turns the scores into weights α_ij, reads the context
+// c_j = Σ_i α_ij h_i, and only then takes its step s_j = f(s_{j-1}, y_{j-1}, c_j) and predicts
+// p(y_j | y_<j, x) = g(y_{j-1}, s_j, c_j). This program trains that decoder (models::BahdanauDecoder inside a
+// models::Seq2seq) on the dates task with its own short training loop, reports exact match on the validation and test
+// dates, opens up the trained decoder and recomputes every step of one date by hand from its parameter tensors
+// (checked against decoder->step()), and draws the attention of a few test dates as heatmaps.
+// --small: a few hundred pairs and a few steps; every check still runs. Deterministic except the lines "time: ...".
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "models/dates.hpp"
+#include "models/search.hpp"
+#include "models/seq2seq.hpp"
+#include "models/svg.hpp"
+#include "models/vocabulary.hpp"
+#include "nn/optim.hpp"
+#include "tutorials/common.hpp"
+
+using attend::Ids;
+using attend::Rng;
+using attend::Shape;
+using attend::Tape;
+using attend::Tensor;
+using attend::Variable;
+using attend::tutorial::row_of;
+using attend::tutorial::sigmoid;
+using attend::tutorial::worst_difference;
+namespace models = attend::models;
+namespace dates = attend::models::dates;
+namespace nn = attend::nn;
+namespace tutorial = attend::tutorial;
+
+namespace {
+
+using Sequence = std::vector<std::int64_t>;
+
+// The characters of a text as ids of a character vocabulary (no <sos>/<eos>: make_batch adds them).
+Sequence ids_of(const models::Vocabulary& vocabulary, const std::string& text) {
+  return vocabulary.encode(models::utf8_characters(text));
+}
+
+// Ids back to text, up to the end token.
+std::string text_of(const models::Vocabulary& vocabulary, const Sequence& ids) {
+  std::string text;
+  for (const std::string& character : vocabulary.decode(ids)) text += character;
+  return text;
+}
+
+// The greedy output (beam width 1) of every source, 100 sources per batch.
+std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model, const std::vector<Sequence>& sources) {
+  std::vector<models::Hypothesis> outputs;
+  for (std::size_t first = 0; first < sources.size(); first += 100) {
+    const std::size_t last = std::min(first + 100, sources.size());
+    const std::vector<Sequence> chunk(sources.begin() + static_cast<std::ptrdiff_t>(first),
+                                      sources.begin() + static_cast<std::ptrdiff_t>(last));
+    const models::Batch batch = models::make_batch(chunk);
+    for (models::Hypothesis& h : models::decode(model, batch.source, batch.source_lengths, {/*beam_width=*/1})) {
+      outputs.push_back(std::move(h));
+    }
+  }
+  return outputs;
+}
+
+// [docs:evaluate]
+// Exact match of the greedy outputs ŷ = argmax_y p(y | x) (approximately: one token at a time) with the ISO dates.
+dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates::Example>& examples,
+                          const models::Vocabulary& source_vocabulary, const models::Vocabulary& target_vocabulary) {
+  std::vector<Sequence> sources;
+  std::vector<std::string> predictions, targets;
+  for (const dates::Example& example : examples) {
+    sources.push_back(ids_of(source_vocabulary, example.source));
+    targets.push_back(example.target);
+  }
+  for (const models::Hypothesis& h : decode_all(model, sources)) {
+    predictions.push_back(text_of(target_vocabulary, h.tokens));
+  }
+  return dates::score(predictions, targets);
+}
+// [docs:end]
+
+// The text followed by spaces up to `width` characters (code points, not bytes: "MIÉ." is four).
+std::string padded(const std::string& text, std::size_t width) {
+  const std::size_t length = models::utf8_characters(text).size();
+  return text + std::string(length < width ? width - length : 0, ' ');
+}
+
+// (W v)_row = Σ_k W[row, first + k] v_k: one row of a weight matrix (out, in) times a vector, from column `first` on.
+double row_times(const Tensor<float>& W, std::size_t row, const std::vector<double>& v, std::size_t first = 0) {
+  double sum = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) sum += W.at({row, first + k}) * v[k];
+  return sum;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  // The chapter's settings; --small keeps every step but makes them tiny.
+  const std::size_t train_size = options.small ? 300 : 20000;
+  const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
+  const std::size_t epochs = options.small ? 1 : 3;
+  const std::size_t max_steps = options.small ? 6 : 0;     // 0: no limit
+  const std::size_t hidden_size = options.small ? 16 : 64;
+  const std::size_t batch_size = 64;
+  std::printf("Chapter 8: the attention decoder, trained on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
+              train_size, epochs, hidden_size);
+
+  // [docs:data]
+  // Human-written dates in, ISO dates out; the validation and test dates never occur in training.
+  const dates::Splits splits = dates::make_splits(/*seed=*/1, train_size, held_out, held_out);
+  // Character vocabularies: <pad> <sos> <eos> <unk>, then every character the task can write.
+  models::Vocabulary source_vocabulary, target_vocabulary;
+  for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
+  for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
+  std::vector<Sequence> train_sources, train_targets;
+  std::vector<std::size_t> source_lengths;
+  for (const dates::Example& example : splits.train) {
+    train_sources.push_back(ids_of(source_vocabulary, example.source));
+    train_targets.push_back(ids_of(target_vocabulary, example.target));
+    source_lengths.push_back(train_sources.back().size());
+  }
+  // [docs:end]
+  std::printf("a training pair: \"%s\" -> \"%s\"; vocabularies of %zu source and %zu target tokens\n",
+              splits.train[0].source.c_str(), splits.train[0].target.c_str(), source_vocabulary.size(),
+              target_vocabulary.size());
+
+  // [docs:model]
+  models::Seq2seqConfig config;
+  config.source_vocab_size = source_vocabulary.size();
+  config.target_vocab_size = target_vocabulary.size();
+  config.set_decoder("bahdanau");    // the additive score on s_{j-1}, then the step reads c_j
+  config.embedding_dim = 32;         // E, source and target embeddings
+  config.hidden_size = hidden_size;  // H, encoder and decoder
+  config.seed = 8;                   // the initial weights
+  models::Seq2seq<float> model(config);
+  // [docs:end]
+  std::printf("model: %s decoder, GRU cells, E = %zu, H = %zu: %zu parameters\n\n", config.decoder_name().c_str(),
+              config.embedding_dim, config.hidden_size, model.parameter_count());
+
+  // [docs:train]
+  nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
+  Rng order_rng(7);  // the order of the batches
+  Tape<float> tape;
+  std::size_t step = 0;
+  double loss_sum = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
+    model.train();
+    for (const auto& indices : models::bucketed_batch_order(source_lengths, batch_size, order_rng)) {
+      if (max_steps != 0 && step == max_steps) break;
+      // A padded batch of dates of similar lengths: source (B, T_x), target_in = <sos> y_1 … y_n (the y_{j-1} that
+      // teacher forcing feeds in), target_out = y_1 … y_n <eos> (the y_j to predict).
+      std::vector<Sequence> sources, targets;
+      for (std::size_t k : indices) {
+        sources.push_back(train_sources[k]);
+        targets.push_back(train_targets[k]);
+      }
+      const models::Batch batch = models::make_batch(sources, targets);
+      tape.clear();  // a new graph for every step
+      adam.zero_grad();
+      // (8.6)  L = -(1/N) Σ_j log p(y_j | y_<j, x): every step of every date, padding left out
+      const Variable<float> L = model.loss(tape, batch);
+      tape.backward(L);                                 // ∂L/∂θ for every parameter θ
+      nn::clip_grad_norm(model.parameters(), 1.0);      // one rare large gradient must not undo what was learned
+      adam.step();
+      loss_sum += L.value().item();
+      if (++step % 100 == 0) {
+        std::printf("epoch %zu  step %4zu  loss %.4f (mean of the last 100 steps)\n", epoch, step, loss_sum / 100);
+        loss_sum = 0;
+      }
+    }
+    model.eval();
+    const dates::Scores validation = exact_match(model, splits.validation, source_vocabulary, target_vocabulary);
+    std::printf("epoch %zu done: step %zu, validation exact match %.4f\n", epoch, step, validation.exact_match);
+  }
+  // [docs:end]
+  const double train_seconds = seconds_since(start);
+  std::printf("time: training took %.0f s, the validation runs included\n", train_seconds);
+
+  const dates::Scores test = exact_match(model, splits.test, source_vocabulary, target_vocabulary);
+  std::printf("\ntest exact match %.4f (%zu dates never seen in training); year %.4f, month %.4f, day %.4f\n",
+              test.exact_match, test.count, test.year, test.month, test.day);
+
+  // A few test dates, their outputs and their attention.
+  const std::vector<std::size_t> shown{34, 4, 20, 6, 13, 28, 1, 11};  // the first three get a heatmap
+  std::vector<Sequence> shown_sources;
+  for (std::size_t k : shown) shown_sources.push_back(ids_of(source_vocabulary, splits.test[k].source));
+  const std::vector<models::Hypothesis> shown_outputs = decode_all(model, shown_sources);
+  for (std::size_t n = 0; n < shown.size(); ++n) {
+    const dates::Example& example = splits.test[shown[n]];
+    const std::string output = text_of(target_vocabulary, shown_outputs[n].tokens);
+    std::printf("  %s -> %s  %s\n", padded("\"" + example.source + "\"", 30).c_str(), output.c_str(),
+                output == example.target ? "right" : ("wrong, expected " + example.target).c_str());
+  }
+
+  // ---- One date through the trained decoder, every equation by hand ----------------------------------------------
+  // [docs:parameters]
+  // The trained decoder's parameter tensors: the additive score, the GRU cell f and the output layer g.
+  auto& decoder = dynamic_cast<models::BahdanauDecoder<float>&>(*model.decoder);
+  auto& score = dynamic_cast<models::AdditiveScore<float>&>(*decoder.score);
+  const Tensor<float>& W_a = score.W_a.value;  // (A, H), A = H here
+  const Tensor<float>& U_a = score.U_a.value;  // (A, H)
+  const Tensor<float>& v_a = score.v_a.value;  // (1, A)
+  auto& cell = std::get<nn::GruCell<float>>(decoder.cells[0]);
+  const Tensor<float>& W_ih = cell.W_ih.value;  // (3H, E + H): [W_r; W_z; W_n] on [E y_{j-1}; c_j]
+  const Tensor<float>& W_hh = cell.W_hh.value;  // (3H, H): [U_r; U_z; U_n] on s_{j-1}
+  const Tensor<float>& b_ih = cell.b_ih.value;  // (3H,)
+  const Tensor<float>& b_hh = cell.b_hh.value;  // (3H,)
+  const Tensor<float>& E_y = decoder.embedding.W.value;  // (V_y, E): the target embeddings
+  const Tensor<float>& W_o = decoder.output.W.value;     // (V_y, H + H + E)
+  const Tensor<float>& b_o = decoder.output.b.value;     // (V_y,)
+  // [docs:end]
+  const std::size_t H = config.hidden_size, E = config.embedding_dim, A = v_a.shape()[1];
+  const std::size_t V_y = target_vocabulary.size();
+
+  const dates::Example& example = splits.test[shown[0]];
+  const Sequence x = ids_of(source_vocabulary, example.source), y = ids_of(target_vocabulary, example.target);
+  const std::vector<std::string> x_characters = models::utf8_characters(example.source);
+  const std::size_t T_x = x.size();
+  Tape<float> step_tape;
+  const models::Batch one = models::make_batch({x}, {y});
+  const models::Encoded<float> encoded = model.encode(step_tape, one.source, one.source_lengths);
+  const Tensor<float>& h = encoded.memory.annotations.value();  // h_i: (1, T_x, H)
+  models::DecoderState<float> state = encoded.state;            // s_0 = h_Tx
+  std::printf("\none date by hand: \"%s\" -> \"%s\" (teacher forcing: y_{j-1} is the true previous character)\n",
+              example.source.c_str(), example.target.c_str());
+  std::printf("   j  y_{j-1}  y_j    p(y_j)  the largest weights α_ij (i: character)\n");
+  double worst_e = 0, worst_alpha = 0, worst_c = 0, worst_s = 0, worst_logits = 0;
+  for (std::size_t j = 1; j <= y.size() + 1; ++j) {  // the ten characters, then the end token
+    const std::int64_t y_prev = j == 1 ? models::Vocabulary::sos_id : y[j - 2];
+    const std::int64_t y_j = j <= y.size() ? y[j - 1] : models::Vocabulary::eos_id;
+    // The library's step, to compare with: DecoderStep{output = [s_j; c_j; E y_{j-1}], alpha, state}.
+    const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
+    const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);  // s_{j-1}: (H,)
+    // [docs:attention-by-hand]
+    std::vector<double> e_ij(T_x), alpha_ij(T_x), c_j(H, 0.0), s_j(H), logits(V_y);
+    for (std::size_t i = 0; i < T_x; ++i) {
+      const std::vector<double> h_i = row_of(h, i * H, H);
+      for (std::size_t a = 0; a < A; ++a) {
+        // (8.1)  e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
+        e_ij[i] += v_a.at({0, a}) * std::tanh(row_times(W_a, a, s_prev) + row_times(U_a, a, h_i));
+      }
+    }
+    const double e_max = *std::max_element(e_ij.begin(), e_ij.end());  // subtracted for safety; α is unchanged
+    double Z = 0;
+    for (std::size_t i = 0; i < T_x; ++i) Z += std::exp(e_ij[i] - e_max);
+    for (std::size_t i = 0; i < T_x; ++i) {
+      // (8.2)  α_ij = exp(e_ij) / Σ_k exp(e_kj)
+      alpha_ij[i] = std::exp(e_ij[i] - e_max) / Z;
+      // (8.3)  c_j = Σ_i α_ij h_i
+      for (std::size_t m = 0; m < H; ++m) c_j[m] += alpha_ij[i] * h.at({0, i, m});
+    }
+    // [docs:end]
+    // [docs:step-by-hand]
+    // The GRU's input [E y_{j-1}; c_j]: (E + H,)
+    std::vector<double> input = row_of(E_y, static_cast<std::size_t>(y_prev) * E, E);
+    input.insert(input.end(), c_j.begin(), c_j.end());
+    for (std::size_t k = 0; k < H; ++k) {
+      // (8.4)  s_j = f(s_{j-1}, y_{j-1}, c_j): the GRU step (2.3)-(2.6) on the input [E y_{j-1}; c_j]
+      const double r = sigmoid(row_times(W_ih, k, input) + b_ih.at({k}) + row_times(W_hh, k, s_prev) + b_hh.at({k}));
+      const double z = sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) +
+                               b_hh.at({H + k}));
+      const double n = std::tanh(row_times(W_ih, 2 * H + k, input) + b_ih.at({2 * H + k}) +
+                                 r * (row_times(W_hh, 2 * H + k, s_prev) + b_hh.at({2 * H + k})));
+      s_j[k] = (1 - z) * n + z * s_prev[k];
+    }
+    // g's input [s_j; c_j; E y_{j-1}]: (H + H + E,)
+    std::vector<double> features = s_j;
+    features.insert(features.end(), c_j.begin(), c_j.end());
+    features.insert(features.end(), input.begin(), input.begin() + static_cast<std::ptrdiff_t>(E));
+    // (8.5)  p(y_j | y_<j, x) = g(y_{j-1}, s_j, c_j) = softmax(W_o [s_j; c_j; E y_{j-1}] + b_o)
+    for (std::size_t v = 0; v < V_y; ++v) logits[v] = row_times(W_o, v, features) + b_o.at({v});
+    const double logit_max = *std::max_element(logits.begin(), logits.end());
+    double sum = 0;
+    for (double l : logits) sum += std::exp(l - logit_max);
+    const double p_y_j = std::exp(logits[static_cast<std::size_t>(y_j)] - logit_max) / sum;  // of the true y_j
+    // [docs:end]
+
+    // The same quantities from the library: e from the score module (a second route), the rest from step().
+    const std::vector<double> library_e = row_of(score.score(state.h.back(), encoded.memory.keys).value(), 0, T_x);
+    worst_e = std::max(worst_e, worst_difference(e_ij, library_e));
+    worst_alpha = std::max(worst_alpha, worst_difference(alpha_ij, row_of(library.alpha.value(), 0, T_x)));
+    worst_c = std::max(worst_c, worst_difference(c_j, row_of(library.output.value(), H, H)));
+    worst_s = std::max(worst_s, worst_difference(s_j, row_of(library.state.h.back().value(), 0, H)));
+    const std::vector<double> library_logits = row_of(decoder.logits(library.output).value(), 0, V_y);
+    worst_logits = std::max(worst_logits, worst_difference(logits, library_logits));
+
+    std::vector<std::size_t> order(T_x);
+    for (std::size_t i = 0; i < T_x; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return alpha_ij[a] > alpha_ij[b];
+    });
+    std::string largest;
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, T_x); ++k) {
+      char cell_text[48];
+      std::snprintf(cell_text, sizeof cell_text, "  %.3f (%2zu: '%s')", alpha_ij[order[k]], order[k] + 1,
+                    x_characters[order[k]].c_str());
+      largest += cell_text;
+    }
+    std::printf("  %2zu  %-7s  %-5s  %.4f %s\n", j, target_vocabulary.token(y_prev).c_str(),
+                target_vocabulary.token(y_j).c_str(), p_y_j, largest.c_str());
+    state = library.state;
+  }
+  tutorial::check("(8.1) e_ij by hand vs the AdditiveScore", worst_e, 1e-4);
+  tutorial::check("(8.2) α_ij by hand vs decoder->step()", worst_alpha, 1e-5);
+  tutorial::check("(8.3) c_j by hand vs decoder->step()", worst_c, 1e-5);
+  tutorial::check("(8.4) s_j by hand vs decoder->step()", worst_s, 1e-5);
+  tutorial::check("(8.5) logits by hand vs decoder->logits()", worst_logits, 1e-4);
+
+  // ---- The attention of a few test dates, as heatmaps -------------------------------------------------------------
+  std::printf("\n");
+  for (std::size_t n = 0; n < 3; ++n) {
+    const std::string& source = splits.test[shown[n]].source;
+    // [docs:heatmap]
+    // Hypothesis::attention[j][i] = α_ij for each output character j, the end token included: one row each.
+    const models::Hypothesis& output = shown_outputs[n];
+    std::vector<std::string> output_tokens = target_vocabulary.decode(output.tokens);
+    if (output.finished) output_tokens.push_back("<eos>");
+    std::vector<std::vector<double>> alpha;
+    for (const std::vector<float>& row : output.attention) alpha.emplace_back(row.begin(), row.end());
+    models::HeatmapOptions heatmap;
+    heatmap.title = "\"" + source + "\"";
+    const std::string svg = models::attention_svg(models::utf8_characters(source), output_tokens, alpha, heatmap);
+    // [docs:end]
+    tutorial::write_figure(options, "08-heatmap-" + std::to_string(n + 1) + ".svg", svg);
+  }
+  return tutorial::exit_status();
+}

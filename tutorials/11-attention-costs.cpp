@@ -1,0 +1,293 @@
+// Chapter 11 — what attention costs (docs/11-attention-costs.md).
+//
+// Attention gives every output step j its own context c_j, and pays for it: at every step it scores all T_x source
+// positions, so a sentence costs T_x × T_y alignment scores where the basic encoder-decoder computes none; and the
+// whole model still runs T_x + T_y recurrent steps one after the other, each waiting for the previous state. This
+// program measures both. It trains a Seq2seq<float> (GRU, H = 64, E = 32, batch 32, T_y = 12 decoder steps) with the
+// vanilla, Bahdanau and Luong-general decoders for a few Adam steps at source lengths T_x = 8 … 128, counts the score
+// evaluations of each step through a counting wrapper around the decoder's score function (checked against T_x·T_y·B
+// and against the shapes of the recorded attention weights), and times each step twice: by the wall clock
+// (std::chrono::steady_clock) and by the processor time the program used (std::clock), which, unlike the wall clock,
+// leaves out the time spent waiting while other programs had the processor. The processor times are drawn against T_x.
+// --small: T_x = 8 and 16, 2 steps each; every check still runs. Deterministic except the lines "time: ...".
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/seq2seq.hpp"
+#include "models/svg.hpp"
+#include "nn/optim.hpp"
+#include "tutorials/common.hpp"
+
+using attend::Rng;
+using attend::Tape;
+using attend::Variable;
+namespace models = attend::models;
+namespace nn = attend::nn;
+namespace tutorial = attend::tutorial;
+
+namespace {
+
+// [docs:counting-score]
+// A score function that counts its evaluations: it hands every call to the decoder's own score function and adds up
+// the entries of the e it returns, one e_ij per sentence and source position i at each decoder step j.
+template <class T>
+class CountingScore : public models::Score<T> {
+ public:
+  std::size_t evaluations = 0;
+
+  explicit CountingScore(std::unique_ptr<models::Score<T>> inner) : inner_(std::move(inner)) {}
+  Variable<T> keys(const Variable<T>& annotations) override { return inner_->keys(annotations); }
+  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override {
+    Variable<T> e_ij = inner_->score(query, keys);  // (B, T_x): this step's scores of every sentence
+    evaluations += e_ij.shape()[0] * e_ij.shape()[1];
+    return e_ij;
+  }
+  models::ScoreKind kind() const override { return inner_->kind(); }
+  // the wrapped score's parameters, under their own names: the optimizer sees the same model
+  void visit(nn::ModuleVisitor<T>& v) override { inner_->visit(v); }
+
+ private:
+  std::unique_ptr<models::Score<T>> inner_;
+};
+
+// Puts a CountingScore around the decoder's score function; nullptr for the vanilla decoder, which has none.
+CountingScore<float>* count_scores(models::Seq2seq<float>& model) {
+  std::unique_ptr<models::Score<float>>* slot = nullptr;
+  if (auto* bahdanau = dynamic_cast<models::BahdanauDecoder<float>*>(model.decoder.get())) slot = &bahdanau->score;
+  if (auto* luong = dynamic_cast<models::LuongDecoder<float>*>(model.decoder.get())) slot = &luong->score;
+  if (slot == nullptr) return nullptr;
+  auto counting = std::make_unique<CountingScore<float>>(std::move(*slot));
+  CountingScore<float>* counter = counting.get();
+  *slot = std::move(counting);
+  return counter;
+}
+// [docs:end]
+
+// [docs:trainer]
+// One model under training: the Seq2seq, the counter around its score function (nullptr for vanilla), its optimizer
+// and its tape.
+struct Trainer {
+  models::Seq2seq<float> model;
+  CountingScore<float>* counter;
+  nn::Adam<float> adam;
+  Tape<float> tape;
+
+  explicit Trainer(const models::Seq2seqConfig& config)
+      : model(config), counter(count_scores(model)), adam(model.parameters(), {1e-3}) {}
+
+  // One training step — forward with teacher forcing and the loss, backward through all T_x + T_y recurrent steps,
+  // Adam — and the seconds it took: {by the wall clock, of processor time}.
+  std::pair<double, double> step(const models::Batch& batch, double& loss_value) {
+    if (counter != nullptr) counter->evaluations = 0;
+    const auto wall_start = std::chrono::steady_clock::now();
+    const std::clock_t processor_start = std::clock();
+    tape.clear();
+    adam.zero_grad();
+    const Variable<float> loss = model.loss(tape, batch);
+    tape.backward(loss);
+    adam.step();
+    const std::clock_t processor_stop = std::clock();
+    const auto wall_stop = std::chrono::steady_clock::now();
+    loss_value = loss.value().item();
+    return {std::chrono::duration<double>(wall_stop - wall_start).count(),
+            static_cast<double>(processor_stop - processor_start) / CLOCKS_PER_SEC};
+  }
+};
+// [docs:end]
+
+// B random sentences of T_x source words, each with a target of T_y - 1 random words: make_batch appends <eos>, so the
+// decoder takes T_y steps. Ids 0..3 are <pad> <sos> <eos> <unk>; the words are 4..V-1.
+models::Batch random_batch(std::size_t B, std::size_t T_x, std::size_t T_y, std::size_t V, Rng& rng) {
+  const auto word = [&] { return static_cast<std::int64_t>(4 + rng.next() % (V - 4)); };
+  std::vector<std::vector<std::int64_t>> sources(B), targets(B);
+  for (std::size_t b = 0; b < B; ++b) {
+    for (std::size_t i = 0; i < T_x; ++i) sources[b].push_back(word());
+    for (std::size_t j = 0; j + 1 < T_y; ++j) targets[b].push_back(word());
+  }
+  return models::make_batch(sources, targets);
+}
+
+
+// What one model did at one source length.
+struct Measured {
+  double wall_ms = 0;                // the fastest of the timed steps (wall clock): the least disturbed by other work
+  double processor_ms = 0;           // the fastest of the timed steps in processor time
+  std::size_t scores_per_step = 0;   // counted by the CountingScore during the last training step
+  std::size_t scores_from_alpha = 0; // Σ_j (size of α_j) over the α_j that forward() records
+  std::size_t sequential_steps = 0;  // encoder states + decoder steps, read from the tensors' shapes
+  double loss = 0;                   // after the last step (deterministic: the same on every run)
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const std::size_t B = 32, T_y = 12, H = 64, E = 32, V = 24;
+  const std::vector<std::size_t> source_lengths =
+      options.small ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{8, 16, 32, 64, 128};
+  const std::size_t steps = options.small ? 2 : 21;  // the first step warms up, the others are timed
+  const std::vector<std::string> decoders = {"vanilla", "bahdanau", "luong-general"};
+  std::printf("Chapter 11: what attention costs. GRU, H = %zu, E = %zu, B = %zu, T_y = %zu decoder steps,\n"
+              "%zu Adam steps per model and source length\n\n", H, E, B, T_y, steps);
+
+  // results[k][d]: source_lengths[k], decoders[d]
+  std::vector<std::vector<Measured>> results(source_lengths.size(), std::vector<Measured>(decoders.size()));
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    const std::size_t T_x = source_lengths[k];
+    Rng data_rng(T_x);  // the three models train on the same batch
+    const models::Batch batch = random_batch(B, T_x, T_y, V, data_rng);
+    // [docs:step]
+    std::vector<std::unique_ptr<Trainer>> trainers;
+    for (const std::string& name : decoders) {
+      models::Seq2seqConfig config;
+      config.source_vocab_size = V;
+      config.target_vocab_size = V;
+      config.cell = nn::CellKind::gru;
+      config.hidden_size = H;
+      config.embedding_dim = E;
+      config.set_decoder(name);
+      config.seed = 11;
+      trainers.push_back(std::make_unique<Trainer>(config));
+    }
+    // the models take turns, one step each, so that a change in the machine's load falls on all three alike
+    std::vector<std::vector<double>> wall(decoders.size()), processor(decoders.size());
+    for (std::size_t step = 0; step < steps; ++step) {
+      for (std::size_t d = 0; d < decoders.size(); ++d) {
+        const auto [wall_seconds, processor_seconds] = trainers[d]->step(batch, results[k][d].loss);
+        if (step == 0) continue;  // the first step warms up (allocations, caches)
+        wall[d].push_back(wall_seconds);
+        processor[d].push_back(processor_seconds);
+      }
+    }
+    // [docs:end]
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      Measured& m = results[k][d];
+      models::Seq2seq<float>& model = trainers[d]->model;
+      Tape<float>& tape = trainers[d]->tape;
+      m.wall_ms = 1000 * *std::min_element(wall[d].begin(), wall[d].end());
+      m.processor_ms = 1000 * *std::min_element(processor[d].begin(), processor[d].end());
+      m.scores_per_step = trainers[d]->counter != nullptr ? trainers[d]->counter->evaluations : 0;
+
+      // the second route: the shapes of what forward() records, on the same batch
+      tape.clear();
+      const models::TeacherForced<float> forced = model.forward(tape, batch);
+      for (const Variable<float>& alpha_j : forced.alpha) {
+        m.scores_from_alpha += alpha_j.shape()[0] * alpha_j.shape()[1];  // α_j: (B, T_x)
+      }
+      const models::Encoded<float> encoded = model.encode(tape, batch.source, batch.source_lengths);
+      // h_1..h_Tx: one encoder step each; then one decoder step per logits row
+      m.sequential_steps = encoded.memory.annotations.shape()[1] + forced.logits.shape()[1];
+    }
+  }
+
+  // [docs:counts]
+  std::printf("%5s %5s %18s %28s\n", "T_x", "T_y", "sequential steps", "score evaluations per step");
+  std::printf("%5s %5s %18s %28s\n", "", "", "n = T_x + T_y", "(attention) T_x·T_y·B");
+  double worst_count = 0, worst_alpha = 0, worst_sequential = 0;
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    const std::size_t T_x = source_lengths[k];
+    // (11.1)  the alignment scores of one training step: e_ij for i = 1..T_x, j = 1..T_y, for each of B sentences
+    const std::size_t N_scores = T_x * T_y * B;
+    // (11.2)  the recurrent steps that must run one after the other: T_x encoder steps, then T_y decoder steps
+    const std::size_t n = T_x + T_y;
+    std::printf("%5zu %5zu %18zu %28zu\n", T_x, T_y, n, N_scores);
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      const Measured& m = results[k][d];
+      const double expected = decoders[d] == "vanilla" ? 0.0 : static_cast<double>(N_scores);
+      worst_count = std::max(worst_count, std::abs(static_cast<double>(m.scores_per_step) - expected));
+      worst_alpha = std::max(worst_alpha, std::abs(static_cast<double>(m.scores_from_alpha) - expected));
+      worst_sequential = std::max(worst_sequential, std::abs(static_cast<double>(m.sequential_steps) - n));
+    }
+  }
+  // [docs:end]
+  std::printf("\n");
+  tutorial::check("(11.1) scores counted by the score function vs T_x·T_y·B (vanilla: 0)", worst_count, 0);
+  tutorial::check("(11.1) scores from the shapes of the recorded alpha_j vs T_x·T_y·B", worst_alpha, 0);
+  tutorial::check("(11.2) sequential steps from the shapes of h_i and the logits vs T_x + T_y", worst_sequential, 0);
+
+  std::printf("\nloss after %zu steps (the same numbers on every run):\n%5s", steps, "T_x");
+  for (const auto& name : decoders) std::printf(" %14s", name.c_str());
+  std::printf("\n");
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    std::printf("%5zu", source_lengths[k]);
+    for (const Measured& m : results[k]) std::printf(" %14.4f", m.loss);
+    std::printf("\n");
+  }
+
+  for (const bool by_processor : {false, true}) {
+    std::printf("\ntime: milliseconds per training step, %s, fastest of %zu timed steps (differ from run to run)\n",
+                by_processor ? "processor time" : "wall clock", steps - 1);
+    std::printf("time: %5s", "T_x");
+    for (const auto& name : decoders) std::printf(" %14s", name.c_str());
+    std::printf("\n");
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      std::printf("time: %5zu", source_lengths[k]);
+      for (const Measured& m : results[k]) std::printf(" %14.2f", by_processor ? m.processor_ms : m.wall_ms);
+      std::printf("\n");
+    }
+  }
+  // how the processor time grows with the source: the least-squares line t ≈ t_0 + b·T_x of each model; b_vanilla is
+  // about one encoder step (forward and backward), b_attention - b_vanilla the T_y scores and weights per source word
+  std::printf("time: slope b of t ≈ t_0 + b·T_x, processor time, ms per source word:");
+  double mean_x = 0;
+  for (const std::size_t T_x : source_lengths) {
+    mean_x += static_cast<double>(T_x) / static_cast<double>(source_lengths.size());
+  }
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    double mean_t = 0, covariance = 0, variance = 0;
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      mean_t += results[k][d].processor_ms / static_cast<double>(source_lengths.size());
+    }
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      const double dx = static_cast<double>(source_lengths[k]) - mean_x;
+      covariance += dx * (results[k][d].processor_ms - mean_t);
+      variance += dx * dx;
+    }
+    std::printf(" %s %.3f", decoders[d].c_str(), covariance / variance);
+  }
+  std::printf("\n");
+  // [docs:ratio]
+  // (11.3)  r = t_attention / t_vanilla at the longest source
+  const std::vector<Measured>& longest = results.back();
+  double bad_ratios = 0;
+  std::printf("time: attention / vanilla at T_x = %zu:", source_lengths.back());
+  for (std::size_t d = 1; d < decoders.size(); ++d) {
+    const double r_wall = longest[d].wall_ms / longest[0].wall_ms;
+    const double r_processor = longest[d].processor_ms / longest[0].processor_ms;
+    std::printf(" %s %.2f (processor %.2f)", decoders[d].c_str(), r_wall, r_processor);
+    for (const double r : {r_wall, r_processor}) {
+      if (!(std::isfinite(r) && r > 0)) bad_ratios += 1;
+    }
+  }
+  std::printf("\n");
+  // [docs:end]
+  // times vary from run to run and machine to machine: only their sanity is checked, never their size
+  tutorial::check("(11.3) ratios attention/vanilla that are not finite and > 0 (count)", bad_ratios, 0);
+
+  // [docs:figure]
+  std::vector<models::Series> curves;
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    models::Series series{decoders[d], {}, {}};
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      series.x.push_back(static_cast<double>(source_lengths[k]));
+      series.y.push_back(results[k][d].processor_ms);
+    }
+    curves.push_back(series);
+  }
+  models::LineChartOptions chart;
+  chart.title = "Processor time per training step (B = 32, T_y = 12, GRU, H = 64)";
+  chart.x_label = "source length T_x";
+  chart.y_label = "milliseconds of processor time per training step";
+  chart.y_min = 0;
+  tutorial::write_figure(options, "11-step-time.svg", models::line_chart_svg(curves, chart));
+  // [docs:end]
+  return tutorial::exit_status();
+}

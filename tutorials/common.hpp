@@ -1,0 +1,129 @@
+// The plumbing every tutorial program shares: its command line, its self-checks, its pictures, and the small helpers
+// several programs use to read, print and compare numbers. These helpers are not part of any article and no chapter
+// explains them beyond this paragraph: `--small` selects the fast settings `meson test` uses, `--figures DIR` makes
+// the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet), check()
+// prints one line per self-check and remembers a failure, and exit_status() is what main returns. row_of() copies
+// values of a tensor into a std::vector<double>, vector_string() prints such a vector as "[ 0.123 -0.456 ]",
+// worst_difference() is the largest |a_k - b_k| of two of them, and sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain
+// double. A helper that computes one of a chapter's equations stays in that chapter's program, next to the equation.
+// Header-only: each program is a single translation unit.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+#include "models/svg.hpp"
+
+namespace attend::tutorial {
+
+struct Options {
+  bool small = false;   // --small: the fast settings `meson test` uses (every check still runs)
+  std::string figures;  // --figures DIR: write pictures there; empty: write none
+};
+
+namespace detail {
+
+// Whether any check() has failed so far in this program.
+inline bool& any_check_failed() {
+  static bool failed = false;
+  return failed;
+}
+
+[[noreturn]] inline void usage_error(const char* program) {
+  std::fprintf(stderr, "usage: %s [--small] [--figures DIR]\n", program);
+  std::exit(2);
+}
+
+}  // namespace detail
+
+// Reads --small, --figures DIR and --help (which prints the usage line to standard output and exits with 0). Anything
+// else, or --figures without a folder, prints "usage: <program> [--small] [--figures DIR]" to standard error and
+// exits with status 2.
+inline Options parse_options(int argc, char** argv) {
+  const char* program = argc > 0 ? argv[0] : "tutorial";
+  Options options;
+  for (int k = 1; k < argc; ++k) {
+    const std::string argument = argv[k];
+    if (argument == "--small") {
+      options.small = true;
+    } else if (argument == "--figures" && k + 1 < argc && argv[k + 1][0] != '\0') {
+      options.figures = argv[++k];
+    } else if (argument == "--help") {
+      std::printf("usage: %s [--small] [--figures DIR]\n", program);
+      std::exit(0);
+    } else {
+      detail::usage_error(program);
+    }
+  }
+  return options;
+}
+
+// A self-check: prints "check: <what>: worst difference <d> (tolerance <t>) ok", or "... FAILED" (also when the
+// difference is not a number), with %.3g; a failure is remembered for exit_status().
+inline void check(const std::string& what, double worst_difference, double tolerance) {
+  const bool ok = worst_difference <= tolerance;  // false for NaN
+  if (!ok) detail::any_check_failed() = true;
+  std::printf("check: %s: worst difference %.3g (tolerance %.3g) %s\n", what.c_str(), worst_difference, tolerance,
+              ok ? "ok" : "FAILED");
+}
+
+// 1 if any check failed, else 0: main ends with `return exit_status();`.
+inline int exit_status() { return detail::any_check_failed() ? 1 : 0; }
+
+// Writes options.figures/<name> (an SVG string) atomically when --figures was given, creating the folder if needed;
+// prints "figure: <name>" either way, so the output is the same with and without --figures. A failure to write throws
+// std::runtime_error naming the path.
+inline void write_figure(const Options& options, const std::string& name, const std::string& svg) {
+  if (!options.figures.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.figures, error);  // an error shows up as the write's failure below
+    models::write_file_atomically((std::filesystem::path(options.figures) / name).string(), svg);
+  }
+  std::printf("figure: %s\n", name.c_str());
+}
+
+// n values of a tensor from flat position `first` on, in double: row_of(h, i * H, H) is h_i of a (1, T_x, H) tensor.
+template <class T>
+std::vector<double> row_of(const Tensor<T>& t, std::size_t first, std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t k = 0; k < n; ++k) v[k] = t.data()[first + k];
+  return v;
+}
+
+// Row `row` of a tensor whose last axis is the one printed: (rows, n), or (batch, rows, n) with row counted across
+// the batch.
+inline std::vector<double> row_of(const Tensor<double>& t, std::size_t row) {
+  const std::size_t n = t.shape()[t.rank() - 1];
+  return row_of(t, row * n, n);
+}
+
+// "[ 0.123 -0.456  0.789 ]": every value with %7.3f.
+inline std::string vector_string(const std::vector<double>& v) {
+  std::string s = "[";
+  char cell[16];
+  for (const double x : v) {
+    std::snprintf(cell, sizeof cell, "%7.3f", x + 0.0);  // + 0.0 prints -0 as 0
+    s += cell;
+  }
+  return s + " ]";
+}
+
+// max_k |a_k - b_k| over the positions of a (b is at least as long).
+inline double worst_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]));
+  return worst;
+}
+
+// σ(v) = 1 / (1 + e^-v) on a plain double, for the computations by hand (the library's sigmoid works on the tape).
+inline double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+}  // namespace attend::tutorial
