@@ -209,6 +209,33 @@ void check_weights(const std::vector<std::string>& source_tokens, const std::vec
   }
 }
 
+// Where the title and the two axis titles of a picture go, and what they say (an empty text is left out).
+struct Titles {
+  const std::string& title;
+  const std::string& x_label;
+  const std::string& y_label;
+  double title_centre, title_baseline, title_font;
+  double x_title_centre, x_title_baseline;
+  double y_title_baseline, y_title_centre;  // the y title is turned -90 degrees: its baseline is an x coordinate
+  double axis_font;
+};
+
+void append_titles(std::string& svg, const Titles& t) {
+  if (!t.title.empty()) {
+    svg += "<text class=\"title\" x=\"" + px(t.title_centre) + "\" y=\"" + px(t.title_baseline) + "\" font-size=\"" +
+           px(t.title_font) + "\" font-weight=\"bold\" text-anchor=\"middle\">" + xml_escape(t.title) + "</text>\n";
+  }
+  if (!t.x_label.empty()) {
+    svg += "<text class=\"axis-title\" x=\"" + px(t.x_title_centre) + "\" y=\"" + px(t.x_title_baseline) +
+           "\" font-size=\"" + px(t.axis_font) + "\" text-anchor=\"middle\">" + xml_escape(t.x_label) + "</text>\n";
+  }
+  if (!t.y_label.empty()) {
+    svg += "<text class=\"axis-title\" transform=\"translate(" + px(t.y_title_baseline) + "," + px(t.y_title_centre) +
+           ") rotate(-90)\" font-size=\"" + px(t.axis_font) + "\" text-anchor=\"middle\">" + xml_escape(t.y_label) +
+           "</text>\n";
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -329,19 +356,8 @@ std::string attention_svg(const std::vector<std::string>& source_tokens, const s
   svg += "</linearGradient>\n</defs>\n";
   svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
 
-  if (!options.title.empty()) {
-    svg += "<text class=\"title\" x=\"" + px(0.5 * width) + "\" y=\"" + px(title_baseline) + "\" font-size=\"" +
-           px(title_font) + "\" font-weight=\"bold\" text-anchor=\"middle\">" + xml_escape(options.title) + "</text>\n";
-  }
-  if (!options.x_label.empty()) {
-    svg += "<text class=\"axis-title\" x=\"" + px(x_title_centre) + "\" y=\"" + px(x_title_baseline) +
-           "\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
-  }
-  if (!options.y_label.empty()) {
-    svg += "<text class=\"axis-title\" transform=\"translate(" + px(y_title_baseline) + "," + px(y_title_centre) +
-           ") rotate(-90)\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.y_label) +
-           "</text>\n";
-  }
+  append_titles(svg, {options.title, options.x_label, options.y_label, 0.5 * width, title_baseline, title_font,
+                      x_title_centre, x_title_baseline, y_title_baseline, y_title_centre, axis_font});
 
   // source labels along the top; dy = 0.35em centres a glyph's x-height on the column's middle line
   svg += "<g class=\"source-labels\" font-size=\"" + px(label_font) + "\" text-anchor=\"" +
@@ -600,19 +616,8 @@ std::string line_chart_svg(const std::vector<Series>& series, const LineChartOpt
          px(plot_height + 2 * bleed) + "\"/>\n</clipPath>\n</defs>\n";
   svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
 
-  if (!options.title.empty()) {
-    svg += "<text class=\"title\" x=\"" + px(0.5 * width) + "\" y=\"" + px(title_baseline) + "\" font-size=\"" +
-           px(title_font) + "\" font-weight=\"bold\" text-anchor=\"middle\">" + xml_escape(options.title) + "</text>\n";
-  }
-  if (!options.x_label.empty()) {
-    svg += "<text class=\"axis-title\" x=\"" + px(x_title_centre) + "\" y=\"" + px(x_title_baseline) +
-           "\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
-  }
-  if (!options.y_label.empty()) {
-    svg += "<text class=\"axis-title\" transform=\"translate(" + px(y_title_baseline) + "," + px(y_title_centre) +
-           ") rotate(-90)\" font-size=\"" + px(axis_font) + "\" text-anchor=\"middle\">" + xml_escape(options.y_label) +
-           "</text>\n";
-  }
+  append_titles(svg, {options.title, options.x_label, options.y_label, 0.5 * width, title_baseline, title_font,
+                      x_title_centre, x_title_baseline, y_title_baseline, y_title_centre, axis_font});
 
   // grid lines at the ticks, then the plot area's frame over them
   svg += "<g class=\"grid\" stroke=\"#e5e5e5\" stroke-width=\"1\">\n";
