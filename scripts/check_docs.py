@@ -167,8 +167,21 @@ for doc in docs:
             continue
         i += 1
 
+# docs/equations.md names program regions as `tutorials/NN-slug.cpp` region[, region]: each must exist.
+equations = source / "docs" / "equations.md"
+checked_references = 0
+if equations.exists():
+    for number, line in enumerate(equations.read_text().splitlines(), 1):
+        for m in re.finditer(r"`(tutorials/[^`]+\.cpp)`\s*([^;|`]+)", line):
+            program = source / m.group(1)
+            text = program.read_text() if program.exists() else ""
+            for name in [n.strip() for n in m.group(2).split(",") if n.strip()]:
+                checked_references += 1
+                if f"// [docs:{name}]" not in text:
+                    errors.append(f"docs/equations.md:{number}: region [docs:{name}] not found in {m.group(1)}")
+
 for e in errors:
     print("error:", e)
-print(f"docs: {checked_regions} quoted regions, {checked_commands} commands, {checked_outputs} quoted outputs and "
-      f"{checked_images} pictures checked, {len(errors)} problems")
+print(f"docs: {checked_regions} quoted regions, {checked_commands} commands, {checked_outputs} quoted outputs, "
+      f"{checked_images} pictures and {checked_references} equation references checked, {len(errors)} problems")
 sys.exit(1 if errors or checked_regions + checked_commands + checked_outputs == 0 else 0)
