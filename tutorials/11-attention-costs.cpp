@@ -128,6 +128,66 @@ struct Measured {
 
 }  // namespace
 
+// Where this leads: self-attention over one sequence of n = 4 positions, with the tape's ops, and by hand.
+static void self_attention() {
+  std::printf("\nself-attention over n = 4 positions (d_model = 3, d_k = d_v = 2)\n");
+  // [docs:self-attention]
+  const std::size_t n = 4, d_model = 3, d_k = 2, d_v = 2;
+  Rng sa_rng(11);
+  Tape<double> sa;
+  Variable<double> X = sa.constant(sa_rng.normal_tensor<double>({n, d_model}, 0, 1));
+  Variable<double> W_Q = sa.constant(sa_rng.normal_tensor<double>({d_model, d_k}, 0, 1));
+  Variable<double> W_K = sa.constant(sa_rng.normal_tensor<double>({d_model, d_k}, 0, 1));
+  Variable<double> W_V = sa.constant(sa_rng.normal_tensor<double>({d_model, d_v}, 0, 1));
+  // (11.4)  Q = X W_Q,  K = X W_K,  V = X W_V
+  Variable<double> Q = matmul(X, W_Q), K = matmul(X, W_K), V = matmul(X, W_V);
+  // (11.5)  A = softmax(Q Kᵀ / √d_k), row by row
+  Variable<double> A = softmax(matmul(Q, transpose(K)) * (1.0 / std::sqrt(static_cast<double>(d_k))), -1);
+  // (11.6)  Z = A V
+  Variable<double> Z = matmul(A, V);
+  // [docs:end]
+  // the same by hand: A_pq = exp(q_p · k_q / √d_k) / Σ_r exp(q_p · k_r / √d_k), z_p = Σ_q A_pq v_q
+  auto at = [](const Variable<double>& m, std::size_t r, std::size_t c) {
+    return m.value().data()[r * m.shape()[1] + c];
+  };
+  double worst_A = 0, worst_Z = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    std::vector<double> e(n);
+    double total = 0;
+    for (std::size_t q = 0; q < n; ++q) {
+      double dot = 0;
+      for (std::size_t k = 0; k < d_k; ++k) {
+        double q_pk = 0, k_qk = 0;
+        for (std::size_t m = 0; m < d_model; ++m) {
+          q_pk += at(X, p, m) * at(W_Q, m, k);
+          k_qk += at(X, q, m) * at(W_K, m, k);
+        }
+        dot += q_pk * k_qk;
+      }
+      e[q] = std::exp(dot / std::sqrt(static_cast<double>(d_k)));
+      total += e[q];
+    }
+    std::printf("  A_%zu. =", p + 1);
+    for (std::size_t q = 0; q < n; ++q) {
+      worst_A = std::max(worst_A, std::abs(e[q] / total - at(A, p, q)));
+      std::printf(" %6.3f", at(A, p, q));
+    }
+    std::printf("\n");
+    for (std::size_t c = 0; c < d_v; ++c) {
+      double z = 0;
+      for (std::size_t q = 0; q < n; ++q) {
+        double v_qc = 0;
+        for (std::size_t m = 0; m < d_model; ++m) v_qc += at(X, q, m) * at(W_V, m, c);
+        z += e[q] / total * v_qc;
+      }
+      worst_Z = std::max(worst_Z, std::abs(z - at(Z, p, c)));
+    }
+  }
+  std::printf("  scores computed: n² = %zu, in one step (no recurrence)\n", n * n);
+  tutorial::check("(11.4)-(11.5) A = softmax(Q K^T / sqrt(d_k)) by hand = by the tape's ops", worst_A, 1e-12);
+  tutorial::check("(11.6) Z = A V by hand = by the tape's ops", worst_Z, 1e-12);
+}
+
 int main(int argc, char** argv) {
   const tutorial::Options options = tutorial::parse_options(argc, argv);
   const std::size_t B = 32, T_y = 12, H = 64, E = 32, V = 24;
@@ -289,5 +349,7 @@ int main(int argc, char** argv) {
   chart.y_min = 0;
   tutorial::write_figure(options, "11-step-time.svg", models::line_chart_svg(curves, chart));
   // [docs:end]
+
+  self_attention();
   return tutorial::exit_status();
 }
