@@ -29,7 +29,9 @@ using attend::Shape;
 using attend::Tape;
 using attend::Tensor;
 using attend::Variable;
+using attend::tutorial::ids_of;
 using attend::tutorial::row_of;
+using attend::tutorial::row_times;
 using attend::tutorial::sigmoid;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
@@ -40,11 +42,6 @@ namespace tutorial = attend::tutorial;
 namespace {
 
 using Sequence = std::vector<std::int64_t>;
-
-// The characters of a text as ids of a character vocabulary (no <sos>/<eos>: make_batch adds them).
-Sequence ids_of(const models::Vocabulary& vocabulary, const std::string& text) {
-  return vocabulary.encode(models::utf8_characters(text));
-}
 
 // Ids back to text, up to the end token.
 std::string text_of(const models::Vocabulary& vocabulary, const Sequence& ids) {
@@ -89,13 +86,6 @@ dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates
 std::string padded(const std::string& text, std::size_t width) {
   const std::size_t length = models::utf8_characters(text).size();
   return text + std::string(length < width ? width - length : 0, ' ');
-}
-
-// (W v)_row = Σ_k W[row, first + k] v_k: one row of a weight matrix (out, in) times a vector, from column `first` on.
-double row_times(const Tensor<float>& W, std::size_t row, const std::vector<double>& v, std::size_t first = 0) {
-  double sum = 0;
-  for (std::size_t k = 0; k < v.size(); ++k) sum += W.at({row, first + k}) * v[k];
-  return sum;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -31,7 +31,9 @@ using attend::Shape;
 using attend::Tape;
 using attend::Tensor;
 using attend::Variable;
+using attend::tutorial::ids_of;
 using attend::tutorial::row_of;
+using attend::tutorial::row_times;
 using attend::tutorial::sigmoid;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
@@ -42,11 +44,6 @@ namespace tutorial = attend::tutorial;
 namespace {
 
 using Sequence = std::vector<std::int64_t>;
-
-// The characters of a text as ids of a character vocabulary (no <sos>/<eos>: make_batch adds them).
-Sequence ids_of(const models::Vocabulary& vocabulary, const std::string& text) {
-  return vocabulary.encode(models::utf8_characters(text));
-}
 
 // The dates task as chapter 8 sets it up: the splits, the two character vocabularies, the training pairs as ids.
 struct Data {
@@ -149,13 +146,6 @@ std::string heatmap(models::Seq2seq<float>& model, const dates::Example& example
   models::HeatmapOptions options;
   options.title = model.config().decoder_name() + ": \"" + example.source + "\"";
   return models::attention_svg(source, output_tokens, alpha, options);
-}
-
-// (W v)_row = Σ_k W[row, first + k] v_k: one row of a weight matrix (out, in) times a vector, from column `first` on.
-double row_times(const Tensor<float>& W, std::size_t row, const std::vector<double>& v, std::size_t first = 0) {
-  double sum = 0;
-  for (std::size_t k = 0; k < v.size(); ++k) sum += W.at({row, first + k}) * v[k];
-  return sum;
 }
 
 // The worst difference of each equation over every step of a walk.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "autograd/tensor.hpp"
 #include "models/svg.hpp"
+#include "models/vocabulary.hpp"
 
 namespace attend::tutorial {
 
@@ -125,5 +127,17 @@ inline double worst_difference(const std::vector<double>& a, const std::vector<d
 
 // σ(v) = 1 / (1 + e^-v) on a plain double, for the computations by hand (the library's sigmoid works on the tape).
 inline double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+// The characters of a text as ids of a character vocabulary (no <sos>/<eos>: models::make_batch adds them).
+inline std::vector<std::int64_t> ids_of(const models::Vocabulary& vocabulary, const std::string& text) {
+  return vocabulary.encode(models::utf8_characters(text));
+}
+
+// (W v)_row = Σ_k W[row, first + k] v_k: one row of a weight matrix (out, in) times a vector, from column `first` on.
+inline double row_times(const Tensor<float>& W, std::size_t row, const std::vector<double>& v, std::size_t first = 0) {
+  double sum = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) sum += W.at({row, first + k}) * v[k];
+  return sum;
+}
 
 }  // namespace attend::tutorial
