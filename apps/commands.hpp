@@ -1,4 +1,4 @@
-// The three commands of the `attend` program, each a function from parsed options to an exit status. The command line
+// The commands of the `attend` program, each a function from parsed options to an exit status. The command line
 // itself (flags, help, validation of values) is in attend.cpp; the reference is docs/reference/attend.md.
 #pragma once
 
@@ -20,6 +20,7 @@ struct TrainOptions {
   double clip = 1.0;              // gradient clipping by global norm; 0: none
   std::size_t threads = 1;        // OpenBLAS threads
   double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
+  std::size_t max_steps = 0;      // stop (validate, save) after this many steps; 0: no limit
   std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 a epoch
   std::string out;
 };
@@ -27,6 +28,8 @@ struct TrainOptions {
 struct EvalOptions {
   std::string model_path;
   std::string split = "test";
+  std::string data;  // pairs: the sentence-pair file, when it is no longer where training read it
+  std::string output;  // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
 };
@@ -39,7 +42,13 @@ struct PredictOptions {
   std::size_t threads = 1;
 };
 
+struct DataOptions {
+  TaskSpec task;
+  std::string write;  // folder to write the tokenised splits and vocabularies to; empty: only the summary
+};
+
 int run_train(const TrainOptions& options);
+int run_data(const DataOptions& options);
 int run_eval(const EvalOptions& options);
 int run_predict(const PredictOptions& options);
 

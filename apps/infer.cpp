@@ -4,7 +4,6 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
-#include "models/dates.hpp"
 #include "models/svg.hpp"
 
 namespace attend::app {
@@ -26,20 +25,25 @@ std::string numbered(const std::string& path, std::size_t index, std::size_t cou
 int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
-  const TaskData data = make_task_data(file.task);
-  const std::vector<Pair>& pairs = data.split(options.split);
-  std::vector<std::vector<std::int64_t>> sources;
-  std::vector<std::string> targets;
-  for (const Pair& p : pairs) {
-    sources.push_back(file.source_vocabulary.encode(source_tokens(file.task, p.source)));
-    targets.push_back(p.target);
+  if (!options.data.empty()) {
+    if (!file.task.is_pairs()) throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
+    file.task.data = options.data;
   }
-  const auto outputs = decode_all(*file.model, sources, {options.beam, 0, 1.0});
-  std::vector<std::string> predictions;
-  for (const auto& h : outputs) predictions.push_back(join_target(file.task, file.target_vocabulary.decode(h.tokens)));
-  const models::dates::Scores scores = models::dates::score(predictions, targets);
-  std::printf("split: %s\ncount: %zu\nexact_match: %.4f\nyear: %.4f\nmonth: %.4f\nday: %.4f\n", options.split.c_str(),
-              scores.count, scores.exact_match, scores.year, scores.month, scores.day);
+  const std::vector<Example> examples = make_task_data(file.task).held_out(options.split);
+  const auto outputs = predict_examples(file, examples, {options.beam, 0, 1.0});
+  if (!options.output.empty()) {
+    // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)
+    std::string text;
+    for (const auto& tokens : outputs) {
+      for (std::size_t k = 0; k < tokens.size(); ++k) text += (k ? " " : "") + tokens[k];
+      text += "\n";
+    }
+    models::write_file_atomically(options.output, text);
+  }
+  std::printf("split: %s\ncount: %zu\n", options.split.c_str(), examples.size());
+  for (const auto& [name, value] : score_outputs(file.task, outputs, examples)) {
+    std::printf("%s\n", format_score(name, value).c_str());
+  }
   return 0;
 }
 
@@ -52,7 +56,7 @@ int run_predict(const PredictOptions& options) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       inputs.push_back(line);
     }
-    if (inputs.empty()) throw InputError("no input: give dates on the command line or as lines on standard input");
+    if (inputs.empty()) throw InputError("no input: give texts on the command line or as lines on standard input");
   }
   if (!options.svg.empty() && file.model->config().decoder == models::DecoderKind::vanilla) {
     throw InputError("--svg: the vanilla decoder has no attention weights to draw");

@@ -2,6 +2,7 @@
 #include "apps/model_file.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -102,6 +103,22 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
     for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
   }
   return result;
+}
+
+std::vector<std::vector<std::string>> predict_examples(ModelFile& file, const std::vector<Example>& examples,
+                                                       const models::SearchOptions& search) {
+  std::vector<std::vector<std::int64_t>> sources;
+  for (const Example& e : examples) sources.push_back(file.source_vocabulary.encode(e.source));
+  std::vector<std::vector<std::string>> outputs;
+  for (const auto& h : decode_all(*file.model, sources, search)) outputs.push_back(file.target_vocabulary.decode(h.tokens));
+  return outputs;
+}
+
+std::string format_score(const std::string& name, double value) {
+  const bool percent = name == "bleu" || name.rfind("precision_", 0) == 0;
+  char text[64];
+  std::snprintf(text, sizeof text, percent ? "%.1f" : "%.4f", value);
+  return name + ": " + text;
 }
 
 }  // namespace attend::app

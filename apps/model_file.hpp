@@ -39,4 +39,11 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
                                            const std::vector<std::vector<std::int64_t>>& sources,
                                            const models::SearchOptions& search, std::size_t batch_size = 256);
 
+// The model's outputs (tokens, end token excluded) for the examples' sources, decoded with `search`.
+std::vector<std::vector<std::string>> predict_examples(ModelFile& file, const std::vector<Example>& examples,
+                                                       const models::SearchOptions& search);
+
+// "bleu: 23.4" (BLEU and n-gram precisions in percent, one decimal) or "exact_match: 0.9950" (four decimals).
+std::string format_score(const std::string& name, double value);
+
 }  // namespace attend::app

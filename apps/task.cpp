@@ -1,16 +1,19 @@
 // The tasks of the `attend` program (task.hpp).
 #include "apps/task.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
+#include "models/bleu.hpp"
 #include "models/dates.hpp"
+#include "models/text.hpp"
 
 namespace attend::app {
 
 namespace {
 
 void check_known(const std::string& name) {
-  if (name != "dates") throw InputError("unknown task \"" + name + "\" (expected dates)");
+  if (name != "dates" && name != "pairs") throw InputError("unknown task \"" + name + "\" (expected dates or pairs)");
 }
 
 template <class V>
@@ -22,22 +25,118 @@ V field(const nlohmann::json& json, const char* name) {
   }
 }
 
-std::vector<Pair> pairs_of(const std::vector<models::dates::Example>& examples) {
-  std::vector<Pair> pairs;
-  pairs.reserve(examples.size());
-  for (const auto& e : examples) pairs.push_back({e.source, e.target});
-  return pairs;
+models::Tokenization tokenization(const std::string& name, const char* side) {
+  try {
+    return models::tokenization_from_string(name);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string(side) + " " + e.what());
+  }
+}
+
+std::vector<std::string> characters_of(const std::string& text) {
+  try {
+    return models::utf8_characters(text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("input \"" + text + "\": " + e.what());
+  }
+}
+
+std::string joined(const std::vector<std::string>& tokens) {
+  std::string text;
+  for (const auto& t : tokens) text += t;
+  return text;
+}
+
+TaskData dates_data(const TaskSpec& spec) {
+  models::dates::Splits splits;
+  try {
+    splits = models::dates::make_splits(spec.seed, spec.train_size, spec.validation_size, spec.test_size);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  TaskData data;
+  for (const auto& e : splits.train) data.train.push_back({characters_of(e.source), characters_of(e.target)});
+  for (const auto& e : splits.validation) data.validation.push_back({characters_of(e.source), {characters_of(e.target)}});
+  for (const auto& e : splits.test) data.test.push_back({characters_of(e.source), {characters_of(e.target)}});
+  data.summary = "generated dates, " + std::to_string(data.train.size()) + " training / " +
+                 std::to_string(data.validation.size()) + " validation / " + std::to_string(data.test.size()) +
+                 " test, disjoint by date";
+  return data;
+}
+
+TaskData pairs_data(const TaskSpec& spec) {
+  if (spec.data.empty()) throw InputError("task pairs needs a sentence-pair file: --data FILE");
+  try {
+    models::PairReadOptions read;
+    read.source_column = spec.source_column;
+    if (read.source_column == 0) {
+      read.source_column = models::pair_column(spec.data, spec.source);
+      const std::size_t target_column = models::pair_column(spec.data, spec.target);
+      if (target_column == read.source_column) {
+        throw InputError("--source " + spec.source + " and --target " + spec.target + " name the same column of " +
+                         spec.data);
+      }
+    }
+    read.skip_bad_lines = spec.skip_bad_lines;
+    const models::PairFile file = models::read_pair_file(spec.data, read);
+    if (!spec.fingerprint.empty() && spec.fingerprint != file.fingerprint) {
+      throw InputError(spec.data + ": not the file the model was trained on (its fingerprint is " + file.fingerprint +
+                       ", the model's " + spec.fingerprint + "); give the original with --data");
+    }
+    models::TranslationSplitOptions split;
+    split.seed = spec.seed;
+    split.train_size = spec.train_size;
+    split.validation_size = spec.validation_size;
+    split.test_size = spec.test_size;
+    split.max_words = spec.max_words;
+    split.source_tokenization = tokenization(spec.source_tokens, "--source-tokens");
+    split.target_tokenization = tokenization(spec.target_tokens, "--target-tokens");
+    models::TranslationData translation = models::make_translation_data(file, split);
+    TaskData data;
+    data.train = std::move(translation.train);
+    for (auto& e : translation.validation) data.validation.push_back({std::move(e.source), std::move(e.references)});
+    for (auto& e : translation.test) data.test.push_back({std::move(e.source), std::move(e.references)});
+    data.fingerprint = file.fingerprint;
+    data.source_column = read.source_column;
+    data.summary = spec.data + ": " + std::to_string(file.pairs.size()) + " pairs" +
+                   (file.skipped ? " (" + std::to_string(file.skipped) + " bad lines skipped)" : "") + ", " +
+                   std::to_string(translation.kept_pairs) + " with at most " +
+                   (spec.max_words ? std::to_string(spec.max_words) : std::string("any number of")) + " words, " +
+                   std::to_string(translation.distinct_sources) + " distinct sources; " +
+                   std::to_string(data.train.size()) + " training pairs, " + std::to_string(data.validation.size()) +
+                   " validation and " + std::to_string(data.test.size()) + " test sentences";
+    return data;
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const bool bad_line = message.find(": not valid UTF-8") != std::string::npos ||
+                          message.find(": no TAB") != std::string::npos ||
+                          message.find(": an empty sentence") != std::string::npos;
+    throw InputError(message + (bad_line ? " (--skip-bad-lines skips and counts such lines)" : ""));
+  }
 }
 
 }  // namespace
 
 nlohmann::json TaskSpec::to_json() const {
-  return {{"name", name},
-          {"seed", seed},
-          {"train_size", train_size},
-          {"validation_size", validation_size},
-          {"test_size", test_size},
-          {"max_source_length", max_source_length}};
+  nlohmann::json json = {{"name", name},
+                         {"seed", seed},
+                         {"train_size", train_size},
+                         {"validation_size", validation_size},
+                         {"test_size", test_size},
+                         {"max_source_length", max_source_length}};
+  if (is_pairs()) {
+    json.update({{"data", data},
+                 {"source", source},
+                 {"target", target},
+                 {"source_tokens", source_tokens},
+                 {"target_tokens", target_tokens},
+                 {"max_words", max_words},
+                 {"min_count", min_count},
+                 {"skip_bad_lines", skip_bad_lines},
+                 {"fingerprint", fingerprint},
+                 {"source_column", source_column}});
+  }
+  return json;
 }
 
 TaskSpec TaskSpec::from_json(const nlohmann::json& json) {
@@ -50,54 +149,73 @@ TaskSpec TaskSpec::from_json(const nlohmann::json& json) {
   spec.validation_size = field<std::size_t>(json, "validation_size");
   spec.test_size = field<std::size_t>(json, "test_size");
   spec.max_source_length = field<std::size_t>(json, "max_source_length");
+  if (spec.is_pairs()) {
+    spec.data = field<std::string>(json, "data");
+    spec.source = field<std::string>(json, "source");
+    spec.target = field<std::string>(json, "target");
+    spec.source_tokens = field<std::string>(json, "source_tokens");
+    spec.target_tokens = field<std::string>(json, "target_tokens");
+    tokenization(spec.source_tokens, "source_tokens");
+    tokenization(spec.target_tokens, "target_tokens");
+    spec.max_words = field<std::size_t>(json, "max_words");
+    spec.min_count = field<std::size_t>(json, "min_count");
+    spec.skip_bad_lines = field<bool>(json, "skip_bad_lines");
+    spec.fingerprint = field<std::string>(json, "fingerprint");
+    spec.source_column = field<std::size_t>(json, "source_column");
+    if (spec.source_column != 1 && spec.source_column != 2) throw InputError("task description: source_column must be 1 or 2");
+  }
   return spec;
 }
 
-const std::vector<Pair>& TaskData::split(const std::string& name) const {
-  if (name == "train") return train;
-  if (name == "validation") return validation;
-  if (name == "test") return test;
-  throw InputError("unknown split \"" + name + "\" (expected train, validation or test)");
+std::vector<Example> TaskData::held_out(const std::string& split) const {
+  if (split == "validation") return validation;
+  if (split == "test") return test;
+  if (split == "train") {
+    std::vector<Example> examples;
+    for (const auto& p : train) examples.push_back({p.source, {p.target}});
+    return examples;
+  }
+  throw InputError("unknown split \"" + split + "\" (expected train, validation or test)");
 }
 
 TaskData make_task_data(const TaskSpec& spec) {
   check_known(spec.name);
-  models::dates::Splits splits;
-  try {
-    splits = models::dates::make_splits(spec.seed, spec.train_size, spec.validation_size, spec.test_size);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(e.what());
-  }
-  return TaskData{pairs_of(splits.train), pairs_of(splits.validation), pairs_of(splits.test)};
+  return spec.is_pairs() ? pairs_data(spec) : dates_data(spec);
 }
 
-std::vector<std::string> source_tokens(const TaskSpec&, const std::string& text) {
+std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& text) {
+  if (!spec.is_pairs()) return characters_of(text);
   try {
-    return models::utf8_characters(text);
+    return models::tokenize(text, tokenization(spec.source_tokens, "--source-tokens"));
   } catch (const std::invalid_argument& e) {
     throw InputError("input \"" + text + "\": " + e.what());
   }
 }
 
-std::vector<std::string> target_tokens(const TaskSpec& spec, const std::string& text) {
-  return source_tokens(spec, text);
+std::string join_target(const TaskSpec& spec, const std::vector<std::string>& tokens) {
+  if (!spec.is_pairs()) return joined(tokens);
+  return models::detokenize(tokens, tokenization(spec.target_tokens, "--target-tokens"));
 }
 
-std::string join_target(const TaskSpec&, const std::vector<std::string>& tokens) {
-  std::string text;
-  for (const auto& t : tokens) text += t;
-  return text;
-}
-
-models::Vocabulary make_source_vocabulary(const TaskSpec&, const TaskData&) {
-  // every character a date can be written with, so that any generated date (not only the training ones) is readable
+models::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data) {
   models::Vocabulary vocabulary;
+  if (spec.is_pairs()) {
+    std::vector<std::vector<std::string>> sentences;
+    for (const auto& p : data.train) sentences.push_back(p.source);
+    return models::build_vocabulary(sentences, spec.min_count);
+  }
+  // every character a date can be written with, so that any generated date (not only the training ones) is readable
   for (const auto& c : models::dates::source_alphabet()) vocabulary.add(c);
   return vocabulary;
 }
 
-models::Vocabulary make_target_vocabulary(const TaskSpec&, const TaskData&) {
+models::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data) {
   models::Vocabulary vocabulary;
+  if (spec.is_pairs()) {
+    std::vector<std::vector<std::string>> sentences;
+    for (const auto& p : data.train) sentences.push_back(p.target);
+    return models::build_vocabulary(sentences, spec.min_count);
+  }
   for (const auto& c : models::dates::target_alphabet()) vocabulary.add(c);
   return vocabulary;
 }
@@ -107,9 +225,11 @@ std::vector<std::int64_t> encode_source(const TaskSpec& spec, const models::Voca
   const std::vector<std::string> tokens = source_tokens(spec, text);
   if (tokens.empty()) throw InputError("empty input: nothing to read");
   if (tokens.size() > spec.max_source_length) {
-    throw InputError("input \"" + text + "\" is " + std::to_string(tokens.size()) + " characters long; the model reads at most " +
+    throw InputError("input \"" + text + "\" is " + std::to_string(tokens.size()) +
+                     (spec.is_pairs() ? " tokens" : " characters") + " long; the model reads at most " +
                      std::to_string(spec.max_source_length));
   }
+  if (spec.is_pairs()) return vocabulary.encode(tokens);  // unknown words read as <unk>
   std::vector<std::int64_t> ids;
   for (const auto& token : tokens) {
     if (!vocabulary.contains(token)) {
@@ -118,6 +238,42 @@ std::vector<std::int64_t> encode_source(const TaskSpec& spec, const models::Voca
     ids.push_back(vocabulary.id(token));
   }
   return ids;
+}
+
+Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::string>>& outputs,
+                     const std::vector<Example>& examples) {
+  if (outputs.size() != examples.size()) throw std::logic_error("score_outputs: outputs and examples differ in number");
+  double exact = 0;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    for (const auto& reference : examples[k].references) {
+      if (outputs[k] == reference) {
+        exact += 1;
+        break;
+      }
+    }
+  }
+  exact = outputs.empty() ? 0.0 : exact / static_cast<double>(outputs.size());
+  if (spec.is_pairs()) {
+    std::vector<std::vector<std::vector<std::string>>> references;
+    for (const auto& e : examples) references.push_back(e.references);
+    const models::BleuScore bleu = models::corpus_bleu(outputs, references);
+    Scores scores = {{"bleu", 100 * bleu.bleu}, {"exact_match", exact}};
+    for (std::size_t n = 0; n < bleu.precisions.size(); ++n) {
+      scores.emplace_back("precision_" + std::to_string(n + 1), 100 * bleu.precisions[n]);
+    }
+    scores.emplace_back("brevity_penalty", bleu.brevity_penalty);
+    scores.emplace_back("length_ratio", bleu.reference_length ? static_cast<double>(bleu.hypothesis_length) /
+                                                                    static_cast<double>(bleu.reference_length)
+                                                              : 0.0);
+    return scores;
+  }
+  std::vector<std::string> predictions, targets;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    predictions.push_back(joined(outputs[k]));
+    targets.push_back(joined(examples[k].references.front()));
+  }
+  const models::dates::Scores dates = models::dates::score(predictions, targets);
+  return {{"exact_match", dates.exact_match}, {"year", dates.year}, {"month", dates.month}, {"day", dates.day}};
 }
 
 }  // namespace attend::app

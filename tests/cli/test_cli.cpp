@@ -269,4 +269,133 @@ BOOST_AUTO_TEST_CASE(help_and_version_succeed) {
   BOOST_TEST(run_attend("--version").out == "attend 0.1.0\n");
 }
 
+// ---- translation (task pairs) on real Tatoeba sentences ----
+
+namespace {
+
+// The first `lines` lines of ../shared/data/tatoeba/spa-eng.tsv, as scratch/spa-eng.tsv (the name gives the languages).
+std::string spanish_english(const Scratch& scratch, std::size_t lines) {
+  const std::string source = std::string(ATTEND_SHARED_DATA) + "/tatoeba/spa-eng.tsv";
+  std::ifstream in(source);
+  BOOST_REQUIRE_MESSAGE(in.good(), source << " not found: the cli tests read ../shared/data (-Dshared_data=FOLDER)");
+  std::ofstream out(scratch.path("spa-eng.tsv"));
+  std::string line;
+  for (std::size_t k = 0; k < lines && std::getline(in, line); ++k) out << line << "\n";
+  return scratch.path("spa-eng.tsv");
+}
+
+double value_of(const std::string& line, const std::string& name) {
+  BOOST_TEST_REQUIRE(line.rfind(name + ": ", 0) == 0u, line);
+  return std::stod(line.substr(name.size() + 2));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
+  Scratch scratch;
+  const std::string data = spanish_english(scratch, 700);
+  const std::string model = scratch.path("spa-eng.safetensors");
+  const std::string task = "--task pairs --data '" + data + "' --source spa --target eng --valid-size 30 --test-size 50 ";
+  const Run train = run_attend("train " + task + "--min-count 1 --epochs 2 --hidden 16 --embed 8 --batch 32 --out '" +
+                               model + "'");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  BOOST_TEST(train.err.find("700 pairs") != std::string::npos, train.err);
+  BOOST_TEST(train.out.rfind("best validation bleu: ", 0) == 0u, train.out);
+
+  const Run eval = run_attend("eval --model '" + model + "' --beam 2");
+  BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
+  const auto lines = lines_of(eval.out);
+  BOOST_TEST_REQUIRE(lines.size() == 10u, eval.out);
+  BOOST_TEST(lines[0] == "split: test");
+  BOOST_TEST(lines[1] == "count: 50");
+  const double bleu = value_of(lines[2], "bleu");
+  BOOST_TEST((bleu >= 0.0 && bleu <= 100.0));
+  const double exact = value_of(lines[3], "exact_match");
+  BOOST_TEST((exact >= 0.0 && exact <= 1.0));
+  BOOST_TEST(value_of(lines[4], "precision_1") >= value_of(lines[5], "precision_2"));
+  value_of(lines[8], "brevity_penalty");
+  value_of(lines[9], "length_ratio");
+
+  // translate is predict; unknown words read as <unk> and never fail; punctuation is attached for display
+  const Run translate = run_attend("translate --model '" + model + "' '¿Dónde está Tom?' 'Xyzzy plugh.'");
+  BOOST_TEST_REQUIRE(translate.status == 0, translate.err);
+  BOOST_TEST(lines_of(translate.out).size() == 2u, translate.out);
+  // from standard input, beam 3, one heatmap per sentence with a column per source token
+  const Run heatmaps = run_attend("translate --model '" + model + "' --beam 3 --svg '" + scratch.path("t.svg") + "'",
+                                  "Tengo hambre.\nEstoy muy cansado hoy.\n");
+  BOOST_TEST_REQUIRE(heatmaps.status == 0, heatmaps.err);
+  BOOST_TEST(lines_of(heatmaps.out).size() == 2u, heatmaps.out);
+  const std::string svg = read_file(scratch.path("t-2.svg"));
+  BOOST_TEST(attend::testing::xml_problem(svg) == "");
+  BOOST_TEST(count(svg, "class=\"cell\"") % 5 == 0u);  // estoy muy cansado hoy .
+  BOOST_TEST(count(svg, "class=\"cell\"") > 0u);
+  BOOST_TEST(svg.find("cansado") != std::string::npos);
+
+  // the vocabularies travel in the model file: the same tokens as `attend data` writes for the same task
+  const Run split = run_attend("data " + task + "--min-count 1 --write '" + scratch.path("split") + "'");
+  BOOST_TEST_REQUIRE(split.status == 0, split.err);
+  const nlohmann::json metadata = attend::nn::read_checkpoint_metadata(model);
+  for (const char* side : {"source", "target"}) {
+    const auto written = lines_of(read_file(scratch.path("split/" + std::string(side) + ".vocab")));
+    const auto saved = metadata.at(std::string(side) + "_vocabulary").get<std::vector<std::string>>();
+    BOOST_TEST(saved == written, boost::test_tools::per_element());
+  }
+  // the exported splits: 50 test sentences with their references, training pairs as `source<TAB>target`
+  const auto test = lines_of(read_file(scratch.path("split/test.tsv")));
+  BOOST_TEST(test.size() == 50u);
+  for (const auto& line : test) BOOST_TEST(line.find('\t') != std::string::npos);
+  const auto vocabulary = lines_of(read_file(scratch.path("split/source.vocab")));
+  BOOST_TEST_REQUIRE(vocabulary.size() > 4u);
+  BOOST_TEST(vocabulary[0] == "<pad>");
+  BOOST_TEST(vocabulary[3] == "<unk>");
+
+  // eval finds a moved data file with --data, and refuses a changed one
+  BOOST_TEST(std::system(("cp '" + data + "' '" + scratch.path("moved.tsv") + "'").c_str()) == 0);
+  const Run moved = run_attend("eval --model '" + model + "' --data '" + scratch.path("moved.tsv") + "'");
+  BOOST_TEST_REQUIRE(moved.status == 0, moved.err);
+  BOOST_TEST(lines_of(moved.out)[2] == lines_of(run_attend("eval --model '" + model + "'").out)[2]);
+  {
+    std::ofstream(scratch.path("moved.tsv"), std::ios::app) << "Hola.\tHello.\n";
+  }
+  check_usage_error(run_attend("eval --model '" + model + "' --data '" + scratch.path("moved.tsv") + "'"),
+                    {"moved.tsv", "not the file the model was trained on"});
+}
+
+BOOST_AUTO_TEST_CASE(translation_data_errors) {
+  Scratch scratch;
+  const std::string out = " --out '" + scratch.path("m.safetensors") + "'";
+  const std::string data = spanish_english(scratch, 300);
+  const std::string small = " --valid-size 10 --test-size 10 --hidden 8 --embed 4 --epochs 1";
+  check_usage_error(run_attend("train --task pairs" + out), {"--data"});
+  check_usage_error(run_attend("train --task pairs --data '" + scratch.path("none.tsv") + "'" + out),
+                    {"none.tsv", "cannot open"});
+  check_usage_error(run_attend("train --task pairs --data '" + scratch.dir + "'" + out), {"is a directory"});
+  {
+    std::ofstream(scratch.path("empty.tsv"));
+    std::ofstream(scratch.path("bad-lines.tsv"))
+        << "Hola.\tHello.\nAdiós. Goodbye.\nGracias.\tThanks.\nSí.\tYes.\nNo.\tNo.\nVale.\tOkay.\n";
+  }
+  check_usage_error(run_attend("train --task pairs --data '" + scratch.path("empty.tsv") + "'" + out), {"empty file"});
+  check_usage_error(run_attend("data --task pairs --data '" + scratch.path("bad-lines.tsv") + "'"),
+                    {"bad-lines.tsv:2:", "no TAB", "--skip-bad-lines"});
+  // skipped on request, and counted (then too few sentences to hold out 10 + 10)
+  check_usage_error(run_attend("data --task pairs --skip-bad-lines --data '" + scratch.path("bad-lines.tsv") + "'"),
+                    {"5 distinct source sentences"});
+  const Run skipped = run_attend("data --task pairs --skip-bad-lines --valid-size 1 --test-size 1 --data '" +
+                                 scratch.path("bad-lines.tsv") + "'");
+  BOOST_TEST(skipped.status == 0, skipped.err);
+  BOOST_TEST(skipped.out.find("1 bad lines skipped") != std::string::npos, skipped.out);
+  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source fra" + small + out),
+                    {"\"fra\"", "spa (column 1)", "eng (column 2)"});
+  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source eng --target eng" + small + out),
+                    {"same column"});
+  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source-tokens bytes" + out), {"bytes"});
+  check_usage_error(run_attend("train --task dates --data '" + data + "'" + out), {"--data", "only for --task pairs"});
+  check_usage_error(run_attend("data --task pairs --data '" + data + "' --write '" + data + "'"), {"not a folder"});
+  check_usage_error(run_attend("data --task pairs --data '" + data + "' --valid-size 10 --test-size 10 --write '" +
+                               scratch.path("no/such/folder") + "'"),
+                    {"cannot create the folder"});
+  BOOST_TEST(!exists(scratch.path("m.safetensors")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,76 @@
+// `attend data`: what a task's data looks like once read, tokenised and split, and (--write DIR) the splits and
+// vocabularies as plain files, so that another program (bench/torch_translate.py) can train on exactly the same data.
+//   DIR/train.tsv                    `source tokens<TAB>target tokens`, one training pair per line
+//   DIR/validation.tsv, DIR/test.tsv `source tokens<TAB>reference 1[<TAB>reference 2 …]`, one source sentence per line
+//   DIR/source.vocab, target.vocab   one token per line, line k (from 0) holding the token of id k
+// Tokens are joined by single spaces (a token never holds a space; the character tokenisation writes a space as "▁").
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "apps/commands.hpp"
+#include "nn/atomic_file.hpp"
+
+namespace attend::app {
+
+namespace {
+
+std::string line_of(const std::vector<std::string>& tokens) {
+  std::string text;
+  for (const auto& t : tokens) {
+    if (!text.empty()) text += ' ';
+    text += t;
+  }
+  return text;
+}
+
+std::string held_out_file(const std::vector<Example>& examples) {
+  std::string text;
+  for (const Example& e : examples) {
+    text += line_of(e.source);
+    for (const auto& reference : e.references) text += "\t" + line_of(reference);
+    text += "\n";
+  }
+  return text;
+}
+
+std::string vocabulary_file(const models::Vocabulary& vocabulary) {
+  std::string text;
+  for (const auto& token : vocabulary.tokens()) text += token + "\n";
+  return text;
+}
+
+}  // namespace
+
+int run_data(const DataOptions& options) {
+  struct stat status {};
+  const bool folder_exists = !options.write.empty() && ::stat(options.write.c_str(), &status) == 0;
+  if (folder_exists && !S_ISDIR(status.st_mode)) {
+    throw InputError("--write " + options.write + ": exists and is not a folder");
+  }
+  const TaskData data = make_task_data(options.task);
+  const models::Vocabulary source = make_source_vocabulary(options.task, data);
+  const models::Vocabulary target = make_target_vocabulary(options.task, data);
+  std::printf("%s\nvocabularies: %zu source tokens, %zu target tokens\n", data.summary.c_str(), source.size(),
+              target.size());
+  if (options.write.empty()) return 0;
+  if (!folder_exists && ::mkdir(options.write.c_str(), 0777) != 0) {
+    throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
+  }
+  std::string train;
+  for (const auto& p : data.train) train += line_of(p.source) + "\t" + line_of(p.target) + "\n";
+  const std::string folder = options.write + "/";
+  nn::write_file_atomically(folder + "train.tsv", train);
+  nn::write_file_atomically(folder + "validation.tsv", held_out_file(data.validation));
+  nn::write_file_atomically(folder + "test.tsv", held_out_file(data.test));
+  nn::write_file_atomically(folder + "source.vocab", vocabulary_file(source));
+  nn::write_file_atomically(folder + "target.vocab", vocabulary_file(target));
+  std::cerr << "attend data: wrote train.tsv, validation.tsv, test.tsv, source.vocab and target.vocab in "
+            << options.write << "\n";
+  return 0;
+}
+
+}  // namespace attend::app
