@@ -1,0 +1,626 @@
+#!/usr/bin/env python3
+"""The PyTorch side of attend's BLEU comparison: trains attend's encoder–decoder architecture with PyTorch on a data
+folder written by `attend data ... --write DIR`, decodes the test split greedily and prints BLEU as one JSON line.
+
+attend's acceptance test for translation (issue 6) reads: "the Bahdanau model must reach at least the BLEU of the same
+architecture trained with PyTorch on the same split, steps and seed". This script is that PyTorch run. It is a
+benchmark helper, not part of the library: CI never runs it, and it needs Debian's python3-torch and python3-nltk.
+
+The model is attend's (models/seq2seq.cpp, models/decoder.cpp, models/attention.cpp, nn/recurrent.hpp), with the same
+shapes, parameters and equations; B batch, S source length, E embedding size, H hidden size, D = 2 when the encoder
+is bidirectional (else 1), A = D·H the annotation size, K the attention size (default H), V the target vocabulary:
+
+  encoder      x_i → E_src x_i (nn.Embedding, padding row 0) → nn.GRU / nn.LSTM over a pack_padded_sequence:
+               annotations h_i (B, S, A), exactly 0 at padding, and each sequence's final state of every layer at its
+               true length (PyTorch's h_n order, which is attend's h_final order); dropout between layers (--dropout)
+  s_0          s_0^l = h_Tx^l (and c_0^l = the encoder's memory cell) when D = 1; bidirectional:
+               s_0^l = tanh(W_b^l [h→_Tx^l; h←_1^l] + b_b^l), an LSTM's c_0^l = W_bc^l [c→; c←] + b_bc^l (no tanh)
+  decoder      stacked nn.GRUCell / nn.LSTMCell (as many layers as the encoder); target embedding E y with padding
+               row 0; teacher forcing: step j reads the true y_{j-1} (<sos> first)
+  bahdanau     e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)        W_a (K, H), U_a (K, A), v_a (1, K), no biases
+               α_ij = softmax over the real source positions i, c_j = Σ_i α_ij h_i
+               s_j = f(s_{j-1}, [E y_{j-1}; c_j])
+               logits_j = W_o [s_j; c_j; E y_{j-1}] + b_o      (attend's output_embedding = true)
+  vanilla      c = [h→_Tx; h←_1] of the top layer (fixed), s_j = f(s_{j-1}, [E y_{j-1}; c]),
+               logits_j = W_o [s_j; c; E y_{j-1}] + b_o
+  luong-SCORE  s_j = f(s_{j-1}, [E y_{j-1}; h̃_{j-1}])  (input feeding, h̃_0 = 0)
+               or s_j = f(s_{j-1}, E y_{j-1})  (--no-input-feeding)
+               e_ij = s_jᵀ W_a h_i (general, W_a (H, A)), s_jᵀ h_i (dot), v_aᵀ tanh(W_a [s_j; h_i]) (concat), no biases
+               α_ij, c_j as above; h̃_j = tanh(W_c [c_j; s_j]) (W_c (H, A + H), no bias); logits_j = W_o h̃_j + b_o
+  loss         mean cross-entropy over the non-padding target tokens y_1 … y_n <eos>
+               (F.cross_entropy(ignore_index=0), as attend's cross_entropy with the padding id)
+
+Cells use PyTorch's gate layouts and conventions, which are attend's: GRU gates r, z, n with h' = (1 - z) n + z h and
+the reset gate applied to U_n h + b_hn; LSTM gates i, f, g, o. The parts of the score that depend on h_i only (U_a h_i,
+W_a h_i) are computed once per batch, and the output layer runs once over all steps, as in attend. The parameters
+correspond one to one to attend's, with the same shapes (PyTorch's names: encoder.rnn.weight_ih_l0 ↔
+encoder.rnn.layers.0.forward.W_ih, decoder.cells.0.weight_ih ↔ decoder.cells.0.W_ih, decoder.score.W_a.weight ↔
+decoder.score.W_a, decoder.W_c.weight ↔ decoder.W_c, …): the weights of attend model files (dates task; bahdanau,
+vanilla, luong-dot/general/concat, GRU and LSTM, bidirectional, 2 layers, no input feeding) load with
+load_state_dict(strict=True), and this model then decodes exactly as `attend predict` does.
+
+Initialisation: PyTorch's own defaults (nn.Linear, nn.GRU/LSTM, nn.GRUCell/LSTMCell: U(-1/√fan_in, 1/√fan_in);
+nn.Embedding: N(0, 1) with the padding row 0), drawn from torch.manual_seed(--seed). attend draws from the same
+distributions with its own generator, so the two runs start from different weights of the same kind: the comparison is
+between trainings, not between identical weights.
+
+Training: Adam (PyTorch defaults β = (0.9, 0.999), ε = 1e-8; --lr, default 2e-3 like `attend train`), gradient
+clipping by global norm (--clip, default 1.0, torch.nn.utils.clip_grad_norm_, which attend's clip_grad_norm copies),
+exactly --steps optimizer steps, epochs repeated as needed. Batches as attend's bucketed_batch_order (models/batch.cpp):
+each epoch shuffles the pairs, sorts windows of 32 batches' worth of pairs by source length (stable), cuts them into
+batches and shuffles the batches; the generator is Python's random.Random(--seed), so the order is attend's in kind but
+not the same permutation. Sources are not given an end token (attend's source ids are just the tokens).
+
+Evaluation: greedy decoding of test.tsv in batches (never emitting <pad> or <sos>, stopping at <eos> or after
+--max-length tokens, default 50 like attend's max_target_length), then corpus BLEU-4 with
+nltk.translate.bleu_score.corpus_bleu over tokens against all references (no smoothing), and exact match (the
+hypothesis equals one of the references). When some n-gram order has no match at all, NLTK returns 0 or a tiny
+positive number (1e-77 … 1e-230); bleu is then 0, as attend's models/bleu.hpp reports it, so that two failed runs
+compare equal.
+
+Output: progress lines on standard error every --log-every steps (step, mean loss since the last line, target tokens
+per second, <eos> included as attend counts them), then one JSON line on standard output with the fields decoder,
+cell, hidden, embed, layers, bidirectional, batch, steps, seed, seconds_train, tokens_per_s, final_train_loss (mean of
+the last 100 steps), test_count, bleu (×100, full float), exact_match, torch (the version) and a few more.
+
+Run (one core: the machine is shared):
+
+  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_translate.py --data DIR --decoder bahdanau --steps N --threads 1
+
+  --self-test   checks the model without data and exits: the loss of a padded batch equals the token-weighted mean of
+                the per-sentence losses (float32 within 1e-5, float64 within 1e-10) for every decoder and cell,
+                attention weights are 0 at padding, batched greedy decoding equals one sentence at a time, the data
+                reader maps unknown tokens to <unk>, and BLEU is 100 for exact outputs and 0 when an order never
+                matches.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+import warnings
+
+# One BLAS/OpenMP thread unless the caller says otherwise; these must be set before torch is imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+PAD, SOS, EOS, UNK = 0, 1, 2, 3
+SPECIALS = ["<pad>", "<sos>", "<eos>", "<unk>"]
+DECODERS = ["vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat"]
+
+
+# ---- data ------------------------------------------------------------------------------------------------------------
+
+def tokens_of(text):
+    """Tokens of an exported line: joined by single spaces; an empty field has none."""
+    return text.split(" ") if text else []
+
+
+def read_vocab(path):
+    """Line k (0-based) is the token of id k; the first four are <pad> <sos> <eos> <unk>.
+    Returns (tokens, token → id)."""
+    with open(path, encoding="utf-8") as f:
+        tokens = f.read().split("\n")
+    if tokens and tokens[-1] == "":
+        tokens.pop()
+    if tokens[:4] != SPECIALS:
+        raise ValueError(f"{path}: the first four lines must be {' '.join(SPECIALS)}, not {' '.join(tokens[:4])}")
+    ids = {}
+    for k, token in enumerate(tokens):
+        if token in ids:
+            raise ValueError(f"{path}: token {token!r} on lines {ids[token] + 1} and {k + 1}")
+        ids[token] = k
+    return tokens, ids
+
+
+def read_tsv(path):
+    """Each line's tab-separated fields, as lists of tokens."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 2:
+                raise ValueError(f"{path}:{number}: expected source<TAB>target, got {line!r}")
+            rows.append([tokens_of(field) for field in fields])
+    return rows
+
+
+def encode(tokens, ids):
+    return [ids.get(token, UNK) for token in tokens]
+
+
+class Data:
+    """A folder written by `attend data --write DIR`: train pairs as ids, test sources as ids with token references."""
+
+    def __init__(self, folder):
+        self.source_tokens, self.source_ids = read_vocab(os.path.join(folder, "source.vocab"))
+        self.target_tokens, self.target_ids = read_vocab(os.path.join(folder, "target.vocab"))
+        self.train = []
+        for source, target in ((row[0], row[1]) for row in read_tsv(os.path.join(folder, "train.tsv"))):
+            if not source:
+                raise ValueError(f"{folder}/train.tsv: an empty source")
+            self.train.append((encode(source, self.source_ids), encode(target, self.target_ids)))
+        self.test_sources, self.test_references = [], []
+        for row in read_tsv(os.path.join(folder, "test.tsv")):
+            if not row[0]:
+                raise ValueError(f"{folder}/test.tsv: an empty source")
+            self.test_sources.append(encode(row[0], self.source_ids))
+            self.test_references.append(row[1:])
+
+
+def bucketed_batch_order(lengths, batch_size, rng):
+    """attend's models::bucketed_batch_order: shuffle, sort windows of 32 batches by source length, cut, shuffle."""
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = 32 * batch_size
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start:start + window], key=lambda i: lengths[i])  # stable, like std::stable_sort
+        batches += [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def make_batch(sources, targets=None):
+    """attend's models::make_batch: source (B, S) padded with 0 and its lengths; target_in = <sos> y, target_out =
+    y <eos>, both (B, T) padded with 0."""
+    B = len(sources)
+    S = max(len(s) for s in sources)
+    source = torch.zeros(B, S, dtype=torch.long)
+    for b, s in enumerate(sources):
+        source[b, :len(s)] = torch.tensor(s, dtype=torch.long)
+    lengths = torch.tensor([len(s) for s in sources], dtype=torch.long)
+    if targets is None:
+        return source, lengths, None, None
+    T = max(len(y) for y in targets) + 1
+    target_in = torch.zeros(B, T, dtype=torch.long)
+    target_out = torch.zeros(B, T, dtype=torch.long)
+    for b, y in enumerate(targets):
+        target_in[b, 0] = SOS
+        target_in[b, 1:len(y) + 1] = torch.tensor(y, dtype=torch.long)
+        target_out[b, :len(y)] = torch.tensor(y, dtype=torch.long)
+        target_out[b, len(y)] = EOS
+    return source, lengths, target_in, target_out
+
+
+# ---- model -----------------------------------------------------------------------------------------------------------
+
+class Encoder(nn.Module):
+    """E_src x_i, then the recurrent stack over the packed batch (attend's nn::Encoder)."""
+
+    def __init__(self, vocab_size, embed, hidden, cell, layers, bidirectional, dropout):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed, padding_idx=PAD)
+        rnn = nn.GRU if cell == "gru" else nn.LSTM
+        self.rnn = rnn(embed, hidden, num_layers=layers, bidirectional=bidirectional, batch_first=True,
+                       dropout=dropout if layers > 1 else 0.0)
+
+    def forward(self, source, lengths):
+        # source (B, S), lengths (B,) → annotations (B, S, A), h_n and c_n (L·D, B, H) or None
+        packed = nn.utils.rnn.pack_padded_sequence(self.embedding(source), lengths, batch_first=True,
+                                                   enforce_sorted=False)
+        outputs, final = self.rnn(packed)
+        annotations, _ = nn.utils.rnn.pad_packed_sequence(outputs, batch_first=True, total_length=source.shape[1])
+        h_n, c_n = final if isinstance(final, tuple) else (final, None)
+        return annotations, h_n, c_n
+
+
+class Score(nn.Module):
+    """attend's models/attention.cpp scores, split into keys (h_i only, once per batch) and the per-step score."""
+
+    def __init__(self, kind, query_size, annotation_size, attention_size):
+        super().__init__()
+        self.kind = kind
+        self.query_size = query_size
+        if kind == "additive":
+            self.W_a = nn.Linear(query_size, attention_size, bias=False)
+            self.U_a = nn.Linear(annotation_size, attention_size, bias=False)
+            self.v_a = nn.Linear(attention_size, 1, bias=False)
+        elif kind == "general":
+            self.W_a = nn.Linear(annotation_size, query_size, bias=False)
+        elif kind == "concat":
+            self.W_a = nn.Linear(query_size + annotation_size, attention_size, bias=False)
+            self.v_a = nn.Linear(attention_size, 1, bias=False)
+        elif kind == "dot":
+            if query_size != annotation_size:
+                raise ValueError("dot score: s_jᵀ h_i needs equal sizes (use luong-general with --bidirectional)")
+        else:
+            raise ValueError(f"unknown score {kind}")
+
+    def keys(self, h):
+        # h (B, S, A) → keys (B, S, K): U_a h_i, W_a h_i, W_a[:, Q:] h_i or h_i
+        if self.kind == "additive":
+            return self.U_a(h)
+        if self.kind == "general":
+            return self.W_a(h)
+        if self.kind == "concat":
+            return h @ self.W_a.weight[:, self.query_size:].t()
+        return h
+
+    def forward(self, query, keys):
+        # query (B, Q), keys (B, S, K) → e (B, S)
+        if self.kind == "additive":
+            # e_ij = v_aᵀ tanh(W_a s + U_a h_i)
+            return self.v_a(torch.tanh(self.W_a(query).unsqueeze(1) + keys)).squeeze(2)
+        if self.kind == "concat":
+            # e_ij = v_aᵀ tanh(W_a[:, :Q] s + W_a[:, Q:] h_i)
+            projected = query @ self.W_a.weight[:, :self.query_size].t()
+            return self.v_a(torch.tanh(projected.unsqueeze(1) + keys)).squeeze(2)
+        # e_ij = s_jᵀ (W_a h_i) or s_jᵀ h_i
+        return torch.bmm(keys, query.unsqueeze(2)).squeeze(2)
+
+
+class Decoder(nn.Module):
+    """attend's Decoder base and its three kinds (models/decoder.cpp), one step at a time."""
+
+    def __init__(self, kind, score, vocab_size, embed, hidden, cell, layers, directions, attention_size,
+                 input_feeding):
+        super().__init__()
+        self.kind, self.cell, self.hidden = kind, cell, hidden
+        self.input_feeding = kind == "luong" and input_feeding
+        annotation = directions * hidden
+        self.embedding = nn.Embedding(vocab_size, embed, padding_idx=PAD)
+        if kind == "luong":
+            cell_input, features = embed + (hidden if self.input_feeding else 0), hidden
+        else:
+            cell_input, features = embed + annotation, hidden + annotation + embed
+        Cell = nn.GRUCell if cell == "gru" else nn.LSTMCell
+        self.cells = nn.ModuleList(Cell(cell_input if l == 0 else hidden, hidden) for l in range(layers))
+        # bridges only when bidirectional: s_0^l = tanh(W_b^l [h→; h←] + b_b^l), an LSTM's c_0^l without tanh
+        self.bridge = nn.ModuleList(nn.Linear(annotation, hidden) for _ in range(layers if directions == 2 else 0))
+        self.bridge_c = nn.ModuleList(nn.Linear(annotation, hidden)
+                                      for _ in range(layers if directions == 2 and cell == "lstm" else 0))
+        self.output = nn.Linear(features, vocab_size)
+        if kind != "vanilla":
+            self.score = Score(score, hidden, annotation, attention_size)
+        if kind == "luong":
+            self.W_c = nn.Linear(annotation + hidden, hidden, bias=False)
+        self.directions = directions
+
+    def initial_state(self, annotations, h_n, c_n):
+        """(h, c, feed): per-layer lists of (B, H); c empty unless LSTM; feed h̃_0 = 0 with input feeding."""
+        D, L = self.directions, len(self.cells)
+        h, c = [], []
+        for l in range(L):
+            if D == 1:
+                h.append(h_n[l])
+                if c_n is not None:
+                    c.append(c_n[l])
+            else:
+                h.append(torch.tanh(self.bridge[l](torch.cat([h_n[2 * l], h_n[2 * l + 1]], 1))))
+                if c_n is not None:
+                    c.append(self.bridge_c[l](torch.cat([c_n[2 * l], c_n[2 * l + 1]], 1)))
+        feed = annotations.new_zeros(annotations.shape[0], self.hidden) if self.input_feeding else None
+        return h, c, feed
+
+    def memory(self, annotations, h_n, lengths):
+        """What every step reads: h_i, the keys, the mask (B, S) of real positions, the vanilla context."""
+        S = annotations.shape[1]
+        mask = torch.arange(S).unsqueeze(0) < lengths.unsqueeze(1)
+        keys = self.score.keys(annotations) if self.kind != "vanilla" else None
+        top = (len(self.cells) - 1) * self.directions
+        context = h_n[top] if self.directions == 1 else torch.cat([h_n[top], h_n[top + 1]], 1)
+        return annotations, keys, mask, context
+
+    def advance(self, x, h, c):
+        """The stacked cells: layer 1 reads x, layer l reads layer l-1's new state."""
+        new_h, new_c = [], []
+        for l, cell in enumerate(self.cells):
+            if self.cell == "lstm":
+                h_l, c_l = cell(x, (h[l], c[l]))
+                new_c.append(c_l)
+            else:
+                h_l = cell(x, h[l])
+            new_h.append(h_l)
+            x = h_l
+        return new_h, new_c
+
+    def attend(self, query, memory):
+        annotations, keys, mask, _ = memory
+        # α_ij = softmax_i(e_ij) over the real positions: (B, S), exactly 0 at padding
+        alpha = torch.softmax(self.score(query, keys).masked_fill(~mask, float("-inf")), dim=1)
+        # c_j = Σ_i α_ij h_i: (B, A)
+        return torch.bmm(alpha.unsqueeze(1), annotations).squeeze(1), alpha
+
+    def step(self, y_prev, state, memory):
+        """y_prev (B,) → (features (B, F), α (B, S) or None, new state)."""
+        h, c, feed = state
+        y = self.embedding(y_prev)  # E y_{j-1}: (B, E)
+        if self.kind == "vanilla":
+            context = memory[3]
+            h, c = self.advance(torch.cat([y, context], 1), h, c)
+            return torch.cat([h[-1], context, y], 1), None, (h, c, feed)
+        if self.kind == "bahdanau":
+            c_j, alpha = self.attend(h[-1], memory)  # scores on s_{j-1}
+            h, c = self.advance(torch.cat([y, c_j], 1), h, c)
+            return torch.cat([h[-1], c_j, y], 1), alpha, (h, c, feed)
+        h, c = self.advance(torch.cat([y, feed], 1) if self.input_feeding else y, h, c)
+        c_j, alpha = self.attend(h[-1], memory)  # scores on s_j
+        h_tilde = torch.tanh(self.W_c(torch.cat([c_j, h[-1]], 1)))
+        return h_tilde, alpha, (h, c, h_tilde if self.input_feeding else None)
+
+
+class Seq2seq(nn.Module):
+    def __init__(self, source_vocab, target_vocab, args):
+        super().__init__()
+        kind, _, score = args.decoder.partition("-")
+        directions = 2 if args.bidirectional else 1
+        self.encoder = Encoder(source_vocab, args.embed, args.hidden, args.cell, args.layers, args.bidirectional,
+                               args.dropout)
+        self.decoder = Decoder(kind, score or "additive", target_vocab, args.embed, args.hidden, args.cell,
+                               args.layers, directions, args.attention_size or args.hidden, not args.no_input_feeding)
+
+    def encode(self, source, lengths):
+        annotations, h_n, c_n = self.encoder(source, lengths)
+        return self.decoder.memory(annotations, h_n, lengths), self.decoder.initial_state(annotations, h_n, c_n)
+
+    def forward(self, source, lengths, target_in):
+        """Teacher-forced logits (B, T, V)."""
+        memory, state = self.encode(source, lengths)
+        features = []
+        for j in range(target_in.shape[1]):
+            out, _, state = self.decoder.step(target_in[:, j], state, memory)
+            features.append(out)
+        # the output layer over all steps at once: (B, T, F) → (B, T, V)
+        return self.decoder.output(torch.stack(features, 1))
+
+    def loss(self, source, lengths, target_in, target_out):
+        logits = self.forward(source, lengths, target_in)
+        # -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | y_b,<j, x_b)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[2]), target_out.reshape(-1), ignore_index=PAD)
+
+    @torch.no_grad()
+    def greedy(self, source, lengths, max_length):
+        """Greedy decoding of a batch: token ids per sentence, without <eos>; also the α rows (for the self-test)."""
+        memory, state = self.encode(source, lengths)
+        B = source.shape[0]
+        y_prev = torch.full((B,), SOS, dtype=torch.long)
+        done = torch.zeros(B, dtype=torch.bool)
+        outputs, alphas = [[] for _ in range(B)], []
+        for _ in range(max_length):
+            out, alpha, state = self.decoder.step(y_prev, state, memory)
+            logits = self.decoder.output(out)
+            logits[:, PAD] = float("-inf")  # never emitted, as attend's search
+            logits[:, SOS] = float("-inf")
+            best = logits.argmax(1)
+            alphas.append(alpha)
+            for b in range(B):
+                if not done[b]:
+                    if best[b] == EOS:
+                        done[b] = True
+                    else:
+                        outputs[b].append(int(best[b]))
+            if bool(done.all()):
+                break
+            y_prev = best
+        return outputs, alphas
+
+
+def decode_all(model, sources, max_length, batch_size=256):
+    """Greedy hypotheses (ids) of all sources, in batches of similar length, returned in the input order."""
+    model.eval()
+    order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
+    hypotheses = [None] * len(sources)
+    for start in range(0, len(order), batch_size):
+        indices = order[start:start + batch_size]
+        source, lengths, _, _ = make_batch([sources[i] for i in indices])
+        outputs, _ = model.greedy(source, lengths, max_length)
+        for i, output in zip(indices, outputs):
+            hypotheses[i] = output
+    return hypotheses
+
+
+# ---- training and evaluation -----------------------------------------------------------------------------------------
+
+def duration_text(seconds):
+    total = int(round(max(0.0, seconds)))
+    return f"{total // 3600}h{total // 60 % 60:02d}m" if total >= 3600 else f"{total // 60}m{total % 60:02d}s"
+
+
+def train(model, data, args):
+    """Exactly args.steps Adam steps (fewer if the time limit ends the run).
+    Returns (steps taken, seconds, target tokens, the loss of every step)."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    rng = random.Random(args.seed)
+    lengths = [len(s) for s, _ in data.train]
+    losses, tokens, step = [], 0, 0
+    shown_sum, shown_count = 0.0, 0
+    start = time.perf_counter()
+    model.train()
+    while step < args.steps:
+        for indices in bucketed_batch_order(lengths, args.batch, rng):
+            sources = [data.train[i][0] for i in indices]
+            targets = [data.train[i][1] for i in indices]
+            tokens += sum(len(y) + 1 for y in targets)
+            source, source_lengths, target_in, target_out = make_batch(sources, targets)
+            optimizer.zero_grad()
+            loss = model.loss(source, source_lengths, target_in, target_out)
+            loss.backward()
+            if args.clip > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+            value = loss.item()
+            if not math.isfinite(value):
+                raise RuntimeError(f"training diverged at step {step + 1} (loss {value})")
+            optimizer.step()
+            step += 1
+            losses.append(value)
+            shown_sum += value
+            shown_count += 1
+            elapsed = time.perf_counter() - start
+            out_of_time = args.time_limit > 0 and elapsed > args.time_limit * 60
+            if step % args.log_every == 0 or step == args.steps or out_of_time:
+                print(f"step {step}/{args.steps}  loss {shown_sum / shown_count:.4f}  {tokens / elapsed:.0f} tok/s  "
+                      f"elapsed {duration_text(elapsed)}  ETA {duration_text(elapsed / step * (args.steps - step))}",
+                      file=sys.stderr, flush=True)
+                shown_sum, shown_count = 0.0, 0
+            if out_of_time:
+                print(f"torch_translate: time limit of {args.time_limit} min reached after {step} steps",
+                      file=sys.stderr, flush=True)
+                return step, time.perf_counter() - start, tokens, losses
+            if step == args.steps:
+                break
+    return step, time.perf_counter() - start, tokens, losses
+
+
+def corpus_bleu(references, hypotheses):
+    """Corpus BLEU-4 ×100 of token lists against lists of references: NLTK's corpus_bleu without smoothing, except
+    that it is exactly 0 when some n-gram order has no match (NLTK: 0 or a tiny number; attend's bleu.hpp: 0)."""
+    from nltk.translate import bleu_score
+    # m_n, the clipped n-gram matches of order n over the corpus
+    matches = [sum(bleu_score.modified_precision(refs, h, n).numerator for refs, h in zip(references, hypotheses))
+               for n in range(1, 5)]
+    if min(matches) == 0:
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return 100.0 * bleu_score.corpus_bleu(references, hypotheses)
+
+
+def evaluate(model, data, args):
+    """BLEU ×100, exact match, and the hypotheses as token lists."""
+    hypotheses = [[data.target_tokens[k] for k in h]
+                  for h in decode_all(model, data.test_sources, args.max_length)]
+    bleu = corpus_bleu(data.test_references, hypotheses)
+    exact = sum(any(h == r for r in refs) for h, refs in zip(hypotheses, data.test_references))
+    return bleu, exact / max(1, len(hypotheses)), hypotheses
+
+
+# ---- self-test -------------------------------------------------------------------------------------------------------
+
+def self_test(args):
+    """Padding invariance, zero attention at padding, batched = one-by-one greedy decoding, <unk> mapping."""
+    generator = random.Random(1)
+    B, source_vocab, target_vocab = 7, 23, 19
+    sources = [[generator.randrange(1, source_vocab) for _ in range(generator.randint(1, 9))] for _ in range(B)]
+    targets = [[generator.randrange(4, target_vocab) for _ in range(generator.randint(0, 8))] for _ in range(B)]
+    sources[2] = sources[2][:1]  # a one-token source next to long ones
+    worst = {torch.float32: 0.0, torch.float64: 0.0}
+    tolerance = {torch.float32: 1e-5, torch.float64: 1e-10}
+    configs = [(d, c, 1, False) for d in DECODERS for c in ("gru", "lstm")]
+    configs += [(d, c, 2, True) for d in DECODERS if d != "luong-dot" for c in ("gru", "lstm")]
+    for decoder, cell, layers, bidirectional in configs:
+        for dtype in (torch.float32, torch.float64):
+            config = argparse.Namespace(**{**vars(args), "decoder": decoder, "cell": cell, "layers": layers,
+                                           "bidirectional": bidirectional, "hidden": 16, "embed": 8,
+                                           "attention_size": 0, "dropout": 0.0})
+            torch.manual_seed(0)
+            model = Seq2seq(source_vocab, target_vocab, config).to(dtype)
+            model.eval()
+            name = f"{decoder} {cell} layers {layers}{' bidirectional' if bidirectional else ''} {dtype}"
+            with torch.no_grad():
+                batch_loss = model.loss(*make_batch(sources, targets)).item()
+                # the same loss from one sentence at a time: no padding at all, weighted by target tokens (+ <eos>)
+                weighted = sum(model.loss(*make_batch([s], [y])).item() * (len(y) + 1)
+                               for s, y in zip(sources, targets))
+                weighted /= sum(len(y) + 1 for y in targets)
+            difference = abs(batch_loss - weighted)
+            worst[dtype] = max(worst[dtype], difference)
+            assert difference <= tolerance[dtype], f"{name}: batch loss {batch_loss} != per-sentence {weighted}"
+            if dtype == torch.float64:
+                source, lengths, _, _ = make_batch(sources)
+                outputs, alphas = model.greedy(source, lengths, 12)
+                for alpha in alphas:
+                    if alpha is not None:
+                        padding = torch.arange(source.shape[1]).unsqueeze(0) >= lengths.unsqueeze(1)
+                        assert bool((alpha[padding] == 0).all()), f"{name}: attention on padding"
+                        assert torch.allclose(alpha.sum(1), torch.ones(B, dtype=dtype)), f"{name}: α rows"
+                for b, s in enumerate(sources):
+                    alone, _ = model.greedy(*make_batch([s])[:2], 12)
+                    assert alone[0] == outputs[b], f"{name}: sentence {b} decodes differently alone"
+    print(f"padding invariance: worst |batch loss - per-sentence mean| {worst[torch.float32]:.2e} (float32, "
+          f"tolerance 1e-5), {worst[torch.float64]:.2e} (float64, tolerance 1e-10) over {len(configs)} models",
+          file=sys.stderr)
+
+    with tempfile.TemporaryDirectory() as folder:
+        for name, text in (("source.vocab", "<pad>\n<sos>\n<eos>\n<unk>\nhola\n"),
+                           ("target.vocab", "<pad>\n<sos>\n<eos>\n<unk>\nhi\n"),
+                           ("train.tsv", "hola\thi\nhola adiós\thi bye\n"),
+                           ("test.tsv", "adiós hola\tbye hi\tbye , hi\n")):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        data = Data(folder)
+        assert data.train == [([4], [4]), ([4, UNK], [4, UNK])], data.train
+        assert data.test_sources == [[UNK, 4]] and data.test_references == [[["bye", "hi"], ["bye", ",", "hi"]]]
+    references = [[["the", "cat", "sat", "on", "the", "mat"]], [["a", "b", "c", "d", "e"], ["a", "b"]]]
+    assert corpus_bleu(references, [references[0][0], ["a", "b", "c", "d", "e"]]) == 100.0
+    assert corpus_bleu(references, [["the", "cat", "sat", "on"], ["a", "b", "c"]]) > 0  # BP < 1, every order matches
+    assert corpus_bleu(references, [["the", "cat", "on", "mat"], ["a", "c"]]) == 0.0  # no 3-gram match: NLTK 8e-155
+    print("self-test passed", file=sys.stderr)
+
+
+# ---- main ------------------------------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", help="folder written by `attend data ... --write DIR`")
+    parser.add_argument("--decoder", default="bahdanau", choices=DECODERS)
+    parser.add_argument("--cell", default="gru", choices=["gru", "lstm"])
+    parser.add_argument("--hidden", type=int, default=128, help="hidden size H (attend's default 128)")
+    parser.add_argument("--embed", type=int, default=32, help="embedding size E (attend's default 32)")
+    parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--bidirectional", action="store_true")
+    parser.add_argument("--dropout", type=float, default=0.0, help="between encoder layers")
+    parser.add_argument("--attention-size", type=int, default=0, help="additive/concat score size K (0: H)")
+    parser.add_argument("--no-input-feeding", action="store_true", help="Luong: do not feed h̃_{j-1}")
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=1000, help="optimizer steps (epochs repeat as needed)")
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--clip", type=float, default=1.0, help="global gradient norm (0: no clipping)")
+    parser.add_argument("--seed", type=int, default=1, help="initial weights and batch order")
+    parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    parser.add_argument("--time-limit", type=float, default=0.0, help="stop training after MIN minutes (0: none)")
+    parser.add_argument("--log-every", type=int, default=100)
+    parser.add_argument("--max-length", type=int, default=50, help="greedy decoding: most tokens, <eos> included")
+    parser.add_argument("--hypotheses", help="write one tokenised test hypothesis per line to this file")
+    parser.add_argument("--self-test", action="store_true", help="check the model (no data needed) and exit")
+    args = parser.parse_args(argv)
+    if not args.self_test and not args.data:
+        parser.error("--data is required (or --self-test)")
+    for name in ("hidden", "embed", "layers", "batch", "steps", "threads", "log_every", "max_length"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.decoder == "luong-dot" and args.bidirectional:
+        parser.error("luong-dot needs equal sizes; with --bidirectional use luong-general or luong-concat")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    if args.self_test:
+        self_test(args)
+        return 0
+    data = Data(args.data)
+    torch.manual_seed(args.seed)
+    model = Seq2seq(len(data.source_tokens), len(data.target_tokens), args)
+    parameters = sum(p.numel() for p in model.parameters())
+    print(f"torch_translate: {len(data.train)} training pairs, {len(data.test_sources)} test sources; "
+          f"{args.decoder} {args.cell}{' bidirectional' if args.bidirectional else ''}, {parameters} parameters; "
+          f"{args.steps} steps of {args.batch}; torch {torch.__version__}, {torch.get_num_threads()} thread(s)",
+          file=sys.stderr, flush=True)
+    steps, seconds, tokens, losses = train(model, data, args)
+    bleu, exact, hypotheses = evaluate(model, data, args)
+    if args.hypotheses:
+        with open(args.hypotheses, "w", encoding="utf-8") as f:
+            f.writelines(" ".join(h) + "\n" for h in hypotheses)
+    tail = losses[-100:]
+    print(json.dumps({
+        "decoder": args.decoder, "cell": args.cell, "hidden": args.hidden, "embed": args.embed,
+        "layers": args.layers, "bidirectional": args.bidirectional, "batch": args.batch, "steps": steps,
+        "seed": args.seed, "lr": args.lr, "clip": args.clip, "parameters": parameters,
+        "train_pairs": len(data.train), "seconds_train": seconds, "tokens_per_s": tokens / seconds,
+        "final_train_loss": sum(tail) / len(tail), "test_count": len(hypotheses), "bleu": bleu,
+        "exact_match": exact, "threads": torch.get_num_threads(), "torch": torch.__version__}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
