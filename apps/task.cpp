@@ -161,8 +161,9 @@ TaskSpec TaskSpec::from_json(const nlohmann::json& json) {
     spec.min_count = field<std::size_t>(json, "min_count");
     spec.skip_bad_lines = field<bool>(json, "skip_bad_lines");
     spec.fingerprint = field<std::string>(json, "fingerprint");
-    spec.source_column = field<std::size_t>(json, "source_column");
-    if (spec.source_column != 1 && spec.source_column != 2) throw InputError("task description: source_column must be 1 or 2");
+    // absent from files written before it was kept: the column is then found from the file name again
+    spec.source_column = json.contains("source_column") ? field<std::size_t>(json, "source_column") : 0;
+    if (spec.source_column > 2) throw InputError("task description: source_column must be 1 or 2");
   }
   return spec;
 }
