@@ -12,26 +12,18 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "models/text.hpp"
 #include "nn/atomic_file.hpp"
 
 namespace attend::app {
 
 namespace {
 
-std::string line_of(const std::vector<std::string>& tokens) {
-  std::string text;
-  for (const auto& t : tokens) {
-    if (!text.empty()) text += ' ';
-    text += t;
-  }
-  return text;
-}
-
 std::string held_out_file(const std::vector<Example>& examples) {
   std::string text;
   for (const Example& e : examples) {
-    text += line_of(e.source);
-    for (const auto& reference : e.references) text += "\t" + line_of(reference);
+    text += models::join_tokens(e.source);
+    for (const auto& reference : e.references) text += "\t" + models::join_tokens(reference);
     text += "\n";
   }
   return text;
@@ -61,7 +53,7 @@ int run_data(const DataOptions& options) {
     throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
   }
   std::string train;
-  for (const auto& p : data.train) train += line_of(p.source) + "\t" + line_of(p.target) + "\n";
+  for (const auto& p : data.train) train += models::join_tokens(p.source) + "\t" + models::join_tokens(p.target) + "\n";
   const std::string folder = options.write + "/";
   nn::write_file_atomically(folder + "train.tsv", train);
   nn::write_file_atomically(folder + "validation.tsv", held_out_file(data.validation));

@@ -5,6 +5,7 @@
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
 #include "models/svg.hpp"
+#include "models/text.hpp"
 
 namespace attend::app {
 
@@ -34,10 +35,7 @@ int run_eval(const EvalOptions& options) {
   if (!options.output.empty()) {
     // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)
     std::string text;
-    for (const auto& tokens : outputs) {
-      for (std::size_t k = 0; k < tokens.size(); ++k) text += (k ? " " : "") + tokens[k];
-      text += "\n";
-    }
+    for (const auto& tokens : outputs) text += models::join_tokens(tokens) + "\n";
     models::write_file_atomically(options.output, text);
   }
   std::printf("split: %s\ncount: %zu\n", options.split.c_str(), examples.size());

@@ -40,15 +40,6 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
-std::string joined(const std::vector<std::string>& tokens) {
-  std::string text;
-  for (const auto& t : tokens) {
-    if (!text.empty()) text += ' ';
-    text += t;
-  }
-  return text;
-}
-
 }  // namespace
 
 PairFile read_pair_file(const std::string& path, const PairReadOptions& options) {
@@ -152,7 +143,7 @@ TranslationData make_translation_data(const PairFile& file, const TranslationSpl
     if (too_long(tokens.source, options.source_tokenization) || too_long(tokens.target, options.target_tokenization)) {
       continue;
     }
-    const auto [at, added] = group_index.emplace(joined(tokens.source), groups.size());
+    const auto [at, added] = group_index.emplace(join_tokens(tokens.source), groups.size());
     if (added) groups.emplace_back();
     groups[at->second].push_back(pairs.size());
     pairs.push_back(std::move(tokens));

@@ -152,6 +152,15 @@ std::size_t word_count(const std::vector<std::string>& tokens) {
   return count;
 }
 
+std::string join_tokens(const std::vector<std::string>& tokens, const std::string& separator) {
+  std::string text;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    if (k > 0) text += separator;
+    text += tokens[k];
+  }
+  return text;
+}
+
 std::string detokenize(const std::vector<std::string>& tokens, Tokenization tokenization) {
   std::string text;
   if (tokenization == Tokenization::characters) {

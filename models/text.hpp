@@ -34,6 +34,9 @@ std::vector<std::string> tokenize(const std::string& text, Tokenization tokeniza
 // How many tokens are words: hold at least one letter or digit (punctuation does not count). Used for length limits.
 std::size_t word_count(const std::vector<std::string>& tokens);
 
+// Tokens as one line with `separator` between them: the form files and tests use ("¿ dónde está ?").
+std::string join_tokens(const std::vector<std::string>& tokens, const std::string& separator = " ");
+
 // Tokens as one line for people: words joined by spaces with closing punctuation attached to the word before it and
 // opening punctuation ("¿", "(") to the word after; characters concatenated with "▁" as a space.
 std::string detokenize(const std::vector<std::string>& tokens, Tokenization tokenization);

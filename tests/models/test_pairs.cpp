@@ -42,12 +42,6 @@ struct Scratch {
 
 Strings words(const std::string& text) { return tokenize(text, Tokenization::words); }
 
-std::string joined(const Strings& tokens) {
-  std::string text;
-  for (const auto& t : tokens) text += (text.empty() ? "" : " ") + t;
-  return text;
-}
-
 // A small file: 6 distinct sources, "go ." with three translations.
 const char* const small_file =
     "Go.\tVe.\nGo.\tVete.\nGo.\tVaya.\nHi.\tHola.\nRun!\t¡Corre!\nWho?\t¿Quién?\nWow!\t¡Órale!\nI won!\t¡He ganado!\n";
@@ -112,6 +106,9 @@ BOOST_AUTO_TEST_CASE(detokenize_attaches_punctuation_for_display) {
   BOOST_TEST(detokenize(words("¿Dónde está la biblioteca?"), Tokenization::words) == "¿dónde está la biblioteca?");
   BOOST_TEST(detokenize(words("I think so, (maybe) Tom."), Tokenization::words) == "i think so, (maybe) tom.");
   BOOST_TEST(detokenize({}, Tokenization::words) == "");
+  BOOST_TEST(join_tokens(words("¿Dónde está?")) == "¿ dónde está ?");
+  BOOST_TEST(join_tokens({"a", "b"}, "") == "ab");
+  BOOST_TEST(join_tokens({}) == "");
 }
 
 BOOST_AUTO_TEST_CASE(reads_pairs_in_either_direction) {
@@ -207,10 +204,10 @@ BOOST_AUTO_TEST_CASE(split_by_distinct_source_keeps_all_references) {
   BOOST_TEST(data.validation.size() == 1u);
   // every source is in exactly one split; the training pairs of a source are all its pairs
   std::multiset<std::string> seen;
-  for (const auto& e : data.test) seen.insert(joined(e.source));
-  for (const auto& e : data.validation) seen.insert(joined(e.source));
+  for (const auto& e : data.test) seen.insert(join_tokens(e.source));
+  for (const auto& e : data.validation) seen.insert(join_tokens(e.source));
   std::set<std::string> train_sources;
-  for (const auto& p : data.train) train_sources.insert(joined(p.source));
+  for (const auto& p : data.train) train_sources.insert(join_tokens(p.source));
   for (const auto& s : train_sources) seen.insert(s);
   BOOST_TEST(seen.size() == 6u);
   BOOST_TEST(std::set<std::string>(seen.begin(), seen.end()).size() == 6u);
@@ -223,19 +220,19 @@ BOOST_AUTO_TEST_CASE(split_by_distinct_source_keeps_all_references) {
   bool found = false;
   for (const auto* split : {&data.test, &data.validation}) {
     for (const auto& e : *split) {
-      if (joined(e.source) == "go .") {
+      if (join_tokens(e.source) == "go .") {
         found = true;
         BOOST_TEST(e.references.size() == 3u);
       }
     }
   }
   if (!found) BOOST_TEST(std::count_if(data.train.begin(), data.train.end(), [](const TokenPair& p) {
-                           return joined(p.source) == "go .";
+                           return join_tokens(p.source) == "go .";
                          }) == 3);
   // same seed, same split; training pairs stay in file order
   const TranslationData again = make_translation_data(file, options);
-  BOOST_TEST(joined(again.test[0].source) == joined(data.test[0].source));
-  BOOST_TEST(joined(again.test[1].source) == joined(data.test[1].source));
+  BOOST_TEST(join_tokens(again.test[0].source) == join_tokens(data.test[0].source));
+  BOOST_TEST(join_tokens(again.test[1].source) == join_tokens(data.test[1].source));
   BOOST_TEST(again.train.size() == data.train.size());
 }
 
@@ -251,15 +248,15 @@ BOOST_AUTO_TEST_CASE(seeds_change_the_split) {
   options.seed = 2;
   const TranslationData two = make_translation_data(file, options);
   std::set<std::string> a, b;
-  for (const auto& e : one.test) a.insert(joined(e.source));
-  for (const auto& e : two.test) b.insert(joined(e.source));
+  for (const auto& e : one.test) a.insert(join_tokens(e.source));
+  for (const auto& e : two.test) b.insert(join_tokens(e.source));
   BOOST_TEST(a.size() == 20u);
   BOOST_TEST((a != b));
   // a training sample of 50 pairs, none of them held out
   options.train_size = 50;
   const TranslationData sample = make_translation_data(file, options);
   BOOST_TEST(sample.train.size() == 50u);
-  for (const auto& p : sample.train) BOOST_TEST(b.count(joined(p.source)) == 0u);
+  for (const auto& p : sample.train) BOOST_TEST(b.count(join_tokens(p.source)) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(max_words_filters_word_sides_only) {
@@ -318,7 +315,7 @@ BOOST_AUTO_TEST_CASE(real_tatoeba_spanish_english) {
   std::size_t references = 0;
   for (const auto* s : {&data.test, &data.validation}) {
     for (const auto& e : *s) {
-      held_out.insert(joined(e.source));
+      held_out.insert(join_tokens(e.source));
       references += e.references.size();
       BOOST_TEST(word_count(e.source) <= 10u);
     }
@@ -326,7 +323,7 @@ BOOST_AUTO_TEST_CASE(real_tatoeba_spanish_english) {
   BOOST_TEST(held_out.size() == 3000u);
   BOOST_TEST(references > 3000u);  // some sources have several translations
   for (const auto& p : data.train) {
-    if (held_out.count(joined(p.source)) != 0) BOOST_FAIL("training source " << joined(p.source) << " is held out");
+    if (held_out.count(join_tokens(p.source)) != 0) BOOST_FAIL("training source " << join_tokens(p.source) << " is held out");
   }
   const Vocabulary target = build_vocabulary([&] {
     std::vector<Strings> sentences;
