@@ -1,0 +1,851 @@
+// Chapter 12 — translation on real data (docs/12-translation.md).
+//
+// The course's models on the task the articles were written for: Spanish → English sentence pairs from the Tatoeba
+// Project (via manythings.org/anki), read from ../shared/data/tatoeba/ (--data-dir DIR for another folder). The
+// program shows how a sentence becomes tokens (12.1), with a tokeniser written by hand for ASCII text as a second
+// route; splits the pairs by distinct Spanish sentence so that every test sentence keeps all its English
+// translations as references; computes BLEU (12.2)-(12.5) by hand, on one sentence and on a whole test set, next to
+// models::corpus_bleu; trains the vanilla, Bahdanau and Luong-general decoders with the same budget and compares
+// their BLEU with greedy decoding and with beam search (12.6), overall and by source length, checking beam search's
+// scores by teacher forcing and beam width 1 against greedy decoding; draws the attention of a few test sentences;
+// and last trains the Bahdanau model on the 3k Hindi → English pairs, to show what so little data can and cannot do.
+// --small: a few hundred pairs of each file and a few steps; every check still runs. Deterministic except the lines
+// "time: ...".
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/bleu.hpp"
+#include "models/pairs.hpp"
+#include "models/search.hpp"
+#include "models/seq2seq.hpp"
+#include "models/svg.hpp"
+#include "models/text.hpp"
+#include "models/vocabulary.hpp"
+#include "nn/optim.hpp"
+#include "tutorials/common.hpp"
+
+using attend::Rng;
+using attend::Tape;
+using attend::Variable;
+namespace models = attend::models;
+namespace nn = attend::nn;
+namespace tutorial = attend::tutorial;
+
+namespace {
+
+using Tokens = std::vector<std::string>;
+using Sequence = std::vector<std::int64_t>;
+
+const char* const usage = "usage: %s [--small] [--figures DIR] [--data-dir DIR]\n";
+
+// --data-dir DIR (default ../shared/data: the folder beside the repository, for a program run from the repository's
+// folder) is this chapter's own option; --small, --figures DIR and --help are read as in every chapter.
+tutorial::Options parse_arguments(int argc, char** argv, std::string& data_dir) {
+  std::vector<char*> common{argv[0]};
+  bool bad = false;
+  for (int k = 1; k < argc; ++k) {
+    const std::string argument = argv[k];
+    const bool has_value = k + 1 < argc && argv[k + 1][0] != '\0';
+    if (argument == "--help") {
+      std::printf(usage, argv[0]);
+      std::exit(0);
+    } else if (argument == "--data-dir" && has_value) {
+      data_dir = argv[++k];
+    } else if (argument == "--small") {
+      common.push_back(argv[k]);
+    } else if (argument == "--figures" && has_value) {
+      common.push_back(argv[k]);
+      common.push_back(argv[++k]);
+    } else {
+      bad = true;
+    }
+  }
+  if (bad) {
+    std::fprintf(stderr, usage, argv[0]);
+    std::exit(2);
+  }
+  return tutorial::parse_options(static_cast<int>(common.size()), common.data());
+}
+
+// A pair file of the data folder, or a message saying where to get it (exit status 2).
+std::string data_file(const std::string& data_dir, const std::string& name) {
+  const std::string path = data_dir + "/tatoeba/" + name;
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    std::fprintf(stderr,
+                 "%s not found. The chapter reads the Tatoeba sentence pairs of manythings.org/anki (tatoeba.org,\n"
+                 "CC-BY 2.0 FR) from DIR/tatoeba/: spa-eng.tsv (Spanish<TAB>English) and hin-eng.tsv\n"
+                 "(Hindi<TAB>English). docs/12-translation.md says how to get them; --data-dir DIR says where they "
+                 "are.\n",
+                 path.c_str());
+    std::exit(2);
+  }
+  return path;
+}
+
+std::string joined(const Tokens& tokens) {
+  std::string text;
+  for (const std::string& token : tokens) text += (text.empty() ? "" : " ") + token;
+  return text;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// [docs:ascii-words]
+// (12.1) by hand, for text that is all ASCII: lower case; spaces and control characters separate words; every other
+// character that is not a letter or digit is a token of its own, except ' and - between two letters or digits and
+// . and , between two digits, which stay inside the word ("don't", "well-known", "3.5").
+Tokens ascii_words(const std::string& text) {
+  const auto byte = [&](std::size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0; };
+  const auto alnum = [&](std::size_t k) { return std::isalnum(byte(k)) != 0; };
+  const auto digit = [&](std::size_t k) { return std::isdigit(byte(k)) != 0; };
+  Tokens tokens;
+  std::string word;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const unsigned char c = static_cast<unsigned char>(text[k]);
+    const bool inside = k > 0 && (((c == '\'' || c == '-') && alnum(k - 1) && alnum(k + 1)) ||
+                                  ((c == '.' || c == ',') && digit(k - 1) && digit(k + 1)));
+    if (std::isalnum(c) || inside) {
+      word += static_cast<char>(std::tolower(c));
+      continue;
+    }
+    if (!word.empty()) tokens.push_back(word);
+    word.clear();
+    if (c != ' ' && !std::iscntrl(c)) tokens.push_back(std::string(1, static_cast<char>(c)));
+  }
+  if (!word.empty()) tokens.push_back(word);
+  return tokens;
+}
+// [docs:end]
+
+bool is_ascii(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 128; });
+}
+
+// ---- BLEU by hand ---------------------------------------------------------------------------------------------------
+
+// [docs:bleu-by-hand]
+constexpr std::size_t N = 4;  // BLEU-4: n-grams of orders n = 1..N, weights w_n = 1/N
+
+// count(g, s) for every n-gram g of the token sequence s
+std::map<Tokens, std::size_t> ngram_counts(const Tokens& s, std::size_t n) {
+  std::map<Tokens, std::size_t> counts;
+  for (std::size_t start = 0; start + n <= s.size(); ++start) {
+    ++counts[Tokens(s.begin() + start, s.begin() + start + n)];
+  }
+  return counts;
+}
+
+// What BLEU is made of, summed over the outputs counted so far.
+struct BleuCounts {
+  std::vector<double> m = std::vector<double>(N, 0.0);  // m_n: clipped n-gram matches
+  std::vector<double> t = std::vector<double>(N, 0.0);  // t_n: the outputs' n-grams
+  double c = 0, r = 0;                                  // output length, reference length
+};
+
+// One output ŷ and the references y^1..y^M of its source, added to `counts`.
+void add_counts(BleuCounts& counts, const Tokens& y_hat, const std::vector<Tokens>& references) {
+  for (std::size_t n = 1; n <= N; ++n) {
+    for (const auto& [g, in_output] : ngram_counts(y_hat, n)) {
+      std::size_t in_references = 0;  // max_m count(g, y^m): the most any one reference holds
+      for (const Tokens& y : references) {
+        const std::map<Tokens, std::size_t> in_y = ngram_counts(y, n);
+        const auto found = in_y.find(g);
+        if (found != in_y.end()) in_references = std::max(in_references, found->second);
+      }
+      // (12.2)  the clipped count min(count(g, ŷ), max_m count(g, y^m)) adds to m_n
+      counts.m[n - 1] += static_cast<double>(std::min(in_output, in_references));
+    }
+    // (12.2)  t_n counts the output's |ŷ| − n + 1 n-grams, and at least one (NLTK's convention)
+    counts.t[n - 1] += std::max(1.0, static_cast<double>(y_hat.size()) - static_cast<double>(n) + 1);
+  }
+  counts.c += static_cast<double>(y_hat.size());
+  // (12.3)  r adds the length of the reference closest in length to ŷ; of two equally close, the shorter
+  std::size_t closest = references.front().size();
+  for (const Tokens& y : references) {
+    const auto distance = [&](std::size_t length) { return std::abs(double(length) - double(y_hat.size())); };
+    if (distance(y.size()) < distance(closest) || (distance(y.size()) == distance(closest) && y.size() < closest)) {
+      closest = y.size();
+    }
+  }
+  counts.r += static_cast<double>(closest);
+}
+
+// (12.2)  p_n = m_n / t_n
+double precision(const BleuCounts& counts, std::size_t n) { return counts.m[n - 1] / counts.t[n - 1]; }
+
+// (12.3)  BP = 1 if c > r, else exp(1 − r/c)
+double brevity_penalty(const BleuCounts& counts) {
+  if (counts.c == 0) return 0;
+  return counts.c > counts.r ? 1.0 : std::exp(1 - counts.r / counts.c);
+}
+
+// (12.4)  BLEU = BP · exp(Σ_n w_n log p_n), w_n = 1/N; 0 when some p_n is 0
+double bleu(const BleuCounts& counts) {
+  double sum = 0;
+  for (std::size_t n = 1; n <= N; ++n) {
+    if (counts.m[n - 1] == 0) return 0;
+    sum += (1.0 / N) * std::log(precision(counts, n));
+  }
+  return brevity_penalty(counts) * std::exp(sum);
+}
+// [docs:end]
+
+// ---- Data -----------------------------------------------------------------------------------------------------------
+
+// A language pair ready for training: the split, the vocabularies, and the training pairs as ids.
+struct Corpus {
+  models::TranslationData data;
+  models::Vocabulary source_vocabulary, target_vocabulary;
+  std::vector<Sequence> train_sources, train_targets;
+  std::vector<std::size_t> source_lengths;
+  std::vector<models::TranslationExample> train_examples;  // a sample of training sources, all their references
+};
+
+Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitOptions& split,
+                   std::size_t min_count, std::size_t train_examples) {
+  Corpus corpus;
+  // [docs:data]
+  // Tokenise (12.1), keep pairs of at most split.max_words words a side, and split by distinct source sentence: a test
+  // sentence never occurs as a training source, and keeps every translation the file gives it.
+  corpus.data = models::make_translation_data(file, split);
+  // Vocabularies from the training pairs only: tokens seen at least min_count times; the rest read as <unk>.
+  std::vector<Tokens> sources, targets;
+  for (const models::TokenPair& pair : corpus.data.train) {
+    sources.push_back(pair.source);
+    targets.push_back(pair.target);
+  }
+  corpus.source_vocabulary = models::build_vocabulary(sources, min_count);
+  corpus.target_vocabulary = models::build_vocabulary(targets, min_count);
+  for (const models::TokenPair& pair : corpus.data.train) {
+    corpus.train_sources.push_back(corpus.source_vocabulary.encode(pair.source));
+    corpus.train_targets.push_back(corpus.target_vocabulary.encode(pair.target));
+    corpus.source_lengths.push_back(corpus.train_sources.back().size());
+  }
+  // [docs:end]
+  // Training sources with all their training translations, evenly spread over the file: BLEU on data the model saw.
+  std::map<std::string, std::size_t> group;
+  std::vector<models::TranslationExample> all;
+  for (const models::TokenPair& pair : corpus.data.train) {
+    const auto [at, added] = group.emplace(joined(pair.source), all.size());
+    if (added) all.push_back({pair.source, {}});
+    all[at->second].references.push_back(pair.target);
+  }
+  const std::size_t count = std::min(train_examples, all.size());
+  for (std::size_t k = 0; k < count; ++k) corpus.train_examples.push_back(all[k * all.size() / count]);
+  return corpus;
+}
+
+// The pairs of a file, or every `every`-th of them (--small).
+models::PairFile every_nth(const models::PairFile& file, std::size_t every) {
+  models::PairFile fewer = file;
+  fewer.pairs.clear();
+  for (std::size_t k = 0; k < file.pairs.size(); k += every) fewer.pairs.push_back(file.pairs[k]);
+  return fewer;
+}
+
+// ---- Training and translating ---------------------------------------------------------------------------------------
+
+struct Run {
+  std::vector<double> losses;  // the mean loss of each stretch of `report_every` steps
+  double seconds = 0;
+  std::size_t tokens = 0;      // target tokens trained on, end tokens included
+};
+
+// [docs:train]
+// Chapter 9's training loop: Adam on the teacher-forced cross-entropy, gradients clipped to norm 1, batches of 64
+// pairs of similar source lengths, a fixed number of steps (here less than one pass over the Spanish pairs).
+Run train(models::Seq2seq<float>& model, const Corpus& corpus, std::size_t steps, std::size_t report_every) {
+  nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
+  Rng order_rng(7);  // the same order of batches for every model
+  Tape<float> tape;
+  Run run;
+  double loss_sum = 0;
+  std::size_t step = 0;
+  const auto start = std::chrono::steady_clock::now();
+  model.train();
+  while (step < steps) {
+    for (const std::vector<std::size_t>& indices : models::bucketed_batch_order(corpus.source_lengths, 64, order_rng)) {
+      if (step == steps) break;
+      std::vector<Sequence> sources, targets;
+      for (std::size_t k : indices) {
+        sources.push_back(corpus.train_sources[k]);
+        targets.push_back(corpus.train_targets[k]);
+        run.tokens += corpus.train_targets[k].size() + 1;
+      }
+      const models::Batch batch = models::make_batch(sources, targets);
+      tape.clear();
+      adam.zero_grad();
+      const Variable<float> L = model.loss(tape, batch);
+      tape.backward(L);
+      nn::clip_grad_norm(model.parameters(), 1.0);
+      adam.step();
+      loss_sum += L.value().item();
+      if (++step % report_every == 0) {
+        run.losses.push_back(loss_sum / static_cast<double>(report_every));
+        loss_sum = 0;
+      }
+    }
+  }
+  run.seconds = seconds_since(start);
+  model.eval();
+  return run;
+}
+// [docs:end]
+
+// [docs:translate]
+// The output of every source, 100 sources per batch: beam width 1 is greedy decoding, and with a wider beam the
+// outputs are ranked by (12.6), log p(y | x) / |y|^α with α = search.length_penalty.
+std::vector<models::Hypothesis> translate(models::Seq2seq<float>& model, const std::vector<Sequence>& sources,
+                                          const models::SearchOptions& search) {
+  std::vector<models::Hypothesis> outputs;
+  for (std::size_t first = 0; first < sources.size(); first += 100) {
+    const std::size_t last = std::min(first + 100, sources.size());
+    const std::vector<Sequence> chunk(sources.begin() + static_cast<std::ptrdiff_t>(first),
+                                      sources.begin() + static_cast<std::ptrdiff_t>(last));
+    const models::Batch batch = models::make_batch(chunk);
+    for (models::Hypothesis& h : models::decode(model, batch.source, batch.source_lengths, search)) {
+      outputs.push_back(std::move(h));
+    }
+  }
+  return outputs;
+}
+
+// Corpus BLEU of the outputs against every reference of each example.
+models::BleuScore score(const std::vector<models::Hypothesis>& outputs,
+                        const std::vector<models::TranslationExample>& examples, const models::Vocabulary& target) {
+  std::vector<Tokens> hypotheses;
+  std::vector<std::vector<Tokens>> references;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    hypotheses.push_back(target.decode(outputs[k].tokens));
+    references.push_back(examples[k].references);
+  }
+  return models::corpus_bleu(hypotheses, references);
+}
+// [docs:end]
+
+std::vector<Sequence> sources_of(const std::vector<models::TranslationExample>& examples,
+                                 const models::Vocabulary& vocabulary) {
+  std::vector<Sequence> sources;
+  for (const models::TranslationExample& example : examples) sources.push_back(vocabulary.encode(example.source));
+  return sources;
+}
+
+// The output as text for people (models::detokenize).
+std::string text_of(const models::Hypothesis& output, const models::Vocabulary& target) {
+  return models::detokenize(target.decode(output.tokens), models::Tokenization::words);
+}
+
+// [docs:teacher-forcing]
+// log p(ŷ | x) of each output, recomputed with teacher forcing: the model reads ŷ_{j-1} and its softmax at step j is
+// evaluated at ŷ_j; the end token's probability counts when the output finished with it.
+std::vector<double> teacher_forced_log_p(models::Seq2seq<float>& model, const std::vector<Sequence>& sources,
+                                         const std::vector<models::Hypothesis>& outputs) {
+  std::vector<Sequence> targets;
+  for (const models::Hypothesis& h : outputs) targets.push_back(h.tokens);
+  const models::Batch batch = models::make_batch(sources, targets);
+  Tape<float> tape;
+  const models::TeacherForced<float> forced = model.forward(tape, batch);
+  const attend::Tensor<float>& logits = forced.logits.value();  // (B, T, V_y)
+  const std::size_t T = logits.shape()[1], V = logits.shape()[2];
+  std::vector<double> log_p(outputs.size(), 0.0);
+  for (std::size_t b = 0; b < outputs.size(); ++b) {
+    const std::size_t steps = outputs[b].tokens.size() + (outputs[b].finished ? 1 : 0);
+    for (std::size_t j = 0; j < steps; ++j) {
+      const float* row = logits.data() + (b * T + j) * V;
+      const double row_max = *std::max_element(row, row + V);
+      double sum = 0;
+      for (std::size_t v = 0; v < V; ++v) sum += std::exp(row[v] - row_max);
+      // log p(ŷ_j | ŷ_<j, x) = logit of ŷ_j − log Σ_v exp(logit_v)
+      log_p[b] += row[batch.target_out.data()[b * T + j]] - row_max - std::log(sum);
+    }
+  }
+  return log_p;
+}
+// [docs:end]
+
+// The attention of one output as a heatmap: source words across, output words (and the end token) down.
+std::string heatmap(const models::Hypothesis& output, const models::TranslationExample& example,
+                    const models::Vocabulary& target, const std::string& decoder) {
+  Tokens output_tokens = target.decode(output.tokens);
+  if (output.finished) output_tokens.push_back("<eos>");
+  std::vector<std::vector<double>> alpha;
+  for (const std::vector<float>& row : output.attention) alpha.emplace_back(row.begin(), row.end());
+  models::HeatmapOptions options;
+  options.title = decoder + ", greedy output";  // the sentence itself is along the top
+  return models::attention_svg(example.source, output_tokens, alpha, options);
+}
+
+// One configuration for every model of the chapter; only the decoder changes.
+models::Seq2seqConfig configure(const Corpus& corpus, const std::string& decoder, std::size_t embedding_dim,
+                                std::size_t hidden_size) {
+  // [docs:config]
+  models::Seq2seqConfig config;
+  config.source_vocab_size = corpus.source_vocabulary.size();
+  config.target_vocab_size = corpus.target_vocabulary.size();
+  config.set_decoder(decoder);         // "vanilla", "bahdanau" or "luong-general"
+  config.embedding_dim = embedding_dim;
+  config.hidden_size = hidden_size;    // GRU encoder (one direction) and decoder
+  config.max_target_length = 30;       // decoding stops here; the references have at most 10 words
+  config.seed = 1;                     // the initial weights
+  // [docs:end]
+  return config;
+}
+
+// "4.021 2.615 2.165": the mean losses of a run's stretches.
+std::string losses_of(const Run& run) {
+  std::string text;
+  char loss[32];
+  for (double l : run.losses) {
+    std::snprintf(loss, sizeof loss, "%s%.3f", text.empty() ? "" : " ", l);
+    text += loss;
+  }
+  return text;
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data_dir = "../shared/data";
+  const tutorial::Options options = parse_arguments(argc, argv, data_dir);
+  const bool small = options.small;
+  // The chapter's settings; --small keeps every step but makes them tiny.
+  const std::size_t every = small ? 250 : 1;          // keep every n-th pair of the Spanish file
+  const std::size_t test_size = small ? 40 : 2000;    // distinct source sentences
+  const std::size_t validation_size = small ? 20 : 1000;
+  const std::size_t steps = small ? 4 : 1200;         // training steps of 64 pairs per decoder
+  const std::size_t report_every = small ? 2 : 300;
+  const std::size_t embedding_dim = small ? 8 : 64, hidden_size = small ? 16 : 128;
+  const std::size_t hindi_steps = small ? 4 : 2000;
+  const std::size_t hindi_every = small ? 5 : 1;
+  const std::size_t hindi_test_size = small ? 30 : 300;
+  const auto program_start = std::chrono::steady_clock::now();
+  const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");
+  std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
+
+  // ---- The text: normalisation and tokens ---------------------------------------------------------------------------
+  models::PairReadOptions read;
+  read.source_column = models::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
+  const models::PairFile whole_file = models::read_pair_file(spanish_path, read);
+  const models::PairFile file = every_nth(whole_file, every);
+  std::printf("%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
+              every > 1 ? (", every " + std::to_string(every) + "th kept: " + std::to_string(file.pairs.size())).c_str()
+                        : "");
+
+  std::printf("(12.1) text -> tokens:\n");
+  const std::vector<std::string> examples{"¿Qué es lo que haces?", "I'll be back at 6:30.",
+                                          "Don't trust him.", "It costs 1,000 yen, or 3.5 dollars.",
+                                          "Tom\xE2\x80\x99s well-known \xE2\x80\x9C" "fact\xE2\x80\x9D!"};
+  for (const std::string& text : examples) {
+    const Tokens tokens = models::tokenize(text, models::Tokenization::words);
+    std::printf("  \"%s\"\n      -> %s\n", text.c_str(), joined(tokens).c_str());
+  }
+  // "canción" with ó as one code point (U+00F3) and as o followed by the combining accent U+0301: NFC makes them one
+  const Tokens composed = models::tokenize("Canci\xC3\xB3n", models::Tokenization::words);
+  const Tokens decomposed = models::tokenize("Cancio\xCC\x81n", models::Tokenization::words);
+  tutorial::check("(12.1) \"canción\" with ó as U+00F3 and as o + U+0301: tokens that differ",
+                  composed == decomposed ? 0 : 1, 0);
+  // [docs:tokenize-checks]
+  std::size_t ascii_sentences = 0, ascii_differ = 0, sentences = 0, round_trip_differ = 0;
+  for (const models::SentencePair& pair : file.pairs) {
+    for (const std::string& text : {pair.source, pair.target}) {
+      const Tokens tokens = models::tokenize(text, models::Tokenization::words);
+      // a second route: the rule written out for ASCII text
+      if (is_ascii(text)) {
+        ++ascii_sentences;
+        if (ascii_words(text) != tokens) ++ascii_differ;
+      }
+      // detokenize (the text people read) and tokenize again: the same tokens
+      ++sentences;
+      const std::string shown = models::detokenize(tokens, models::Tokenization::words);
+      if (models::tokenize(shown, models::Tokenization::words) != tokens) ++round_trip_differ;
+    }
+  }
+  // [docs:end]
+  tutorial::check("(12.1) ascii_words vs models::tokenize, " + std::to_string(ascii_sentences) +
+                      " all-ASCII sentences: sentences that differ", static_cast<double>(ascii_differ), 0);
+  tutorial::check("(12.1) tokenize(detokenize(tokens)) vs tokens, " + std::to_string(sentences) +
+                      " sentences: sentences that differ", static_cast<double>(round_trip_differ), 0);
+
+  // ---- The split ----------------------------------------------------------------------------------------------------
+  models::TranslationSplitOptions split;
+  split.seed = 1;
+  split.validation_size = validation_size;
+  split.test_size = test_size;
+  split.max_words = 10;
+  const Corpus spanish = make_corpus(file, split, /*min_count=*/2, /*train_examples=*/test_size);
+  const models::TranslationData& data = spanish.data;
+  std::size_t several = 0, most = 0;
+  for (const models::TranslationExample& example : data.test) {
+    several += example.references.size() > 1;
+    most = std::max(most, example.references.size());
+  }
+  std::printf("\nthe split (seed %llu): %zu pairs with at most %zu words a side, %zu distinct Spanish sentences:\n"
+              "  %zu training pairs, %zu validation and %zu test sentences\n"
+              "  test sentences with more than one reference: %zu of %zu (at most %zu references)\n",
+              static_cast<unsigned long long>(split.seed), data.kept_pairs, split.max_words, data.distinct_sources,
+              data.train.size(), data.validation.size(), data.test.size(), several, data.test.size(), most);
+  std::set<std::string> train_sources;
+  for (const models::TokenPair& pair : data.train) train_sources.insert(joined(pair.source));
+  std::size_t leaked = 0;
+  for (const models::TranslationExample& example : data.test) leaked += train_sources.count(joined(example.source));
+  tutorial::check("test sentences that are also training sources", static_cast<double>(leaked), 0);
+  std::size_t test_tokens = 0, unknown = 0;
+  for (const Sequence& x : sources_of(data.test, spanish.source_vocabulary)) {
+    test_tokens += x.size();
+    unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
+  }
+  std::printf("vocabularies (training tokens seen at least twice): %zu Spanish, %zu English, the 4 specials included;\n"
+              "  %s of the test sentences' tokens read as <unk>\n",
+              spanish.source_vocabulary.size(), spanish.target_vocabulary.size(),
+              percent(double(unknown) / double(test_tokens)).c_str());
+
+  // ---- BLEU by hand on one sentence ---------------------------------------------------------------------------------
+  // Every English translation the file gives for one Spanish sentence, and two outputs written by hand.
+  const std::string example_source = "Es hora de irte a la cama.";
+  models::TranslationExample example{models::tokenize(example_source, models::Tokenization::words), {}};
+  for (const models::SentencePair& pair : whole_file.pairs) {
+    if (pair.source == example_source) {
+      example.references.push_back(models::tokenize(pair.target, models::Tokenization::words));
+    }
+  }
+  std::printf("\nBLEU by hand: \"%s\" has %zu references in the file:\n", example_source.c_str(),
+              example.references.size());
+  for (const Tokens& y : example.references) std::printf("  %s\n", joined(y).c_str());
+  const std::vector<Tokens> outputs_by_hand{
+      models::tokenize("It's time to go to bed to bed.", models::Tokenization::words),
+      models::tokenize("Time for bed.", models::Tokenization::words)};
+  double worst_p = 0, worst_bp = 0, worst_bleu = 0;
+  for (const Tokens& y_hat : outputs_by_hand) {
+    BleuCounts counts;
+    add_counts(counts, y_hat, example.references);
+    const models::BleuScore library = models::corpus_bleu({y_hat}, {example.references});
+    std::printf("output \"%s\": c = %.0f, r = %.0f\n", joined(y_hat).c_str(), counts.c, counts.r);
+    for (std::size_t n = 1; n <= N; ++n) {
+      std::printf("  n = %zu: %2.0f of %2.0f n-grams match, p_%zu = %.4f\n", n, counts.m[n - 1], counts.t[n - 1], n,
+                  precision(counts, n));
+      worst_p = std::max(worst_p, std::abs(precision(counts, n) - library.precisions[n - 1]));
+    }
+    std::printf("  BP = %.4f, BLEU = %.4f\n", brevity_penalty(counts), bleu(counts));
+    worst_bp = std::max(worst_bp, std::abs(brevity_penalty(counts) - library.brevity_penalty));
+    worst_bleu = std::max(worst_bleu, std::abs(bleu(counts) - library.bleu));
+  }
+  tutorial::check("(12.2) p_n by hand vs models::corpus_bleu", worst_p, 1e-12);
+  tutorial::check("(12.3) BP by hand vs models::corpus_bleu", worst_bp, 1e-12);
+  tutorial::check("(12.4) BLEU by hand vs models::corpus_bleu", worst_bleu, 1e-12);
+
+  // ---- Three decoders, one budget -----------------------------------------------------------------------------------
+  const std::vector<std::string> decoders{"vanilla", "bahdanau", "luong-general"};
+  const std::vector<Sequence> test_sources = sources_of(data.test, spanish.source_vocabulary);
+  const std::vector<Sequence> train_example_sources = sources_of(spanish.train_examples, spanish.source_vocabulary);
+  std::vector<std::unique_ptr<models::Seq2seq<float>>> trained;
+  std::vector<std::vector<models::Hypothesis>> greedy, beam;
+  std::vector<models::BleuScore> greedy_bleu, beam_bleu, train_bleu;
+  std::vector<std::string> times;
+  std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n",
+              steps, embedding_dim, hidden_size);
+  std::printf("%-14s %10s   loss, mean of each %zu steps\n", "decoder", "parameters", report_every);
+  for (const std::string& decoder : decoders) {
+    // [docs:compare]
+    auto model = std::make_unique<models::Seq2seq<float>>(configure(spanish, decoder, embedding_dim, hidden_size));
+    const Run run = train(*model, spanish, steps, report_every);
+    const auto decode_start = std::chrono::steady_clock::now();
+    greedy.push_back(translate(*model, test_sources, {/*beam_width=*/1}));
+    beam.push_back(translate(*model, test_sources, {/*beam_width=*/5, /*max_length=*/0, /*length_penalty=*/1.0}));
+    greedy_bleu.push_back(score(greedy.back(), data.test, spanish.target_vocabulary));
+    beam_bleu.push_back(score(beam.back(), data.test, spanish.target_vocabulary));
+    // [docs:end]
+    train_bleu.push_back(score(translate(*model, train_example_sources, {1}), spanish.train_examples,
+                               spanish.target_vocabulary));
+    std::printf("%-14s %10zu   %s\n", decoder.c_str(), model->parameter_count(), losses_of(run).c_str());
+    char line[200];
+    std::snprintf(line, sizeof line, "time: %-14s training %6.1f s (%5.0f target tokens/s), translating %5.1f s",
+                  decoder.c_str(), run.seconds, double(run.tokens) / run.seconds, seconds_since(decode_start));
+    times.push_back(line);
+    trained.push_back(std::move(model));
+  }
+  for (const std::string& line : times) std::printf("%s\n", line.c_str());
+
+  std::printf("\ntest BLEU (%zu Spanish sentences, all references, on our tokens):\n", data.test.size());
+  std::printf("%-14s %7s %7s   %-27s %6s %8s   %s\n", "decoder", "greedy", "beam 5", "greedy: p_1 p_2 p_3 p_4",
+              "BP", "c/r", "training BLEU");
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    const models::BleuScore& g = greedy_bleu[d];
+    std::printf("%-14s %7.2f %7.2f   %5.1f %5.1f %5.1f %5.1f       %6.3f %8.3f   %6.2f\n", decoders[d].c_str(),
+                100 * g.bleu, 100 * beam_bleu[d].bleu, 100 * g.precisions[0], 100 * g.precisions[1],
+                100 * g.precisions[2], 100 * g.precisions[3], g.brevity_penalty,
+                double(g.hypothesis_length) / double(g.reference_length), 100 * train_bleu[d].bleu);
+  }
+  std::printf("(training BLEU: greedy, on %zu training sentences with all their training translations)\n",
+              spanish.train_examples.size());
+
+  // ---- Corpus BLEU by hand, and the mean of sentence BLEU -----------------------------------------------------------
+  // [docs:corpus]
+  // (12.5)  corpus BLEU: m_n, t_n, c and r summed over all outputs first; against it, the mean of sentence BLEUs
+  const std::size_t shown_model = 1;  // bahdanau
+  BleuCounts corpus;
+  double sentence_sum = 0;
+  std::size_t sentence_zero = 0, zero_short = 0;
+  for (std::size_t k = 0; k < data.test.size(); ++k) {
+    const Tokens y_hat = spanish.target_vocabulary.decode(greedy[shown_model][k].tokens);
+    add_counts(corpus, y_hat, data.test[k].references);
+    BleuCounts sentence;
+    add_counts(sentence, y_hat, data.test[k].references);
+    sentence_sum += bleu(sentence);
+    if (bleu(sentence) == 0) {
+      ++sentence_zero;
+      zero_short += y_hat.size() < N;
+    }
+  }
+  // [docs:end]
+  const models::BleuScore& library = greedy_bleu[shown_model];
+  double worst_corpus = std::abs(bleu(corpus) - library.bleu);
+  for (std::size_t n = 1; n <= N; ++n) {
+    worst_corpus = std::max(worst_corpus, std::abs(precision(corpus, n) - library.precisions[n - 1]));
+  }
+  std::printf("\n%s, greedy, the %zu test sentences:\n", decoders[shown_model].c_str(), data.test.size());
+  std::printf("  corpus BLEU (12.5)           %6.2f   (c = %.0f, r = %.0f)\n", 100 * bleu(corpus), corpus.c, corpus.r);
+  std::printf("  mean of the sentence BLEUs   %6.2f   (%zu sentences score 0, %zu of them shorter than %zu tokens)\n",
+              100 * sentence_sum / double(data.test.size()), sentence_zero, zero_short, N);
+  tutorial::check("(12.5) corpus BLEU and p_n from counts summed by hand vs models::corpus_bleu", worst_corpus, 1e-12);
+
+  // ---- Beam search --------------------------------------------------------------------------------------------------
+  {
+    models::Seq2seq<float>& model = *trained[shown_model];
+    const std::vector<models::Hypothesis>& width_5 = beam[shown_model];
+    // Beam width 1 through the beam search against greedy decoding written on its own.
+    std::size_t differ = 0;
+    double worst_log_p = 0;
+    for (std::size_t first = 0; first < test_sources.size(); first += 100) {
+      const std::vector<Sequence> chunk(test_sources.begin() + static_cast<std::ptrdiff_t>(first),
+                                        test_sources.begin() +
+                                            static_cast<std::ptrdiff_t>(std::min(first + 100, test_sources.size())));
+      const models::Batch batch = models::make_batch(chunk);
+      const std::vector<models::Hypothesis> plain = models::greedy_decode(model, batch.source, batch.source_lengths);
+      for (std::size_t b = 0; b < plain.size(); ++b) {
+        differ += plain[b].tokens != greedy[shown_model][first + b].tokens;
+        worst_log_p = std::max(worst_log_p, std::abs(plain[b].log_prob - greedy[shown_model][first + b].log_prob));
+      }
+    }
+    tutorial::check("(12.6) beam width 1 vs models::greedy_decode, outputs that differ", double(differ), 0);
+    tutorial::check("(12.6) beam width 1 vs models::greedy_decode, log p(y|x)", worst_log_p, 1e-9);
+    // [docs:beam-check]
+    // (12.6)  s(y) = log p(y | x) / |y|^α, |y| counting the end token; log p(y | x) again by teacher forcing
+    const double alpha = 1.0;
+    double worst_score = 0, worst_forced = 0;
+    for (std::size_t first = 0; first < test_sources.size(); first += 100) {
+      const std::size_t last = std::min(first + 100, test_sources.size());
+      const std::vector<Sequence> chunk(test_sources.begin() + static_cast<std::ptrdiff_t>(first),
+                                        test_sources.begin() + static_cast<std::ptrdiff_t>(last));
+      const std::vector<models::Hypothesis> outputs(width_5.begin() + static_cast<std::ptrdiff_t>(first),
+                                                    width_5.begin() + static_cast<std::ptrdiff_t>(last));
+      const std::vector<double> log_p = teacher_forced_log_p(model, chunk, outputs);
+      for (std::size_t b = 0; b < outputs.size(); ++b) {
+        const double length = double(outputs[b].tokens.size() + (outputs[b].finished ? 1 : 0));
+        worst_score = std::max(worst_score, std::abs(outputs[b].log_prob / std::pow(length, alpha) - outputs[b].score));
+        worst_forced = std::max(worst_forced, std::abs(log_p[b] - outputs[b].log_prob));
+      }
+    }
+    // [docs:end]
+    tutorial::check("(12.6) s(y) = log p(y|x) / |y|^α by hand vs Hypothesis::score", worst_score, 1e-9);
+    tutorial::check("(12.6) log p(y|x) of the beam's outputs by teacher forcing vs the beam's sums", worst_forced,
+                    1e-3);
+
+    // Where beam search changed the output, and what length normalisation does.
+    std::vector<std::size_t> changed;
+    for (std::size_t k = 0; k < data.test.size(); ++k) {
+      if (greedy[shown_model][k].tokens != width_5[k].tokens) changed.push_back(k);
+    }
+    std::printf("\n%s: beam 5 changes %zu of the %zu outputs; the first three:\n", decoders[shown_model].c_str(),
+                changed.size(), data.test.size());
+    for (std::size_t n = 0; n < 3 && n < changed.size(); ++n) {
+      const std::size_t k = changed[n];
+      const models::Hypothesis& g = greedy[shown_model][k];
+      const models::Hypothesis& b = width_5[k];
+      std::printf("  \"%s\"\n", models::detokenize(data.test[k].source, models::Tokenization::words).c_str());
+      std::printf("    greedy     log p %7.3f  s %7.3f  \"%s\"\n", g.log_prob, g.score,
+                  text_of(g, spanish.target_vocabulary).c_str());
+      std::printf("    beam 5     log p %7.3f  s %7.3f  \"%s\"\n", b.log_prob, b.score,
+                  text_of(b, spanish.target_vocabulary).c_str());
+      std::printf("    reference                         \"%s\"\n",
+                  models::detokenize(data.test[k].references[0], models::Tokenization::words).c_str());
+    }
+    const std::vector<models::Hypothesis> raw = translate(model, test_sources, {5, 0, /*length_penalty=*/0.0});
+    const models::BleuScore raw_bleu = score(raw, data.test, spanish.target_vocabulary);
+    std::printf("\n%s on the %zu test sentences:\n%-30s BLEU   p_1   p_2   p_3   p_4     BP    c/r\n",
+                decoders[shown_model].c_str(), data.test.size(), "");
+    const auto row = [](const std::string& name, const models::BleuScore& b) {
+      const std::size_t width = models::utf8_characters(name).size();  // characters, not bytes: "α" is two
+      std::printf("  %s%s %6.2f %5.1f %5.1f %5.1f %5.1f  %5.3f  %5.3f\n", name.c_str(),
+                  std::string(width < 26 ? 26 - width : 0, ' ').c_str(), 100 * b.bleu, 100 * b.precisions[0],
+                  100 * b.precisions[1], 100 * b.precisions[2], 100 * b.precisions[3], b.brevity_penalty,
+                  double(b.hypothesis_length) / double(b.reference_length));
+    };
+    row("greedy", greedy_bleu[shown_model]);
+    row("beam 5, α = 0: log p", raw_bleu);
+    row("beam 5, α = 1: log p / |y|", beam_bleu[shown_model]);
+  }
+
+  // ---- BLEU by source length ----------------------------------------------------------------------------------------
+  // [docs:buckets]
+  // The test sentences by the number of words of their source (1–3 together: the translations of the shortest are
+  // often too short to hold a 4-gram), corpus BLEU within each bucket: chapters 4 and 10's curves on real data.
+  const std::vector<std::pair<std::size_t, std::size_t>> buckets{{1, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7},
+                                                                 {8, 8}, {9, 9}, {10, 10}};
+  std::vector<models::Series> curves;
+  for (const std::string& decoder : decoders) curves.push_back({decoder, {}, {}});
+  std::printf("\ntest BLEU by source length (greedy):\n%-7s %9s", "words", "sentences");
+  for (const std::string& decoder : decoders) std::printf(" %14s", decoder.c_str());
+  std::printf("\n");
+  for (const auto& [shortest, longest] : buckets) {
+    std::vector<std::size_t> members;
+    for (std::size_t k = 0; k < data.test.size(); ++k) {
+      const std::size_t words = models::word_count(data.test[k].source);
+      if (words >= shortest && words <= longest) members.push_back(k);
+    }
+    if (members.empty()) continue;
+    std::printf("%-7s %9zu", (shortest == longest ? std::to_string(shortest)
+                                                  : std::to_string(shortest) + "-" + std::to_string(longest)).c_str(),
+                members.size());
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      std::vector<models::Hypothesis> outputs;
+      std::vector<models::TranslationExample> examples;
+      for (std::size_t k : members) {
+        outputs.push_back(greedy[d][k]);
+        examples.push_back(data.test[k]);
+      }
+      const double b = 100 * score(outputs, examples, spanish.target_vocabulary).bleu;
+      curves[d].x.push_back(static_cast<double>(longest));
+      curves[d].y.push_back(b);
+      std::printf(" %14.2f", b);
+    }
+    std::printf("\n");
+  }
+  // [docs:end]
+  double highest = 0;
+  for (const models::Series& curve : curves) {
+    highest = std::max(highest, *std::max_element(curve.y.begin(), curve.y.end()));
+  }
+  tutorial::write_figure(options, "12-bleu-by-length.svg",
+                         models::line_chart_svg(curves, {"Spanish → English: test BLEU against source length",
+                                                         "source length in words (1–3 drawn at 3)", "BLEU (greedy)",
+                                                         0.0, std::max(10.0, 10 * std::ceil(highest / 10))}));
+
+  // ---- Attention on real sentences ----------------------------------------------------------------------------------
+  std::vector<std::size_t> pictured;  // the first two test sentences of 7 to 9 words
+  for (std::size_t k = 0; k < data.test.size() && pictured.size() < 2; ++k) {
+    const std::size_t words = models::word_count(data.test[k].source);
+    if (words >= 7 && words <= 9) pictured.push_back(k);
+  }
+  for (std::size_t k = 0; pictured.size() < 2; ++k) pictured.push_back(k);  // --small: whatever there is
+  std::printf("\nthe attention of two test sentences:\n");
+  for (std::size_t n = 0; n < pictured.size(); ++n) {
+    const models::TranslationExample& test = data.test[pictured[n]];
+    std::printf("  \"%s\"\n", models::detokenize(test.source, models::Tokenization::words).c_str());
+    for (const Tokens& y : test.references) {
+      std::printf("    reference      \"%s\"\n", models::detokenize(y, models::Tokenization::words).c_str());
+    }
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      std::printf("    %-14s \"%s\"\n", decoders[d].c_str(),
+                  text_of(greedy[d][pictured[n]], spanish.target_vocabulary).c_str());
+    }
+  }
+  for (std::size_t d = 1; d < decoders.size(); ++d) {
+    for (std::size_t n = 0; n < pictured.size(); ++n) {
+      tutorial::write_figure(options, "12-heatmap-" + decoders[d] + "-" + std::to_string(n + 1) + ".svg",
+                             heatmap(greedy[d][pictured[n]], data.test[pictured[n]], spanish.target_vocabulary,
+                                     decoders[d]));
+    }
+  }
+
+  // ---- Hindi -> English: 3k pairs -----------------------------------------------------------------------------------
+  models::PairReadOptions hindi_read;
+  hindi_read.source_column = models::pair_column(hindi_path, "hin");
+  const models::PairFile hindi_file = every_nth(models::read_pair_file(hindi_path, hindi_read), hindi_every);
+  models::TranslationSplitOptions hindi_split = split;
+  hindi_split.validation_size = 0;
+  hindi_split.test_size = hindi_test_size;
+  // [docs:hindi]
+  const Corpus hindi = make_corpus(hindi_file, hindi_split, /*min_count=*/2, /*train_examples=*/hindi_test_size);
+  models::Seq2seq<float> hindi_model(configure(hindi, "bahdanau", embedding_dim, hidden_size));
+  const Run hindi_run = train(hindi_model, hindi, hindi_steps, hindi_steps / 4);
+  const std::vector<models::Hypothesis> hindi_test =
+      translate(hindi_model, sources_of(hindi.data.test, hindi.source_vocabulary), {1});
+  const std::vector<models::Hypothesis> hindi_train =
+      translate(hindi_model, sources_of(hindi.train_examples, hindi.source_vocabulary), {1});
+  // [docs:end]
+  std::size_t hindi_tokens = 0, hindi_unknown = 0;
+  for (const Sequence& x : sources_of(hindi.data.test, hindi.source_vocabulary)) {
+    hindi_tokens += x.size();
+    hindi_unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
+  }
+  const double epochs = double(hindi_steps * 64) / double(hindi.data.train.size());
+  std::printf("\n%s: %zu pairs%s; %zu with at most %zu words a side, %zu distinct Hindi sentences:\n"
+              "  %zu training pairs, %zu test sentences; vocabularies %zu Hindi, %zu English;\n"
+              "  %s of the test sentences' tokens read as <unk>\n",
+              hindi_path.c_str(), hindi_file.pairs.size(),
+              hindi_every > 1 ? (" (every " + std::to_string(hindi_every) + "th)").c_str() : "",
+              hindi.data.kept_pairs, hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(),
+              hindi.data.test.size(), hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
+              percent(double(hindi_unknown) / double(hindi_tokens)).c_str());
+  std::printf("bahdanau, %zu steps of 64 (%.1f passes over the training pairs), %zu parameters; loss %s\n",
+              hindi_steps, epochs, hindi_model.parameter_count(), losses_of(hindi_run).c_str());
+  std::printf("time: hindi training %.1f s\n", hindi_run.seconds);
+  const models::BleuScore hindi_train_bleu = score(hindi_train, hindi.train_examples, hindi.target_vocabulary);
+  const models::BleuScore hindi_test_bleu = score(hindi_test, hindi.data.test, hindi.target_vocabulary);
+  // how many outputs equal one of their references exactly
+  const auto exact = [&](const std::vector<models::Hypothesis>& outputs,
+                         const std::vector<models::TranslationExample>& examples) {
+    std::size_t right = 0;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const Tokens y_hat = hindi.target_vocabulary.decode(outputs[k].tokens);
+      const auto& references = examples[k].references;
+      right += std::find(references.begin(), references.end(), y_hat) != references.end();
+    }
+    return right;
+  };
+  std::printf("greedy, %zu training sentences: BLEU %6.2f, %3zu outputs equal to a reference\n",
+              hindi.train_examples.size(), 100 * hindi_train_bleu.bleu, exact(hindi_train, hindi.train_examples));
+  std::printf("greedy, %zu test sentences:     BLEU %6.2f, %3zu outputs equal to a reference; "
+              "p_1..p_4 %.1f %.1f %.1f %.1f\n",
+              hindi.data.test.size(), 100 * hindi_test_bleu.bleu, exact(hindi_test, hindi.data.test),
+              100 * hindi_test_bleu.precisions[0], 100 * hindi_test_bleu.precisions[1],
+              100 * hindi_test_bleu.precisions[2], 100 * hindi_test_bleu.precisions[3]);
+  std::printf("training sentences:\n");
+  for (std::size_t n = 1; n <= 3; ++n) {  // three from the middle of the file (its first lines are single words)
+    const std::size_t k = n * hindi.train_examples.size() / 4;
+    std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
+                models::detokenize(hindi.train_examples[k].source, models::Tokenization::words).c_str(),
+                models::detokenize(hindi.train_examples[k].references[0], models::Tokenization::words).c_str(),
+                text_of(hindi_train[k], hindi.target_vocabulary).c_str());
+  }
+  std::printf("test sentences:\n");
+  for (std::size_t k = 0; k < 5 && k < hindi.data.test.size(); ++k) {
+    std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
+                models::detokenize(hindi.data.test[k].source, models::Tokenization::words).c_str(),
+                models::detokenize(hindi.data.test[k].references[0], models::Tokenization::words).c_str(),
+                text_of(hindi_test[k], hindi.target_vocabulary).c_str());
+  }
+  std::printf("time: the whole program %.0f s\n", seconds_since(program_start));
+  return tutorial::exit_status();
+}
