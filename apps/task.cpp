@@ -1,7 +1,7 @@
 // The tasks of the `attend` program (task.hpp).
 #include "apps/task.hpp"
 
-#include <cstdio>
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/bleu.hpp"
@@ -244,17 +244,14 @@ std::vector<std::int64_t> encode_source(const TaskSpec& spec, const models::Voca
 Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::string>>& outputs,
                      const std::vector<Example>& examples) {
   if (outputs.size() != examples.size()) throw std::logic_error("score_outputs: outputs and examples differ in number");
-  double exact = 0;
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    for (const auto& reference : examples[k].references) {
-      if (outputs[k] == reference) {
-        exact += 1;
-        break;
-      }
-    }
-  }
-  exact = outputs.empty() ? 0.0 : exact / static_cast<double>(outputs.size());
   if (spec.is_pairs()) {
+    // exact match: the output equals one of the references
+    double exact = 0;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const auto& references = examples[k].references;
+      exact += std::find(references.begin(), references.end(), outputs[k]) != references.end() ? 1 : 0;
+    }
+    exact = outputs.empty() ? 0.0 : exact / static_cast<double>(outputs.size());
     std::vector<std::vector<std::vector<std::string>>> references;
     for (const auto& e : examples) references.push_back(e.references);
     const models::BleuScore bleu = models::corpus_bleu(outputs, references);
