@@ -1,7 +1,7 @@
 // Every differentiable operation, each declared with its two formula lines: the forward formula and the derivative
 // (dX is ∂loss/∂X; backward always adds into the inputs' gradients). Implementations live in one file per family:
-// elementwise.cpp, linalg.cpp, reduce.cpp, shape.cpp, softmax.cpp, index.cpp. The op table is docs/reference/ops.md;
-// how to add one is docs/reference/adding-an-op.md.
+// elementwise.cpp, linalg.cpp, reduce.cpp, shape.cpp, softmax.cpp, index.cpp, fused.cpp. The op table is
+// docs/reference/ops.md; how to add one is docs/reference/adding-an-op.md.
 //
 // Shapes are checked on entry: a mismatch throws std::invalid_argument naming the op and the shapes. Binary
 // elementwise ops broadcast like NumPy; the gradient is summed back to each input's shape.
@@ -164,6 +164,29 @@ template <class T> Variable<T> embedding(const Variable<T>& weight, const Ids& i
 // y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0
 // dx += dy ⊙ m / (1 - p)
 template <class T> Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
+
+// ---- fused ops: one node for a whole step ----------------------------------------------------------------------
+// Each replaces a chain of the small ops above in the hot loop of a recurrent or attention step, with a hand-written
+// backward; each equals that composition (tests/autograd/test_fused.cpp). Source: fused.cpp.
+
+// GRU step. gx = x W_ihᵀ + b_ih, gh = h W_hhᵀ + b_hh: (B,3H), gates r, z, n (PyTorch's order); h (B,H) → h' (B,H)
+// r = σ(gx_r + gh_r), z = σ(gx_z + gh_z), n = tanh(gx_n + r ⊙ gh_n), h' = n + z ⊙ (h − n)
+// with N = dh'(1−z)(1−n²), Z = dh'(h−n)z(1−z), R = N gh_n r(1−r): dgx += [R, Z, N], dgh += [R, Z, r N], dh += dh' z
+template <class T> Variable<T> gru_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h);
+// LSTM step. gx, gh: (B,4H), gates i, f, g, o (PyTorch's order); c (B,H) → y (2,B,H) = [h', c']
+// a = gx + gh, i = σ(a_i), f = σ(a_f), g = tanh(a_g), o = σ(a_o), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
+// C = dy₁ + dy₀ o(1−tanh²c'), G = [C g i(1−i), C c f(1−f), C i(1−g²), dy₀ tanh(c') o(1−o)]: dgx, dgh += G, dc += C f
+template <class T> Variable<T> lstm_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c);
+// e[b,s] = Σ_a v_a tanh(q[b,a] + keys[b,s,a])  for q (B,A), keys (B,S,A), v (1,A) (Linear(A,1) weight) or (A,) → (B,S)
+// with t = tanh(q + keys), g = dy[b,s] v_a (1 − t²): dq[b,a] += Σ_s g, dkeys += g, dv[a] += Σ_{b,s} dy[b,s] t[b,s,a]
+template <class T>
+Variable<T> additive_attention(const Variable<T>& q, const Variable<T>& keys, const Variable<T>& v);
+// y[b,s] = Σ_a M[b,s,a] q[b,a]  for M (B,S,A), q (B,A) → (B,S)   (dot/general attention scores)
+// dM[b,s,a] += dy[b,s] q[b,a], dq[b,a] += Σ_s dy[b,s] M[b,s,a]
+template <class T> Variable<T> batched_matvec(const Variable<T>& M, const Variable<T>& q);
+// y[b,a] = Σ_s w[b,s] M[b,s,a]  for w (B,S), M (B,S,A) → (B,A)   (the context c_j = Σ_i α_ij h_i)
+// dw[b,s] += Σ_a dy[b,a] M[b,s,a], dM[b,s,a] += w[b,s] dy[b,a]
+template <class T> Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M);
 
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 

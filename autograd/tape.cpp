@@ -32,6 +32,10 @@ const Tensor<T>& Variable<T>::value() const {
 template <class T>
 Tensor<T> Variable<T>::grad() const {
   const Node<T>& n = tape().node(index_);
+  if (n.grad_released) {
+    throw std::logic_error("Variable::grad: the gradient of node " + std::to_string(index_) + " ('" + n.op +
+                           "') was freed during backward, because the tape's retain_gradients is off");
+  }
   if (n.has_grad) return n.grad;
   return Tensor<T>(value().shape());
 }
@@ -261,6 +265,7 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
   for (auto& n : nodes_) {
     n.grad = Tensor<T>();
     n.has_grad = false;
+    n.grad_released = false;
   }
   grad_slot(output.index_).flat() = seed.flat();
   // Creation order is a topological order: walking it backwards visits every node after all its consumers.
@@ -268,6 +273,7 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
     Node<T>& n = nodes_[i];
     if (!n.has_grad) continue;
     if (n.param != nullptr) {
+      if (defer_parameter_gradients_) continue;  // stays in n.grad until add_parameter_gradients()
       if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
       xt::noalias(n.param->grad.flat()) += n.grad.flat();
       continue;
@@ -281,6 +287,21 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
         if (in.has_grad) check_finite(in.grad, i, n.op, "gradient for input " + std::to_string(k));
       }
     }
+    if (!retain_gradients_) {
+      // every consumer of node i came later and has already run: its gradient is complete and now used up
+      n.grad = Tensor<T>();
+      n.has_grad = false;
+      n.grad_released = true;
+    }
+  }
+}
+
+template <class T>
+void Tape<T>::add_parameter_gradients() {
+  for (Node<T>& n : nodes_) {
+    if (n.param == nullptr || !n.has_grad) continue;
+    if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
+    xt::noalias(n.param->grad.flat()) += n.grad.flat();
   }
 }
 

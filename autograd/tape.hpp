@@ -42,7 +42,8 @@ class Variable {
   Tape<T>& tape() const;           // throws std::logic_error for an empty or stale handle
   const Tensor<T>& value() const;  // the node's output; the reference stays valid until the tape is cleared
   const Shape& shape() const { return value().shape(); }
-  // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it.
+  // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it. Throws std::logic_error when backward
+  // freed it (an op node on a tape with retain_gradients off).
   Tensor<T> grad() const;
   bool requires_grad() const;
   std::uint32_t index() const { return index_; }
@@ -92,6 +93,7 @@ struct Node {
   Tensor<T> value;                // the output (empty for a parameter leaf: see param)
   Tensor<T> grad;                 // ∂loss/∂value; allocated by backward when a gradient first arrives
   bool has_grad = false;
+  bool grad_released = false;     // backward freed grad after using it (retain_gradients off)
   bool requires_grad = false;
   Parameter<T>* param = nullptr;  // for a parameter leaf: value is read from, and grad added into, *param
   std::uint32_t first_input = 0;  // inputs are edges_[first_input, first_input + input_count)
@@ -125,6 +127,22 @@ class Tape {
   // Node gradients are recomputed from zero on each call; parameter gradients are added into p.grad.
   void backward(const Variable<T>& loss);
   void backward(const Variable<T>& output, const Tensor<T>& seed);
+
+  // Whether backward keeps the gradient of every intermediate node (on by default, so that v.grad() can be read for
+  // any node after backward, as the tutorials do). Off, backward frees each op node's gradient as soon as that node's
+  // backward function has used it, which roughly halves the memory of a backward pass; parameters' and leaves'
+  // gradients are kept, and v.grad() of a freed node throws. Training loops turn it off.
+  void set_retain_gradients(bool retain) { retain_gradients_ = retain; }
+  bool retain_gradients() const { return retain_gradients_; }
+
+  // Deferred parameter gradients, for running one model on several tapes at once (nn/parallel.hpp): while on,
+  // backward leaves each parameter's gradient on this tape instead of adding it into p.grad, so that tapes on other
+  // threads can run backward at the same time; add_parameter_gradients() then adds them into p.grad, one tape after
+  // the other, in a fixed order. Off by default.
+  void set_defer_parameter_gradients(bool defer) { defer_parameter_gradients_ = defer; }
+  bool defer_parameter_gradients() const { return defer_parameter_gradients_; }
+  // p.grad += this tape's gradient of p, for every parameter that received one in the last backward.
+  void add_parameter_gradients();
 
   // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
   void clear();
@@ -163,6 +181,8 @@ class Tape {
   std::uint32_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;
+  bool defer_parameter_gradients_ = false;
+  bool retain_gradients_ = true;
 };
 
 // Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that

@@ -15,6 +15,8 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "autograd/memory.hpp"
+
 namespace attend {
 
 // The largest rank a tensor may have: (batch, channels, height, width) is the largest the course needs.
@@ -72,7 +74,9 @@ template <class T>
 class Tensor {
  public:
   using value_type = T;
-  using storage_type = xt::xtensor<T, 1>;
+  // Storage from the per-thread block cache (memory.hpp), so that the tensors of one training step reuse the memory
+  // of the previous step's.
+  using storage_type = xt::xtensor<T, 1, xt::layout_type::row_major, PooledAllocator<T>>;
 
   Tensor() = default;  // empty: shape (0,), no elements
   explicit Tensor(const Shape& shape) : shape_(shape), data_(std::array<std::size_t, 1>{shape.size()}, T(0)) {}

@@ -8,8 +8,6 @@ namespace attend::models {
 
 namespace {
 
-std::int64_t dim(std::size_t n) { return static_cast<std::int64_t>(n); }
-
 // A bias-free torch.nn.Linear(in, out) weight: (out, in), U(-1/√in, 1/√in) like PyTorch's default.
 template <class T>
 Parameter<T> linear_weight(std::size_t out, std::size_t in, Rng& rng) {
@@ -29,20 +27,18 @@ void check_query(const char* score, const Variable<T>& query, const Variable<T>&
   }
 }
 
-// Σ_k a[b, i, k] q[b, k] for keys a: (batch, S, K) and q: (batch, K) → (batch, S), as one batched product.
+// Σ_k a[b, i, k] q[b, k] for keys a: (batch, S, K) and q: (batch, K) → (batch, S), one fused node (batched_matvec:
+// a per-sequence product too small for a BLAS call per row).
 template <class T>
 Variable<T> dot_each(const Variable<T>& keys, const Variable<T>& query) {
-  const Shape& k = keys.shape();
-  Variable<T> column = reshape(query, {dim(k[0]), dim(k[2]), 1});     // (batch, K, 1)
-  return reshape(matmul(keys, column), {dim(k[0]), dim(k[1])});       // (batch, S)
+  return batched_matvec(keys, query);
 }
 
-// v_aᵀ tanh(projected query + keys): (batch, A) and (batch, S, A) → (batch, S)
+// v_aᵀ tanh(projected query + keys): (batch, A) and (batch, S, A) → (batch, S), one fused node (additive_attention)
+// for what is tanh(reshape(q, (batch, 1, A)) + keys) followed by linear(·, v_a) written with the small ops.
 template <class T>
 Variable<T> additive_energy(const Variable<T>& projected_query, const Variable<T>& keys, const Variable<T>& v_a) {
-  const Shape& k = keys.shape();
-  Variable<T> hidden = tanh(reshape(projected_query, {dim(k[0]), 1, dim(k[2])}) + keys);  // (batch, S, A)
-  return reshape(linear(hidden, v_a), {dim(k[0]), dim(k[1])});                          // (batch, S)
+  return additive_attention(projected_query, keys, v_a);
 }
 
 }  // namespace
@@ -197,9 +193,8 @@ Variable<T> context(const Variable<T>& alpha, const Variable<T>& annotations) {
     throw std::invalid_argument("context: weights " + to_string(a) + " and annotations " + to_string(h) +
                                 " do not fit (expected (batch, S) and (batch, S, A))");
   }
-  // c_j = Σ_i α_ij h_i, as the batched product (batch, 1, S)·(batch, S, A) → (batch, 1, A)
-  Variable<T> row = reshape(alpha, {dim(a[0]), 1, dim(a[1])});
-  return reshape(matmul(row, annotations), {dim(h[0]), dim(h[2])});
+  // c_j = Σ_i α_ij h_i for each sequence of the batch: (batch, S)·(batch, S, A) → (batch, A), one fused node
+  return batched_vecmat(alpha, annotations);
 }
 
 Mask source_mask(const std::vector<std::int64_t>& lengths, std::size_t time) {

@@ -77,7 +77,7 @@ class Optimizer {
   // returns the handle buffer() takes. Called from constructors only.
   std::size_t add_buffer(const std::string& quantity);
   // The state tensor of `quantity` (a handle from add_buffer) for parameter `index`, as flat storage.
-  xt::xtensor<T, 1>& buffer(std::size_t quantity, std::size_t index) {
+  typename Tensor<T>::storage_type& buffer(std::size_t quantity, std::size_t index) {
     return buffers_[quantity].tensors[index].flat();
   }
 

@@ -1,6 +1,8 @@
-// The recurrent cells, the recurrent stack over padded batches and the Encoder (recurrent.hpp). Every step is composed
-// from autograd ops, so its gradient is the ops' gradients; the gates of one step are sliced from one (batch, G·H)
-// tensor, and the input part of the gates is computed for all steps at once (one linear per layer and direction).
+// The recurrent cells, the recurrent stack over padded batches and the Encoder (recurrent.hpp). A step is one linear for
+// the state part of the gates and then, for the GRU and LSTM, one fused op for the rest of the step (gru_cell,
+// lstm_cell: one tape node with a hand-written backward); gru_step_composed and lstm_step_composed write the same step
+// with the small ops and are tested equal. The input part of the gates is computed for all steps at once (one linear
+// per layer and direction).
 #include "nn/recurrent.hpp"
 
 #include <algorithm>
@@ -97,9 +99,21 @@ template <class T>
 Variable<T> GruCell<T>::step(const Variable<T>& gx, const Variable<T>& h) {
   Tape<T>& tape = tape_of("GruCell", {&gx, &h});
   this->check_step(gx, {&h});
-  const std::size_t H = this->hidden_size();
   // gh = [U_r h + b_hr, U_z h + b_hz, U_n h + b_hn]: (batch, 3H)
   const Variable<T> gh = linear(h, tape.param(this->W_hh), tape.param(this->b_hh));
+  // the rest of the step in one node (gru_step_composed writes it op by op):
+  //   r = σ(gx_r + gh_r), z = σ(gx_z + gh_z), n = tanh(gx_n + r ⊙ gh_n), h' = n + z ⊙ (h - n)
+  return gru_cell(gx, gh, h);
+}
+
+template <class T>
+Variable<T> gru_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h) {
+  tape_of("gru_step_composed", {&gx, &gh, &h});
+  const std::size_t H = h.shape().rank() == 2 ? h.shape()[1] : 0;
+  if (gx.shape().rank() != 2 || gh.shape() != gx.shape() || gx.shape()[1] != 3 * H) {
+    throw std::invalid_argument("gru_step_composed: gx " + to_string(gx.shape()) + ", gh " + to_string(gh.shape()) +
+                                " and h " + to_string(h.shape()) + " do not fit (expected (batch, 3H) and (batch, H))");
+  }
   // [r, z] = σ(gx[:, :2H] + gh[:, :2H]): both gates with one add and one sigmoid, (batch, 2H)
   const Variable<T> rz = sigmoid(slice(gx, 1, 0, 2 * H) + slice(gh, 1, 0, 2 * H));
   const Variable<T> r = slice(rz, 1, 0, H);
@@ -123,9 +137,24 @@ template <class T>
 LstmState<T> LstmCell<T>::step(const Variable<T>& gx, const LstmState<T>& state) {
   Tape<T>& tape = tape_of("LstmCell", {&gx, &state.h, &state.c});
   this->check_step(gx, {&state.h, &state.c});
-  const std::size_t H = this->hidden_size();
+  // gh = U h + b_hh for the four gates: (batch, 4H) in the order i, f, g, o
+  const Variable<T> gh = linear(state.h, tape.param(this->W_hh), tape.param(this->b_hh));
+  // the rest of the step in one node (lstm_step_composed writes it op by op), y = [h', c']: (2, batch, H)
+  //   i, f, o = σ(gx + gh), g = tanh(gx + gh) (their parts), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
+  const Variable<T> y = lstm_cell(gx, gh, state.c);
+  return {select(y, 0, 0), select(y, 0, 1)};
+}
+
+template <class T>
+LstmState<T> lstm_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c) {
+  tape_of("lstm_step_composed", {&gx, &gh, &c});
+  const std::size_t H = c.shape().rank() == 2 ? c.shape()[1] : 0;
+  if (gx.shape().rank() != 2 || gh.shape() != gx.shape() || gx.shape()[1] != 4 * H) {
+    throw std::invalid_argument("lstm_step_composed: gx " + to_string(gx.shape()) + ", gh " + to_string(gh.shape()) +
+                                " and c " + to_string(c.shape()) + " do not fit (expected (batch, 4H) and (batch, H))");
+  }
   // all four pre-activations: (W x + b_ih) + (U h + b_hh), (batch, 4H) in the order i, f, g, o
-  const Variable<T> gates = gx + linear(state.h, tape.param(this->W_hh), tape.param(this->b_hh));
+  const Variable<T> gates = gx + gh;
   // [i, f] = σ(gates[:, :2H]): (batch, 2H)
   const Variable<T> input_forget = sigmoid(slice(gates, 1, 0, 2 * H));
   const Variable<T> i = slice(input_forget, 1, 0, H);
@@ -134,7 +163,7 @@ LstmState<T> LstmCell<T>::step(const Variable<T>& gx, const LstmState<T>& state)
   const Variable<T> g = tanh(slice(gates, 1, 2 * H, 3 * H));
   const Variable<T> o = sigmoid(slice(gates, 1, 3 * H, 4 * H));
   // c' = f ⊙ c + i ⊙ g;  h' = o ⊙ tanh(c')
-  const Variable<T> c_next = f * state.c + i * g;
+  const Variable<T> c_next = f * c + i * g;
   return {o * tanh(c_next), c_next};
 }
 
@@ -387,6 +416,13 @@ template class GruCell<double>;
 template class LstmCell<float>;
 template class LstmCell<double>;
 template class RecurrentStack<float>;
+template Variable<float> gru_step_composed<float>(const Variable<float>&, const Variable<float>&, const Variable<float>&);
+template Variable<double> gru_step_composed<double>(const Variable<double>&, const Variable<double>&,
+                                                    const Variable<double>&);
+template LstmState<float> lstm_step_composed<float>(const Variable<float>&, const Variable<float>&,
+                                                    const Variable<float>&);
+template LstmState<double> lstm_step_composed<double>(const Variable<double>&, const Variable<double>&,
+                                                      const Variable<double>&);
 template AnyCell<float> make_cell<float>(CellKind, std::size_t, std::size_t, Rng&, Init);
 template AnyCell<double> make_cell<double>(CellKind, std::size_t, std::size_t, Rng&, Init);
 template LstmState<float> cell_forward<float>(AnyCell<float>&, const Variable<float>&, const LstmState<float>&);

@@ -298,3 +298,45 @@ BOOST_AUTO_TEST_CASE(rng_is_deterministic) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(tape_memory_options)
+
+BOOST_AUTO_TEST_CASE(without_retained_gradients_parameters_and_leaves_still_get_theirs) {
+  // the same graph on two tapes, one keeping every gradient and one freeing them during backward
+  Parameter<double> W(Tensor<double>(Shape{3, 2}, {0.5, -1.0, 0.25, 2.0, -0.75, 1.5}));
+  auto run = [&](bool retain, Tensor<double>& leaf_grad, Tensor<double>& param_grad) {
+    Tape<double> tape;
+    tape.set_retain_gradients(retain);
+    W.zero_grad();
+    Variable<double> x = tape.leaf(Tensor<double>(Shape{2, 2}, {1.0, -2.0, 0.5, 3.0}));
+    Variable<double> h = tanh(linear(x, tape.param(W)));
+    tape.backward(sum(h * h));
+    leaf_grad = x.grad();
+    param_grad = W.grad;
+    if (retain) {
+      BOOST_TEST(h.grad().size() == 6u);
+    } else {
+      BOOST_CHECK_THROW(h.grad(), std::logic_error);
+    }
+  };
+  Tensor<double> leaf_a, param_a, leaf_b, param_b;
+  run(true, leaf_a, param_a);
+  run(false, leaf_b, param_b);
+  BOOST_TEST((leaf_a.flat() == leaf_b.flat()));
+  BOOST_TEST((param_a.flat() == param_b.flat()));
+}
+
+BOOST_AUTO_TEST_CASE(deferred_parameter_gradients_arrive_when_added) {
+  Parameter<double> W(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
+  Tape<double> tape;
+  tape.set_defer_parameter_gradients(true);
+  Variable<double> x = tape.constant(Tensor<double>(Shape{1, 2}, {1.0, -1.0}));
+  tape.backward(sum(linear(x, tape.param(W))));
+  BOOST_TEST((W.grad.flat() == Tensor<double>(Shape{2, 2}).flat()));  // nothing yet
+  tape.add_parameter_gradients();
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));
+  tape.add_parameter_gradients();  // adds again: it accumulates like backward does
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

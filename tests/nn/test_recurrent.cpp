@@ -1,6 +1,7 @@
 // The recurrent layers (nn/recurrent.hpp): gradient checks in double for every cell and for the stack and encoder over
 // ragged batches; values and gradients against PyTorch (fixtures written by tests/reference/make_layer_reference.py);
-// ragged batches against the same sequences run alone; padding, dropout and error cases. The nested suite
+// ragged batches against the same sequences run alone; the GRU and LSTM steps (fused ops) equal the same steps
+// composed from small ops (gru_step_composed, lstm_step_composed); padding, dropout and error cases. The nested suite
 // layer_reference holds the PyTorch reference checks of the layers the encoder is built from (Linear, Embedding,
 // cross-entropy with padding).
 #include <algorithm>
@@ -491,6 +492,76 @@ BOOST_AUTO_TEST_CASE(stack_equals_the_cells_run_step_by_step) {
       }
     }
   }
+}
+
+// GruCell::step and LstmCell::step (one fused op after the state linear) equal gru_step_composed and
+// lstm_step_composed (the small ops): the outputs and the gradients of x, h, c and of every parameter, float and double.
+template <class T>
+struct StepRun {
+  std::vector<Tensor<T>> values;  // h' (and c'), then the gradients of x, h (and c), then the parameters' gradients
+};
+
+template <class T, class Cell, class Step>
+StepRun<T> run_step(Cell& cell, bool lstm, Step step) {
+  Tape<T> tape;
+  cell.zero_grad();
+  const std::size_t H = cell.hidden_size();
+  const Variable<T> x = tape.leaf(cast<T>(random_tensor({3, cell.input_size()}, 60)));
+  const Variable<T> h = tape.leaf(cast<T>(random_tensor({3, H}, 61, -3.0, 3.0)));
+  const Variable<T> c = tape.leaf(cast<T>(random_tensor({3, H}, 62, -3.0, 3.0)));
+  const LstmState<T> next = step(cell.input_gates(x), LstmState<T>{h, lstm ? c : Variable<T>{}});
+  const Variable<T> y = lstm ? concat<T>({next.h, next.c}, 1) : next.h;
+  tape.backward(sum(y * tape.constant(cast<T>(random_tensor(y.shape(), 63)))));
+  StepRun<T> run;
+  run.values.push_back(y.value());
+  for (const Variable<T>& v : {x, h, c}) run.values.push_back(v.grad());
+  for (const auto& named : cell.parameters()) run.values.push_back(named.second->grad);
+  return run;
+}
+
+template <class T>
+void check_same_runs(const StepRun<T>& fused, const StepRun<T>& composed) {
+  const double tolerance = std::is_same_v<T, float> ? 2e-6 : 1e-14;
+  BOOST_TEST_REQUIRE(fused.values.size() == composed.values.size());
+  for (std::size_t k = 0; k < fused.values.size(); ++k) {
+    BOOST_TEST_CONTEXT("value " << k) {
+      BOOST_TEST(close_to(fused.values[k], composed.values[k], tolerance, tolerance));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(cells_equal_their_composed_steps, T, attend::testing::float_types) {
+  Rng rng(64);
+  GruCell<T> gru(4, 6, rng);
+  const auto gru_fused = run_step<T>(gru, false, [&](const Variable<T>& gx, const LstmState<T>& s) {
+    return LstmState<T>{gru.step(gx, s.h), {}};
+  });
+  const auto gru_composed = run_step<T>(gru, false, [&](const Variable<T>& gx, const LstmState<T>& s) {
+    Tape<T>& tape = gx.tape();
+    const Variable<T> gh = linear(s.h, tape.param(gru.W_hh), tape.param(gru.b_hh));
+    return LstmState<T>{gru_step_composed(gx, gh, s.h), {}};
+  });
+  BOOST_TEST_CONTEXT("gru") { check_same_runs(gru_fused, gru_composed); }
+
+  LstmCell<T> lstm(4, 5, rng);
+  const auto lstm_fused = run_step<T>(lstm, true, [&](const Variable<T>& gx, const LstmState<T>& s) {
+    return lstm.step(gx, s);
+  });
+  const auto lstm_composed = run_step<T>(lstm, true, [&](const Variable<T>& gx, const LstmState<T>& s) {
+    Tape<T>& tape = gx.tape();
+    const Variable<T> gh = linear(s.h, tape.param(lstm.W_hh), tape.param(lstm.b_hh));
+    return lstm_step_composed(gx, gh, s.c);
+  });
+  BOOST_TEST_CONTEXT("lstm") { check_same_runs(lstm_fused, lstm_composed); }
+}
+
+BOOST_AUTO_TEST_CASE(composed_steps_check_shapes) {
+  Tape<double> tape;
+  const Variable<double> gx = tape.leaf(Tensor<double>(Shape{2, 9}));
+  BOOST_CHECK_EXCEPTION(gru_step_composed(gx, gx, tape.leaf(Tensor<double>(Shape{2, 4}))), std::invalid_argument,
+                        message_has({"gru_step_composed", "(2,9)", "(2,4)"}));
+  BOOST_CHECK_EXCEPTION(lstm_step_composed(gx, gx, tape.leaf(Tensor<double>(Shape{2, 3}))), std::invalid_argument,
+                        message_has({"lstm_step_composed", "(2,9)", "(2,3)"}));
 }
 
 BOOST_AUTO_TEST_CASE(dropout_only_between_layers_and_only_in_training) {

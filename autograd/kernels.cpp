@@ -1,0 +1,122 @@
+// The elementwise kernels of kernels.hpp. exp: x = k ln 2 + r with k = round(x / ln 2) and |r| ≤ ln 2 / 2, so
+// e^x = 2^k e^r, e^r by its Taylor series to r⁷ (error < 10⁻⁸ on that interval), 2^k built in the exponent bits.
+// tanh: the odd Taylor series to x¹¹ for |x| < 0.3 (error < 10⁻⁹ relative there), else (e^{2|x|} − 1)/(e^{2|x|} + 1)
+// with the sign of x, |x| capped at 9 (tanh 9 rounds to 1 in float). σ(x) = 1/(1 + e^{−x}). Every step is a plain
+// arithmetic expression or a select, so a loop over them vectorises.
+#include "autograd/kernels.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// one clone per instruction set, chosen at load time (ifunc)
+#define ATTEND_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ATTEND_KERNEL
+#endif
+#define ATTEND_INLINE inline __attribute__((always_inline))
+
+namespace attend::kernels {
+
+namespace {
+
+ATTEND_INLINE float exp_approx(float x) {
+  // below -87 the result stays at e^-87 ≈ 1.6·10⁻³⁸ (the smallest normal floats); from 88.73 up it is +inf (k = 128
+  // fills the exponent field with ones)
+  x = x < -87.0f ? -87.0f : x;
+  x = x > 89.0f ? 89.0f : x;
+  // k = round(x / ln 2): adding and subtracting 1.5·2²³ rounds to the nearest integer
+  const float shifter = 12582912.0f;
+  const float k = (x * 1.44269504088896341f + shifter) - shifter;
+  // r = x - k ln 2, with ln 2 in two parts so that k·ln2_hi is exact
+  const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  // 2^k: k + 127 in the exponent field
+  const std::int32_t bits = (static_cast<std::int32_t>(k) + 127) << 23;
+  return p * __builtin_bit_cast(float, bits);
+}
+
+ATTEND_INLINE float tanh_approx(float x) {
+  const float ax = std::fabs(x);
+  // small |x|: x - x³/3 + 2x⁵/15 - 17x⁷/315 + 62x⁹/2835 - 1382x¹¹/155925
+  const float x2 = x * x;
+  float p = -1382.0f / 155925.0f;
+  p = p * x2 + 62.0f / 2835.0f;
+  p = p * x2 - 17.0f / 315.0f;
+  p = p * x2 + 2.0f / 15.0f;
+  p = p * x2 - 1.0f / 3.0f;
+  const float small = x + x * x2 * p;
+  // otherwise (e - 1)/(e + 1), e = e^{2|x|}, |x| capped at 9
+  const float e = exp_approx(2.0f * (ax > 9.0f ? 9.0f : ax));  // (a NaN stays NaN)
+  const float large = std::copysign((e - 1.0f) / (e + 1.0f), x);
+  return ax < 0.3f ? small : large;
+}
+
+ATTEND_INLINE float sigmoid_approx(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
+
+ATTEND_INLINE double sigmoid_exact(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+}  // namespace
+
+float fast_exp(float x) { return exp_approx(x); }
+float fast_tanh(float x) { return tanh_approx(x); }
+float fast_sigmoid(float x) { return sigmoid_approx(x); }
+
+ATTEND_KERNEL void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = sigmoid_approx(a[i] + b[i]);
+}
+void sigmoid_sum(const double* a, const double* b, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = sigmoid_exact(a[i] + b[i]);
+}
+
+ATTEND_KERNEL void tanh_sum(const float* a, const float* b, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(a[i] + b[i]);
+}
+void tanh_sum(const double* a, const double* b, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(a[i] + b[i]);
+}
+
+ATTEND_KERNEL void tanh_sum_product(const float* a, const float* r, const float* g, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(a[i] + r[i] * g[i]);
+}
+void tanh_sum_product(const double* a, const double* r, const double* g, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(a[i] + r[i] * g[i]);
+}
+
+ATTEND_KERNEL void tanh_of(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(x[i]);
+}
+void tanh_of(const double* x, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+}
+
+ATTEND_KERNEL float tanh_sum_dot(const float* q, const float* k, const float* v, float* t, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) t[i] = tanh_approx(q[i] + k[i]);
+  // Σ v t with eight partial sums, so the sum vectorises in a fixed order (the same in both clones)
+  float partial[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] += v[i + l] * t[i + l];
+  }
+  float total = 0;
+  for (std::size_t l = 0; l < 8; ++l) total += partial[l];
+  for (; i < n; ++i) total += v[i] * t[i];
+  return total;
+}
+double tanh_sum_dot(const double* q, const double* k, const double* v, double* t, std::size_t n) {
+  double total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    t[i] = std::tanh(q[i] + k[i]);
+    total += v[i] * t[i];
+  }
+  return total;
+}
+
+}  // namespace attend::kernels

@@ -1,0 +1,36 @@
+// Elementwise kernels of the fused ops (fused.cpp) on contiguous arrays: σ and tanh of a sum, for float and double.
+// The float versions use their own exp and tanh, written so that the compiler vectorises the whole loop (no calls
+// into libm), and each kernel is compiled twice on x86-64 — for the baseline (SSE2) and for x86-64-v3 (AVX2 + FMA) —
+// with the right one chosen when the program starts (GCC/Clang function multiversioning), so the build needs no
+// -march and runs on any x86-64. Accuracy of the float versions, checked in tests/autograd/test_kernels.cpp against
+// the double-precision library functions over [-30, 30]: tanh within 3·10⁻⁷ relative (and exact sign, ±1 beyond
+// |x| = 9), σ within 3·10⁻⁷ relative; NaN in gives NaN out. The double versions call std::exp/std::tanh, so gradient
+// checks in double see the exact functions. Chapter: docs/performance.md ("Fused ops").
+#pragma once
+
+#include <cstddef>
+
+namespace attend::kernels {
+
+// y_i = σ(a_i + b_i)
+void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n);
+void sigmoid_sum(const double* a, const double* b, double* y, std::size_t n);
+// y_i = tanh(a_i + b_i)
+void tanh_sum(const float* a, const float* b, float* y, std::size_t n);
+void tanh_sum(const double* a, const double* b, double* y, std::size_t n);
+// y_i = tanh(a_i + r_i g_i)   (the GRU's candidate state)
+void tanh_sum_product(const float* a, const float* r, const float* g, float* y, std::size_t n);
+void tanh_sum_product(const double* a, const double* r, const double* g, double* y, std::size_t n);
+// y_i = tanh(x_i)
+void tanh_of(const float* x, float* y, std::size_t n);
+void tanh_of(const double* x, double* y, std::size_t n);
+// t_i = tanh(q_i + k_i) for i < n; returns Σ_i v_i t_i   (one row of additive attention)
+float tanh_sum_dot(const float* q, const float* k, const float* v, float* t, std::size_t n);
+double tanh_sum_dot(const double* q, const double* k, const double* v, double* t, std::size_t n);
+
+// The scalar float approximations themselves (for the accuracy test).
+float fast_exp(float x);
+float fast_tanh(float x);
+float fast_sigmoid(float x);
+
+}  // namespace attend::kernels

@@ -1,0 +1,148 @@
+// The per-thread cache of tensor storage blocks (memory.hpp). Size classes: 64-byte blocks up to 256 bytes, then four
+// classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block is at most 25% larger than asked for.
+// (The largest class, 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block freed
+// after that (by a static object's destructor) goes straight back to the system.
+#include "autograd/memory.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+namespace attend {
+
+namespace {
+
+constexpr std::size_t alignment = 64;
+constexpr std::size_t class_count = 4 * 41;
+
+std::atomic<std::size_t> global_cache_limit{std::size_t(1) << 30};
+
+// The size class of a request: its index and the block size it stands for.
+struct SizeClass {
+  std::size_t index, bytes;
+};
+
+SizeClass size_class(std::size_t bytes) {
+  if (bytes <= 256) return {0, 256};
+  std::size_t k = 8;  // 2^8 = 256 < bytes
+  while ((std::size_t(1) << (k + 1)) < bytes) ++k;
+  // bytes is in (2^k, 2^(k+1)]: four classes 1.25, 1.5, 1.75, 2 times 2^k
+  const std::size_t base = std::size_t(1) << k, quarter = base / 4;
+  const std::size_t q = (bytes - base + quarter - 1) / quarter;  // 1..4
+  return {1 + 4 * (k - 8) + (q - 1), base + q * quarter};
+}
+
+struct Cache {
+  std::vector<std::vector<void*>> free_blocks = std::vector<std::vector<void*>>(class_count);
+  TensorMemoryStats stats;
+  ~Cache();
+  void trim(std::size_t limit) {
+    for (std::size_t c = class_count; c-- > 0 && stats.cached > limit;) {
+      std::vector<void*>& list = free_blocks[c];
+      const std::size_t bytes = c == 0 ? 256 : size_of_class(c);
+      while (!list.empty() && stats.cached > limit) {
+        std::free(list.back());
+        list.pop_back();
+        stats.cached -= bytes;
+      }
+    }
+  }
+  static std::size_t size_of_class(std::size_t c) {
+    if (c == 0) return 256;
+    const std::size_t k = 8 + (c - 1) / 4, q = (c - 1) % 4 + 1;
+    const std::size_t base = std::size_t(1) << k;
+    return base + q * (base / 4);
+  }
+};
+
+thread_local bool cache_alive = false;  // trivially destructible: readable even after the cache is gone
+thread_local Cache cache;
+
+Cache::~Cache() {
+  cache_alive = false;
+  trim(0);
+}
+
+Cache* this_thread_cache() {
+  Cache* c = &cache;  // constructs it on first use in this thread
+  cache_alive = true;
+  return c;
+}
+
+}  // namespace
+
+namespace detail {
+
+void* empty_block() noexcept {
+  alignas(alignment) static unsigned char block[alignment];
+  return block;
+}
+
+void* pooled_allocate(std::size_t bytes) {
+  const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
+  if (sc.index >= class_count) throw std::bad_alloc();
+  Cache* c = this_thread_cache();
+  ++c->stats.allocations;
+  c->stats.in_use += sc.bytes;
+  if (c->stats.in_use > c->stats.peak_in_use) c->stats.peak_in_use = c->stats.in_use;
+  std::vector<void*>& list = c->free_blocks[sc.index];
+  if (!list.empty()) {
+    void* block = list.back();
+    list.pop_back();
+    c->stats.cached -= sc.bytes;
+    ++c->stats.cache_hits;
+    return block;
+  }
+  void* block = std::aligned_alloc(alignment, sc.bytes);
+  if (block == nullptr) {
+    // give the cache back and try once more before failing
+    c->trim(0);
+    block = std::aligned_alloc(alignment, sc.bytes);
+    if (block == nullptr) {
+      c->stats.in_use -= sc.bytes;
+      throw std::bad_alloc();
+    }
+  }
+  return block;
+}
+
+void pooled_deallocate(void* block, std::size_t bytes) noexcept {
+  if (block == nullptr) return;
+  const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
+  if (!cache_alive) {
+    std::free(block);
+    return;
+  }
+  Cache* c = &cache;
+  c->stats.in_use = c->stats.in_use >= sc.bytes ? c->stats.in_use - sc.bytes : 0;
+  if (c->stats.cached + sc.bytes > global_cache_limit) {
+    std::free(block);
+    return;
+  }
+  try {
+    c->free_blocks[sc.index].push_back(block);
+    c->stats.cached += sc.bytes;
+  } catch (...) {
+    std::free(block);
+  }
+}
+
+}  // namespace detail
+
+TensorMemoryStats tensor_memory_stats() { return this_thread_cache()->stats; }
+
+void reset_tensor_memory_peak() {
+  Cache* c = this_thread_cache();
+  c->stats.peak_in_use = c->stats.in_use;
+}
+
+void release_cached_tensor_memory() { this_thread_cache()->trim(0); }
+
+std::size_t tensor_cache_limit() { return global_cache_limit; }
+
+void set_tensor_cache_limit(std::size_t bytes) {
+  global_cache_limit = bytes;
+  this_thread_cache()->trim(bytes);
+}
+
+}  // namespace attend

@@ -1,0 +1,370 @@
+// Tests of the fused ops (autograd/fused.cpp): gru_cell, lstm_cell, additive_attention, batched_matvec and
+// batched_vecmat. Each is checked equal to the composition of the small ops it replaces — its value and the gradient of
+// every input, in float and double — on sizes that exercise both the vectorised part and the scalar tail of a row; its
+// gradients are checked against finite differences in double with inputs that have negatives, values near zero and
+// large magnitudes; wrong shapes throw naming the op and the shapes; an input that needs no gradient gets none and
+// leaves the others right; and one value passed as two inputs receives both contributions.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/autograd/helpers.hpp"
+
+using namespace attend;
+using namespace attend::testing;
+
+namespace {
+
+std::int64_t dim(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+std::vector<double> elements(const Tensor<double>& t) { return std::vector<double>(t.data(), t.data() + t.size()); }
+template <class T>
+std::vector<double> elements(const Tensor<T>& t) {
+  return std::vector<double>(t.data(), t.data() + t.size());
+}
+
+template <class T>
+Tensor<T> converted(const Tensor<double>& t) {
+  Tensor<T> out(t.shape(), uninitialized);
+  for (std::size_t i = 0; i < t.size(); ++i) out.data()[i] = static_cast<T>(t.data()[i]);
+  return out;
+}
+
+// Uniform in [-2, 2), with every 5th element shrunk to near zero (×1e-3) and every 7th stretched to a large magnitude
+// (×4, up to ±8, where σ and tanh saturate).
+Tensor<double> mixed_tensor(const Shape& shape, std::uint64_t seed) {
+  Tensor<double> t = random_tensor(shape, seed);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (i % 5 == 1) t.data()[i] *= 1e-3;
+    if (i % 7 == 3) t.data()[i] *= 4.0;
+  }
+  return t;
+}
+
+// The composed ops each fused op replaces, written as nn/recurrent.cpp and models/attention.cpp wrote them.
+
+template <class T>
+Variable<T> gru_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h) {
+  const std::size_t H = h.shape()[1];
+  const Variable<T> rz = sigmoid(slice(gx, 1, 0, 2 * H) + slice(gh, 1, 0, 2 * H));
+  const Variable<T> r = slice(rz, 1, 0, H);
+  const Variable<T> z = slice(rz, 1, H, 2 * H);
+  const Variable<T> n = tanh(slice(gx, 1, 2 * H, 3 * H) + r * slice(gh, 1, 2 * H, 3 * H));
+  return n + z * (h - n);
+}
+
+template <class T>
+Variable<T> lstm_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c) {
+  const std::size_t H = c.shape()[1];
+  const Variable<T> gates = gx + gh;
+  const Variable<T> input_forget = sigmoid(slice(gates, 1, 0, 2 * H));
+  const Variable<T> i = slice(input_forget, 1, 0, H);
+  const Variable<T> f = slice(input_forget, 1, H, 2 * H);
+  const Variable<T> g = tanh(slice(gates, 1, 2 * H, 3 * H));
+  const Variable<T> o = sigmoid(slice(gates, 1, 3 * H, 4 * H));
+  const Variable<T> c_next = f * c + i * g;
+  return stack<T>({o * tanh(c_next), c_next}, 0);
+}
+
+template <class T>
+Variable<T> additive_composed(const Variable<T>& q, const Variable<T>& keys, const Variable<T>& v) {
+  const Shape& k = keys.shape();
+  const Variable<T> v_row = v.shape().rank() == 1 ? reshape(v, {1, dim(k[2])}) : v;
+  const Variable<T> hidden = tanh(reshape(q, {dim(k[0]), 1, dim(k[2])}) + keys);
+  return reshape(linear(hidden, v_row), {dim(k[0]), dim(k[1])});
+}
+
+template <class T>
+Variable<T> matvec_composed(const Variable<T>& M, const Variable<T>& q) {
+  const Shape& m = M.shape();
+  return reshape(matmul(M, reshape(q, {dim(m[0]), dim(m[2]), 1})), {dim(m[0]), dim(m[1])});
+}
+
+template <class T>
+Variable<T> vecmat_composed(const Variable<T>& w, const Variable<T>& M) {
+  const Shape& m = M.shape();
+  return reshape(matmul(reshape(w, {dim(m[0]), 1, dim(m[1])}), M), {dim(m[0]), dim(m[2])});
+}
+
+// A graph built from the input variables (leaves, or constants for the inputs that need no gradient).
+template <class T>
+using Build = std::function<Variable<T>(const std::vector<Variable<T>>&)>;
+
+// The output and the gradient of every input for the seed gradient dy (fixed random, of the output's shape).
+template <class T>
+struct Outcome {
+  Tensor<T> y;
+  std::vector<Tensor<T>> grads;
+};
+
+template <class T>
+Outcome<T> run(const Build<T>& f, const std::vector<Tensor<double>>& inputs, const std::vector<bool>& requires_grad) {
+  Tape<T> tape;
+  std::vector<Variable<T>> xs;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    xs.push_back(requires_grad[k] ? tape.leaf(converted<T>(inputs[k])) : tape.constant(converted<T>(inputs[k])));
+  }
+  const Variable<T> y = f(xs);
+  Outcome<T> out{y.value(), {}};
+  if (y.requires_grad()) tape.backward(y, converted<T>(random_tensor(y.shape(), 77)));
+  for (const Variable<T>& x : xs) out.grads.push_back(x.grad());
+  return out;
+}
+
+// Element tolerance of fused against composed, relative to max(1, |value|): a few roundings apart.
+template <class T>
+constexpr double tight() {
+  return sizeof(T) == 4 ? 2e-6 : 1e-14;
+}
+
+// fused(inputs) == composed(inputs): the value and every input's gradient (zero for inputs that need none).
+template <class T>
+void check_equal(const Build<T>& fused, const Build<T>& composed, const std::vector<Tensor<double>>& inputs,
+                 const std::vector<bool>& requires_grad, const std::string& what) {
+  const Outcome<T> a = run(fused, inputs, requires_grad);
+  const Outcome<T> b = run(composed, inputs, requires_grad);
+  BOOST_TEST(values_are(a.y, b.y.shape(), elements(b.y), tight<T>()), what << ": value");
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    BOOST_TEST(values_are(a.grads[k], b.grads[k].shape(), elements(b.grads[k]), tight<T>()),
+               what << ": gradient of input " << k);
+    if (!requires_grad[k]) {
+      BOOST_TEST(values_are(a.grads[k], inputs[k].shape(), std::vector<double>(inputs[k].size(), 0.0)),
+                 what << ": input " << k << " needs no gradient");
+    }
+  }
+}
+
+const std::vector<bool> all_want = {true, true, true};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(fused)
+
+// ---- gru_cell ----------------------------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(gru_cell_equals_composed, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return gru_cell(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return gru_composed(x[0], x[1], x[2]); };
+  for (const std::size_t H : {std::size_t{5}, std::size_t{16}}) {
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 3 * H}, 1), mixed_tensor(Shape{3, 3 * H}, 2),
+                                                mixed_tensor(Shape{3, H}, 3)};
+    check_equal(fused, composed, inputs, all_want, "gru_cell H=" + std::to_string(H));
+    // each input without a gradient in turn
+    for (std::size_t k = 0; k < 3; ++k) {
+      std::vector<bool> wants = all_want;
+      wants[k] = false;
+      check_equal(fused, composed, inputs, wants, "gru_cell without gradient " + std::to_string(k));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(gru_cell_same_value_as_gx_and_gh, T, float_types) {
+  // gh = gx: the one leaf receives both contributions
+  const Build<T> fused = [](const auto& x) { return gru_cell(x[0], x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return gru_composed(x[0], x[0], x[1]); };
+  check_equal(fused, composed, {mixed_tensor(Shape{2, 12}, 4), mixed_tensor(Shape{2, 4}, 5)}, {true, true},
+              "gru_cell(g, g, h)");
+}
+
+BOOST_AUTO_TEST_CASE(gru_cell_gradcheck) {
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) { return gru_cell(x[0], x[1], x[2]); };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 15}, 6), mixed_tensor(Shape{3, 15}, 7),
+                                              mixed_tensor(Shape{3, 5}, 8)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+BOOST_AUTO_TEST_CASE(gru_cell_shape_errors) {
+  Tape<double> tape;
+  const auto gx = tape.leaf(Tensor<double>(Shape{2, 9}));
+  const auto h = tape.leaf(Tensor<double>(Shape{2, 3}));
+  BOOST_CHECK_EXCEPTION(gru_cell(gx, tape.leaf(Tensor<double>(Shape{2, 6})), h), std::invalid_argument,
+                        message_has({"gru_cell", "(2,9)", "(2,6)", "(2,3)"}));
+  BOOST_CHECK_EXCEPTION(gru_cell(gx, gx, tape.leaf(Tensor<double>(Shape{2, 4}))), std::invalid_argument,
+                        message_has({"gru_cell", "(2,9)", "(2,4)"}));
+  BOOST_CHECK_EXCEPTION(gru_cell(gx, gx, tape.leaf(Tensor<double>(Shape{3, 3}))), std::invalid_argument,
+                        message_has({"gru_cell", "(3,3)"}));
+  const auto flat = tape.leaf(Tensor<double>(Shape{9}));
+  BOOST_CHECK_EXCEPTION(gru_cell(flat, flat, h), std::invalid_argument, message_has({"gru_cell", "(9,)"}));
+}
+
+// ---- lstm_cell ---------------------------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_equals_composed, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return lstm_cell(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return lstm_composed(x[0], x[1], x[2]); };
+  for (const std::size_t H : {std::size_t{5}, std::size_t{16}}) {
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4 * H}, 11), mixed_tensor(Shape{3, 4 * H}, 12),
+                                                mixed_tensor(Shape{3, H}, 13)};
+    check_equal(fused, composed, inputs, all_want, "lstm_cell H=" + std::to_string(H));
+    for (std::size_t k = 0; k < 3; ++k) {
+      std::vector<bool> wants = all_want;
+      wants[k] = false;
+      check_equal(fused, composed, inputs, wants, "lstm_cell without gradient " + std::to_string(k));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_gradient_of_one_half_only, T, float_types) {
+  // only h' = y[0] is used (as a decoder's last step would): dy[1] is zero
+  const Build<T> fused = [](const auto& x) { return select(lstm_cell(x[0], x[1], x[2]), 0, 0); };
+  const Build<T> composed = [](const auto& x) { return select(lstm_composed(x[0], x[1], x[2]), 0, 0); };
+  check_equal(fused, composed, {mixed_tensor(Shape{2, 24}, 14), mixed_tensor(Shape{2, 24}, 15),
+                                mixed_tensor(Shape{2, 6}, 16)}, all_want, "lstm_cell h' only");
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_same_value_as_gx_and_gh, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return lstm_cell(x[0], x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return lstm_composed(x[0], x[0], x[1]); };
+  check_equal(fused, composed, {mixed_tensor(Shape{2, 16}, 17), mixed_tensor(Shape{2, 4}, 18)}, {true, true},
+              "lstm_cell(g, g, c)");
+}
+
+BOOST_AUTO_TEST_CASE(lstm_cell_gradcheck) {
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) { return lstm_cell(x[0], x[1], x[2]); };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 20}, 19), mixed_tensor(Shape{3, 20}, 20),
+                                              mixed_tensor(Shape{3, 5}, 21)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+BOOST_AUTO_TEST_CASE(lstm_cell_shape_errors) {
+  Tape<double> tape;
+  const auto gx = tape.leaf(Tensor<double>(Shape{2, 12}));
+  const auto c = tape.leaf(Tensor<double>(Shape{2, 3}));
+  BOOST_CHECK_EXCEPTION(lstm_cell(gx, tape.leaf(Tensor<double>(Shape{2, 9})), c), std::invalid_argument,
+                        message_has({"lstm_cell", "(2,12)", "(2,9)", "(2,3)"}));
+  BOOST_CHECK_EXCEPTION(lstm_cell(gx, gx, tape.leaf(Tensor<double>(Shape{2, 4}))), std::invalid_argument,
+                        message_has({"lstm_cell", "(2,12)", "(2,4)"}));
+  BOOST_CHECK_EXCEPTION(lstm_cell(gx, gx, tape.leaf(Tensor<double>(Shape{1, 3}))), std::invalid_argument,
+                        message_has({"lstm_cell", "(1,3)"}));
+}
+
+// ---- additive_attention ------------------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(additive_attention_equals_composed, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return additive_attention(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return additive_composed(x[0], x[1], x[2]); };
+  for (const std::size_t A : {std::size_t{7}, std::size_t{16}}) {
+    for (const bool v_is_row : {true, false}) {
+      const Shape v_shape = v_is_row ? Shape{1, A} : Shape{A};
+      const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, A}, 31), mixed_tensor(Shape{3, 4, A}, 32),
+                                                  mixed_tensor(v_shape, 33)};
+      const std::string what = "additive_attention A=" + std::to_string(A) + " v " + to_string(v_shape);
+      // every non-empty set of inputs that want a gradient (the backward has one loop for each)
+      for (unsigned set = 1; set < 8; ++set) {
+        check_equal(fused, composed, inputs, {(set & 4) != 0, (set & 2) != 0, (set & 1) != 0},
+                    what + " wants " + std::to_string(set));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_gradcheck) {
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) { return additive_attention(x[0], x[1], x[2]); };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{2, 6}, 34), mixed_tensor(Shape{2, 5, 6}, 35),
+                                              mixed_tensor(Shape{1, 6}, 36)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+  const std::vector<Tensor<double>> flat_v = {inputs[0], inputs[1], mixed_tensor(Shape{6}, 37)};
+  ATTEND_CHECK_GRADIENTS(f, flat_v);
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(additive_attention_same_value_as_q_and_v, T, float_types) {
+  // with B = 1, q (1,A) can also be v (1,A): both contributions reach it
+  const Build<T> fused = [](const auto& x) { return additive_attention(x[0], x[1], x[0]); };
+  const Build<T> composed = [](const auto& x) { return additive_composed(x[0], x[1], x[0]); };
+  check_equal(fused, composed, {mixed_tensor(Shape{1, 9}, 38), mixed_tensor(Shape{1, 3, 9}, 39)}, {true, true},
+              "additive_attention(q, keys, q)");
+}
+
+BOOST_AUTO_TEST_CASE(additive_attention_shape_errors) {
+  Tape<double> tape;
+  const auto q = tape.leaf(Tensor<double>(Shape{2, 4}));
+  const auto keys = tape.leaf(Tensor<double>(Shape{2, 3, 4}));
+  const auto v = tape.leaf(Tensor<double>(Shape{1, 4}));
+  BOOST_CHECK_EXCEPTION(additive_attention(tape.leaf(Tensor<double>(Shape{2, 5})), keys, v), std::invalid_argument,
+                        message_has({"additive_attention", "(2,5)", "(2,3,4)", "(1,4)"}));
+  BOOST_CHECK_EXCEPTION(additive_attention(tape.leaf(Tensor<double>(Shape{3, 4})), keys, v), std::invalid_argument,
+                        message_has({"additive_attention", "(3,4)"}));
+  BOOST_CHECK_EXCEPTION(additive_attention(q, keys, tape.leaf(Tensor<double>(Shape{4, 1}))), std::invalid_argument,
+                        message_has({"additive_attention", "(4,1)"}));
+  BOOST_CHECK_EXCEPTION(additive_attention(q, keys, tape.leaf(Tensor<double>(Shape{5}))), std::invalid_argument,
+                        message_has({"additive_attention", "(5,)"}));
+  BOOST_CHECK_EXCEPTION(additive_attention(q, tape.leaf(Tensor<double>(Shape{2, 4})), v), std::invalid_argument,
+                        message_has({"additive_attention", "keys (2,4)"}));
+}
+
+// ---- batched_matvec and batched_vecmat ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(batched_matvec_equals_composed, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return batched_matvec(x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return matvec_composed(x[0], x[1]); };
+  for (const std::size_t A : {std::size_t{5}, std::size_t{19}}) {
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4, A}, 41), mixed_tensor(Shape{3, A}, 42)};
+    const std::string what = "batched_matvec A=" + std::to_string(A);
+    check_equal(fused, composed, inputs, {true, true}, what);
+    check_equal(fused, composed, inputs, {false, true}, what + " M constant");
+    check_equal(fused, composed, inputs, {true, false}, what + " q constant");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(batched_matvec_gradcheck) {
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) { return batched_matvec(x[0], x[1]); };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{2, 5, 11}, 43), mixed_tensor(Shape{2, 11}, 44)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+BOOST_AUTO_TEST_CASE(batched_matvec_shape_errors) {
+  Tape<double> tape;
+  const auto M = tape.leaf(Tensor<double>(Shape{2, 3, 4}));
+  BOOST_CHECK_EXCEPTION(batched_matvec(M, tape.leaf(Tensor<double>(Shape{2, 3}))), std::invalid_argument,
+                        message_has({"batched_matvec", "(2,3,4)", "(2,3)"}));
+  BOOST_CHECK_EXCEPTION(batched_matvec(M, tape.leaf(Tensor<double>(Shape{1, 4}))), std::invalid_argument,
+                        message_has({"batched_matvec", "(1,4)"}));
+  BOOST_CHECK_EXCEPTION(batched_matvec(tape.leaf(Tensor<double>(Shape{3, 4})), tape.leaf(Tensor<double>(Shape{3, 4}))),
+                        std::invalid_argument, message_has({"batched_matvec", "M (3,4)"}));
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(batched_vecmat_equals_composed, T, float_types) {
+  const Build<T> fused = [](const auto& x) { return batched_vecmat(x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return vecmat_composed(x[0], x[1]); };
+  for (const std::size_t A : {std::size_t{5}, std::size_t{19}}) {
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4}, 45), mixed_tensor(Shape{3, 4, A}, 46)};
+    const std::string what = "batched_vecmat A=" + std::to_string(A);
+    check_equal(fused, composed, inputs, {true, true}, what);
+    check_equal(fused, composed, inputs, {false, true}, what + " w constant");
+    check_equal(fused, composed, inputs, {true, false}, what + " M constant");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(batched_vecmat_gradcheck) {
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) { return batched_vecmat(x[0], x[1]); };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{2, 5}, 47), mixed_tensor(Shape{2, 5, 11}, 48)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+BOOST_AUTO_TEST_CASE(batched_vecmat_shape_errors) {
+  Tape<double> tape;
+  const auto M = tape.leaf(Tensor<double>(Shape{2, 3, 4}));
+  BOOST_CHECK_EXCEPTION(batched_vecmat(tape.leaf(Tensor<double>(Shape{2, 4})), M), std::invalid_argument,
+                        message_has({"batched_vecmat", "(2,4)", "(2,3,4)"}));
+  BOOST_CHECK_EXCEPTION(batched_vecmat(tape.leaf(Tensor<double>(Shape{3, 3})), M), std::invalid_argument,
+                        message_has({"batched_vecmat", "(3,3)"}));
+  BOOST_CHECK_EXCEPTION(batched_vecmat(tape.leaf(Tensor<double>(Shape{2, 3})), tape.leaf(Tensor<double>(Shape{2, 3}))),
+                        std::invalid_argument, message_has({"batched_vecmat", "M (2,3)"}));
+}
+
+BOOST_AUTO_TEST_CASE(attention_step_from_fused_ops_gradcheck) {
+  // the ops together as an attention step uses them: e = additive energies, α = softmax(e), c = Σ_i α_i h_i
+  const GradcheckFn f = [](Tape<double>&, const Vars& x) {
+    return batched_vecmat(softmax(additive_attention(x[0], x[1], x[2]), 1), x[1]);
+  };
+  const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{2, 6}, 49), mixed_tensor(Shape{2, 4, 6}, 50),
+                                              mixed_tensor(Shape{1, 6}, 51)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,113 @@
+// The elementwise kernels of the fused ops (autograd/kernels.hpp): the float approximations of exp, tanh and σ against
+// the double-precision library functions, NaN and ±inf behaviour, and the array kernels equal to the scalar functions
+// element by element (whichever instruction-set clone the machine runs). Chapter: docs/performance.md.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "autograd/kernels.hpp"
+#include "helpers.hpp"
+
+using namespace attend;
+
+namespace {
+
+double relative_error(double approx, double exact) {
+  return std::fabs(approx - exact) / std::max(std::fabs(exact), std::numeric_limits<double>::min());
+}
+
+// Inputs from -30 to 30 in steps of 1e-3, plus tiny and boundary values.
+std::vector<float> test_inputs() {
+  std::vector<float> xs;
+  for (int i = -30000; i <= 30000; ++i) xs.push_back(static_cast<float>(i) * 1e-3f);
+  for (float x : {1e-30f, 1e-10f, 1e-5f, 0.29999f, 0.3f, 0.30001f, 8.999f, 9.0f, 9.001f, 87.0f, 88.0f, 100.0f}) {
+    xs.push_back(x);
+    xs.push_back(-x);
+  }
+  return xs;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(elementwise_kernels)
+
+BOOST_AUTO_TEST_CASE(fast_tanh_is_within_3e_7_relative) {
+  double worst = 0;
+  float at = 0;
+  for (float x : test_inputs()) {
+    const double e = relative_error(kernels::fast_tanh(x), std::tanh(static_cast<double>(x)));
+    if (e > worst) worst = e, at = x;
+  }
+  BOOST_TEST(worst <= 3e-7, "worst relative error " << worst << " at x = " << at);
+  BOOST_TEST(kernels::fast_tanh(0.0f) == 0.0f);
+  BOOST_TEST(kernels::fast_tanh(50.0f) == 1.0f);
+  BOOST_TEST(kernels::fast_tanh(-50.0f) == -1.0f);
+  BOOST_TEST(kernels::fast_tanh(std::numeric_limits<float>::infinity()) == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(fast_sigmoid_and_exp_are_within_3e_7_relative) {
+  double worst_sigmoid = 0, worst_exp = 0;
+  for (float x : test_inputs()) {
+    const double xd = static_cast<double>(x);
+    // relative where σ is a normal float (x ≥ -80); below, σ < 2·10⁻³⁵ and only the absolute error counts
+    const double sigmoid = 1.0 / (1.0 + std::exp(-xd));
+    if (x >= -80.0f) worst_sigmoid = std::max(worst_sigmoid, relative_error(kernels::fast_sigmoid(x), sigmoid));
+    else BOOST_TEST(std::fabs(kernels::fast_sigmoid(x) - sigmoid) < 1e-37);
+    if (std::fabs(x) <= 80.0f) worst_exp = std::max(worst_exp, relative_error(kernels::fast_exp(x), std::exp(xd)));
+  }
+  BOOST_TEST(worst_sigmoid <= 3e-7);
+  BOOST_TEST(worst_exp <= 3e-7);
+  BOOST_TEST(kernels::fast_sigmoid(200.0f) == 1.0f);
+  BOOST_TEST(kernels::fast_sigmoid(-200.0f) >= 0.0f);
+  BOOST_TEST(kernels::fast_sigmoid(-200.0f) < 1e-37f);
+  BOOST_TEST(std::isinf(kernels::fast_exp(100.0f)));
+}
+
+BOOST_AUTO_TEST_CASE(nan_stays_nan) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST(std::isnan(kernels::fast_tanh(nan)));
+  BOOST_TEST(std::isnan(kernels::fast_sigmoid(nan)));
+  BOOST_TEST(std::isnan(kernels::fast_exp(nan)));
+  std::vector<float> a{1.0f, nan, -2.0f}, b{0.5f, 0.5f, 0.5f}, y(3);
+  kernels::tanh_sum(a.data(), b.data(), y.data(), 3);
+  BOOST_TEST(!std::isnan(y[0]));
+  BOOST_TEST(std::isnan(y[1]));
+  BOOST_TEST(!std::isnan(y[2]));
+}
+
+BOOST_AUTO_TEST_CASE(array_kernels_equal_the_scalar_functions) {
+  // lengths that are not multiples of any vector width, so the loops' tails run too
+  for (std::size_t n : {1u, 7u, 8u, 9u, 37u, 1000u}) {
+    std::vector<float> a(n), b(n), g(n), y(n), t(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = std::sin(0.37f * static_cast<float>(i)) * 4.0f;
+      b[i] = std::cos(0.11f * static_cast<float>(i)) * 3.0f;
+      g[i] = 0.5f - 0.01f * static_cast<float>(i % 100);
+    }
+    kernels::sigmoid_sum(a.data(), b.data(), y.data(), n);
+    for (std::size_t i = 0; i < n; ++i) BOOST_TEST(y[i] == kernels::fast_sigmoid(a[i] + b[i]));
+    kernels::tanh_sum(a.data(), b.data(), y.data(), n);
+    for (std::size_t i = 0; i < n; ++i) BOOST_TEST(y[i] == kernels::fast_tanh(a[i] + b[i]));
+    kernels::tanh_sum_product(a.data(), b.data(), g.data(), y.data(), n);
+    for (std::size_t i = 0; i < n; ++i) BOOST_TEST(y[i] == kernels::fast_tanh(a[i] + b[i] * g[i]));
+    kernels::tanh_of(a.data(), y.data(), n);
+    for (std::size_t i = 0; i < n; ++i) BOOST_TEST(y[i] == kernels::fast_tanh(a[i]));
+    const float e = kernels::tanh_sum_dot(a.data(), b.data(), g.data(), t.data(), n);
+    double expected = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      BOOST_TEST(t[i] == kernels::fast_tanh(a[i] + b[i]));
+      expected += static_cast<double>(g[i]) * static_cast<double>(t[i]);
+    }
+    BOOST_TEST(std::fabs(e - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(double_kernels_are_the_library_functions) {
+  std::vector<double> a{-3.0, -0.1, 0.0, 0.2, 5.0}, b{0.5, 0.5, -0.25, 1.0, -7.0}, y(5);
+  kernels::tanh_sum(a.data(), b.data(), y.data(), 5);
+  for (std::size_t i = 0; i < 5; ++i) BOOST_TEST(y[i] == std::tanh(a[i] + b[i]));
+  kernels::sigmoid_sum(a.data(), b.data(), y.data(), 5);
+  for (std::size_t i = 0; i < 5; ++i) BOOST_TEST(y[i] == 1.0 / (1.0 + std::exp(-(a[i] + b[i]))));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,84 @@
+// The per-thread cache of tensor storage (autograd/memory.hpp): a freed block is reused by the next tensor of its size
+// class, empty tensors take no block, the cache limit is kept, and a training-like loop reaches a steady state where
+// every allocation is served from the cache (memory stays flat). Chapter: docs/performance.md ("Memory").
+#include <thread>
+
+#include "autograd/memory.hpp"
+#include "helpers.hpp"
+
+using namespace attend;
+
+BOOST_AUTO_TEST_SUITE(tensor_memory)
+
+BOOST_AUTO_TEST_CASE(a_freed_block_is_reused) {
+  const float* first = nullptr;
+  {
+    Tensor<float> t(Shape{1000});
+    first = t.data();
+  }
+  const TensorMemoryStats before = tensor_memory_stats();
+  Tensor<float> again(Shape{990});  // same size class (4,000 and 3,960 bytes → 4,096)
+  BOOST_TEST(again.data() == first);
+  BOOST_TEST(tensor_memory_stats().cache_hits == before.cache_hits + 1);
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(again.data()) % 64 == 0);
+}
+
+BOOST_AUTO_TEST_CASE(empty_tensors_take_no_block) {
+  const TensorMemoryStats before = tensor_memory_stats();
+  std::vector<Tensor<float>> empties(100);
+  BOOST_TEST(tensor_memory_stats().in_use == before.in_use);
+  BOOST_TEST(tensor_memory_stats().allocations == before.allocations);
+}
+
+BOOST_AUTO_TEST_CASE(in_use_counts_blocks_until_freed) {
+  const TensorMemoryStats before = tensor_memory_stats();
+  {
+    Tensor<double> t(Shape{512});  // 4,096 bytes, a class of its own
+    BOOST_TEST(tensor_memory_stats().in_use == before.in_use + 4096);
+    BOOST_TEST(tensor_memory_stats().peak_in_use >= before.in_use + 4096);
+  }
+  BOOST_TEST(tensor_memory_stats().in_use == before.in_use);
+}
+
+BOOST_AUTO_TEST_CASE(the_cache_limit_is_kept) {
+  const std::size_t old_limit = tensor_cache_limit();
+  { std::vector<Tensor<float>> many(20, Tensor<float>(Shape{25000})); }  // 20 blocks of 100 kB freed into the cache
+  BOOST_TEST(tensor_memory_stats().cached >= 20 * 100000u);
+  set_tensor_cache_limit(150000);
+  BOOST_TEST(tensor_memory_stats().cached <= 150000u);
+  { std::vector<Tensor<float>> many(20, Tensor<float>(Shape{25000})); }
+  BOOST_TEST(tensor_memory_stats().cached <= 150000u);
+  release_cached_tensor_memory();
+  BOOST_TEST(tensor_memory_stats().cached == 0u);
+  set_tensor_cache_limit(old_limit);
+}
+
+BOOST_AUTO_TEST_CASE(a_training_loop_reaches_a_steady_state) {
+  // the same graph every step: after the first step, every allocation comes from the cache and in_use returns to
+  // where it started
+  Parameter<float> W(Tensor<float>(Shape{16, 8}, 0.1f));
+  Tape<float> tape;
+  auto step = [&] {
+    tape.clear();
+    Variable<float> x = tape.constant(Tensor<float>(Shape{4, 8}, 0.5f));
+    tape.backward(sum(tanh(linear(x, tape.param(W)))));
+  };
+  step();
+  step();
+  const TensorMemoryStats before = tensor_memory_stats();
+  for (int i = 0; i < 10; ++i) step();
+  const TensorMemoryStats after = tensor_memory_stats();
+  BOOST_TEST(after.allocations > before.allocations);
+  BOOST_TEST(after.cache_hits - before.cache_hits == after.allocations - before.allocations);
+  BOOST_TEST(after.in_use == before.in_use);
+}
+
+BOOST_AUTO_TEST_CASE(a_tensor_may_be_freed_by_another_thread) {
+  Tensor<float> t(Shape{300});
+  std::thread other([moved = std::move(t)]() mutable { moved = Tensor<float>(); });
+  other.join();
+  Tensor<float> after(Shape{300});  // still works on this thread
+  BOOST_TEST(after.size() == 300u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
