@@ -1,0 +1,153 @@
+// BatchParallel (parallel.hpp): a fixed pool of worker threads that run one job per shard, and the two-phase step
+// (forward on all shards, then backward on all shards once the weights are known), then the ordered gradient sum.
+#include "nn/parallel.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace attend::nn {
+
+template <class T>
+BatchParallel<T>::BatchParallel(std::size_t threads) {
+  if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
+  for (std::size_t k = 0; k < threads; ++k) {
+    tapes_.push_back(std::make_unique<Tape<T>>());
+    tapes_.back()->set_defer_parameter_gradients(true);
+    tapes_.back()->set_retain_gradients(false);
+  }
+  errors_.resize(threads);
+  for (std::size_t k = 1; k < threads; ++k) workers_.emplace_back([this, k] { worker(k); });
+}
+
+template <class T>
+BatchParallel<T>::~BatchParallel() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  start_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+template <class T>
+void BatchParallel<T>::worker(std::size_t index) {
+  std::size_t seen = 0;
+  for (;;) {
+    const std::function<void(std::size_t)>* job = nullptr;
+    bool mine = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      job = job_;
+      mine = index < job_count_;
+    }
+    if (mine) {
+      try {
+        (*job)(index);
+      } catch (...) {
+        errors_[index] = std::current_exception();
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--remaining_ == 0) done_.notify_one();
+    }
+  }
+}
+
+template <class T>
+void BatchParallel<T>::run_on_all(const std::function<void(std::size_t)>& job, std::size_t count) {
+  for (auto& e : errors_) e = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = &job;
+    job_count_ = count;
+    remaining_ = workers_.size();
+    ++generation_;
+  }
+  start_.notify_all();
+  if (count > 0) {
+    try {
+      job(0);
+    } catch (...) {
+      errors_[0] = std::current_exception();
+    }
+  }
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return remaining_ == 0; });
+    job_ = nullptr;
+  }
+  for (auto& e : errors_) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+template <class T>
+std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const ShardFn& f, bool record,
+                                                        double& total) {
+  if (rows == 0) throw std::invalid_argument("BatchParallel: an empty batch (0 rows)");
+  const std::size_t shards = std::min(rows, tapes_.size());
+  std::vector<ShardLoss<T>> losses(shards);
+  const std::function<void(std::size_t)> forward = [&](std::size_t k) {
+    const std::size_t begin = rows * k / shards, end = rows * (k + 1) / shards;
+    Tape<T>& tape = *tapes_[k];
+    tape.clear();
+    {
+      NoGradGuard<T> guard(tape);
+      tape.set_grad_enabled(record);
+      losses[k] = f(tape, begin, end);
+    }
+    tape.check(losses[k].loss, "BatchParallel");
+    if (losses[k].loss.value().size() != 1) {
+      throw std::invalid_argument("BatchParallel: shard " + std::to_string(k) + " returned a loss of shape " +
+                                  to_string(losses[k].loss.value().shape()) + "; expected a scalar");
+    }
+    if (!(losses[k].weight >= 0.0)) {
+      throw std::invalid_argument("BatchParallel: shard " + std::to_string(k) + " has weight " +
+                                  std::to_string(losses[k].weight) + "; expected ≥ 0");
+    }
+  };
+  run_on_all(forward, shards);
+  total = 0;
+  for (const ShardLoss<T>& l : losses) total += l.weight;
+  return losses;
+}
+
+template <class T>
+T BatchParallel<T>::forward(std::size_t rows, const ShardFn& f, bool record) {
+  double total = 0;
+  const std::vector<ShardLoss<T>> losses = run_forward(rows, f, record, total);
+  T loss = 0;
+  for (const ShardLoss<T>& l : losses) {
+    if (total > 0) loss += static_cast<T>(l.weight / total) * l.loss.value().item();
+  }
+  return loss;
+}
+
+template <class T>
+T BatchParallel<T>::step(std::size_t rows, const ShardFn& f) {
+  double total = 0;
+  std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total);
+  const std::size_t shards = losses.size();
+  // phase 2: backward on every shard, seeded with its share of the weight
+  const std::function<void(std::size_t)> backward = [&](std::size_t k) {
+    const double share = total > 0 ? losses[k].weight / total : 0.0;
+    tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
+  };
+  run_on_all(backward, shards);
+  T loss = 0;
+  for (std::size_t k = 0; k < shards; ++k) {
+    tapes_[k]->add_parameter_gradients();
+    if (total > 0) loss += static_cast<T>(losses[k].weight / total) * losses[k].loss.value().item();
+  }
+  return loss;
+}
+
+template class BatchParallel<float>;
+template class BatchParallel<double>;
+
+}  // namespace attend::nn

@@ -1,0 +1,89 @@
+// Data parallelism over the rows of a batch, on the threads of one machine: the batch is cut into contiguous shards,
+// every shard runs forward and backward on its own thread and its own tape at the same time (the parameters are read
+// by all, written by none), and the shards' parameter gradients are then added into p.grad one shard after the other,
+// in shard order. For a loss that is a mean over the batch's targets, weighting shard k by n_k / N (its share of the
+// counted targets) gives exactly the gradient of the whole batch's mean, up to the order of float sums: the same
+// seed and thread count give bit-identical numbers, a different thread count may change the last bits.
+// Why: at the sizes of the course, one training step is a few thousand small ops; two threads that each run every op
+// on half the batch (elementwise work, small matrix products, the tape's own bookkeeping) come much closer to twice
+// the speed than OpenBLAS threads, which only share the matrix products. Measured in docs/performance.md.
+//
+//   nn::BatchParallel<float> parallel(2);
+//   float loss = parallel.step(batch_size, [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
+//     Variable<float> l = cross_entropy(model.forward(tape, rows(src, begin, end), ...), rows(tgt, begin, end));
+//     return nn::ShardLoss<float>{l, double(end - begin)};   // weight: how many targets the mean is over
+//   });
+//   optimizer.step();
+//
+// The model must not change state while running forward on several threads at once: no dropout in training mode (its
+// generator is shared; evaluation mode is fine), no modules that cache per-call data. OpenBLAS should run one thread
+// per caller then (openblas_set_num_threads(1)); the shards are the parallelism.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "autograd/tape.hpp"
+
+namespace attend::nn {
+
+// What a shard's function returns: its loss (a scalar on the shard's tape) and its weight, e.g. the number of targets
+// the loss is a mean over. The step's loss is Σ_k w_k loss_k / Σ_k w_k.
+template <class T>
+struct ShardLoss {
+  Variable<T> loss;
+  double weight = 1.0;
+};
+
+template <class T>
+class BatchParallel {
+ public:
+  using ShardFn = std::function<ShardLoss<T>(Tape<T>& tape, std::size_t begin, std::size_t end)>;
+
+  // threads ≥ 1 (std::invalid_argument otherwise); threads - 1 worker threads are started here, the caller's thread
+  // runs shard 0.
+  explicit BatchParallel(std::size_t threads);
+  ~BatchParallel();
+  BatchParallel(const BatchParallel&) = delete;
+  BatchParallel& operator=(const BatchParallel&) = delete;
+
+  // One forward + backward over rows [0, rows): shard k gets rows [begin_k, end_k), contiguous and as equal as possible
+  // (min(threads, rows) shards). Clears each shard's tape first, runs f on it, then backward from the shard's loss
+  // with seed w_k / Σ w, and finally adds every shard's parameter gradients into p.grad in shard order. Returns the
+  // weighted loss Σ_k w_k loss_k / Σ w. An exception in any shard is rethrown here (after all shards have stopped);
+  // p.grad is then unchanged.
+  T step(std::size_t rows, const ShardFn& f);
+
+  // The same shards and weights, forward only (e.g. a validation loss): no backward, no gradient changes. With
+  // `record` false, every shard runs in a NoGradGuard.
+  T forward(std::size_t rows, const ShardFn& f, bool record = false);
+
+  std::size_t threads() const { return tapes_.size(); }
+  // The tape of shard k, e.g. to read values after step(); valid until the next step().
+  Tape<T>& tape(std::size_t k) { return *tapes_[k]; }
+
+ private:
+  void run_on_all(const std::function<void(std::size_t)>& job, std::size_t count);
+  // Phase 1 of step() and all of forward(): runs f on every shard; returns the losses and their total weight.
+  std::vector<ShardLoss<T>> run_forward(std::size_t rows, const ShardFn& f, bool record, double& total);
+  void worker(std::size_t index);
+
+  std::vector<std::unique_ptr<Tape<T>>> tapes_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::size_t job_count_ = 0;     // shards in the current job
+  std::size_t generation_ = 0;    // increases with every job
+  std::size_t remaining_ = 0;     // workers still running the current job
+  bool stopping_ = false;
+  std::vector<std::exception_ptr> errors_;
+};
+
+}  // namespace attend::nn

@@ -1,0 +1,134 @@
+// nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
+// weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, and
+// an exception in one shard leaves every gradient as it was. Chapter: docs/performance.md ("Threads").
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+#include "autograd/autograd.hpp"
+#include "nn/layers.hpp"
+#include "nn/parallel.hpp"
+#include "nn/recurrent.hpp"
+
+namespace {
+
+using namespace attend;
+
+// A small model with a recurrent layer: mean cross-entropy of Linear(GRU(x)) over every step of every sequence.
+struct Model {
+  Rng rng{7};
+  nn::GruCell<double> cell{3, 5, rng};
+  nn::Linear<double> out{5, 4, rng};
+  Tensor<double> x = Rng(11).uniform_tensor<double>(Shape{7, 6, 3}, -2.0, 2.0);  // (batch 7, time 6, in 3)
+  Ids targets = Ids(Shape{7, 6});
+
+  Model() {
+    for (std::size_t i = 0; i < targets.size(); ++i) targets.data()[i] = static_cast<std::int64_t>((i * 5 + 1) % 4);
+  }
+  nn::NamedParameters<double> parameters() {
+    nn::NamedParameters<double> p = cell.parameters();
+    for (auto& named : out.parameters()) p.push_back(named);
+    return p;
+  }
+  // loss over rows [begin, end) of the batch
+  Variable<double> loss(Tape<double>& tape, std::size_t begin, std::size_t end) {
+    const std::size_t T = 6, I = 3;
+    Tensor<double> part(Shape{end - begin, T, I});
+    std::copy(x.data() + begin * T * I, x.data() + end * T * I, part.data());
+    Ids part_targets(Shape{end - begin, T});
+    std::copy(targets.data() + begin * T, targets.data() + end * T, part_targets.data());
+    Variable<double> input = tape.constant(part);
+    Variable<double> h = tape.constant(Tensor<double>(Shape{end - begin, 5}));
+    std::vector<Variable<double>> states;
+    for (std::size_t t = 0; t < T; ++t) {
+      h = cell(select(input, 1, t), h);
+      states.push_back(h);
+    }
+    return cross_entropy(out(stack(states, 1)), part_targets);
+  }
+  std::vector<Tensor<double>> gradients() {
+    std::vector<Tensor<double>> g;
+    for (auto& [name, p] : parameters()) g.push_back(p->grad);
+    return g;
+  }
+};
+
+double max_difference(const std::vector<Tensor<double>>& a, const std::vector<Tensor<double>>& b) {
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    for (std::size_t i = 0; i < a[k].size(); ++i) worst = std::max(worst, std::fabs(a[k].data()[i] - b[k].data()[i]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(batch_parallel)
+
+BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_gradient) {
+  Model model;
+  // the reference: one tape over the whole batch
+  Tape<double> tape;
+  Variable<double> whole = model.loss(tape, 0, 7);
+  tape.backward(whole);
+  const std::vector<Tensor<double>> expected = model.gradients();
+  for (std::size_t threads : {1u, 2u, 3u}) {
+    for (auto& [name, p] : model.parameters()) p->zero_grad();
+    nn::BatchParallel<double> parallel(threads);
+    const double loss = parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+      return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+    });
+    BOOST_TEST(std::fabs(loss - whole.value().item()) < 1e-12, "threads " << threads);
+    BOOST_TEST(max_difference(model.gradients(), expected) < 1e-12, "threads " << threads);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_same_thread_count_gives_identical_numbers) {
+  Model model;
+  std::vector<std::vector<Tensor<double>>> runs;
+  for (int run = 0; run < 3; ++run) {
+    for (auto& [name, p] : model.parameters()) p->zero_grad();
+    nn::BatchParallel<double> parallel(2);
+    parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+      return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+    });
+    runs.push_back(model.gradients());
+  }
+  BOOST_TEST(max_difference(runs[0], runs[1]) == 0.0);
+  BOOST_TEST(max_difference(runs[0], runs[2]) == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(fewer_rows_than_threads_and_forward_only) {
+  Model model;
+  nn::BatchParallel<double> parallel(4);
+  const double loss = parallel.forward(2, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    BOOST_TEST(!t.grad_enabled());
+    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+  });
+  Tape<double> tape;
+  BOOST_TEST(std::fabs(loss - model.loss(tape, 0, 2).value().item()) < 1e-12);
+  for (auto& [name, p] : model.parameters()) BOOST_TEST((p->grad.flat() == Tensor<double>(p->value.shape()).flat()));
+  BOOST_CHECK_THROW(parallel.step(0, [&](Tape<double>& t, std::size_t b, std::size_t e) {
+    return nn::ShardLoss<double>{model.loss(t, b, e), 1.0};
+  }), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(an_exception_in_one_shard_changes_no_gradient) {
+  Model model;
+  for (auto& [name, p] : model.parameters()) p->zero_grad();
+  nn::BatchParallel<double> parallel(2);
+  BOOST_CHECK_THROW(parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    if (begin > 0) throw std::runtime_error("shard failed");
+    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+  }), std::runtime_error);
+  for (auto& [name, p] : model.parameters()) BOOST_TEST((p->grad.flat() == Tensor<double>(p->value.shape()).flat()));
+  // and the pool still works afterwards
+  parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+  });
+  BOOST_TEST((model.cell.W_hh.grad.flat() != Tensor<double>(model.cell.W_hh.value.shape()).flat()));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
