@@ -1,0 +1,444 @@
+// bench/seq2seq: trains the benchmark model "seq2seq-attn" of ../shared/bench/torch_seq2seq.py with attend, on the same
+// random token batch, and prints one JSON line with the same fields as the PyTorch reference (step_median_s,
+// tokens_per_s, fwd_grad_median_s, fwd_nograd_median_s, peak_rss_mib, ...), plus the "BLAS-bound" step: the step's
+// matrix products timed with sgemm alone, on the model's own shapes, in this run. bench/compare runs it side by side
+// with the reference; docs/performance.md reports the figures. How to run: bench/README.md.
+//
+// The model (exactly the reference's; batch-first here, which changes no number):
+//   x = src_emb(src) (B, S, E);  h_1..h_S, s_0 = encoder(x)              1-layer GRU or LSTM, hidden H
+//   y = tgt_emb(tgt_in) (B, T, E)
+//   bahdanau: e_ij = vᵀ tanh(W s_{j-1} + U h_i + b_U)   U h_i + b_U computed once per batch
+//             α_j = softmax_i(e_ij);  c_j = Σ_i α_ij h_i;  s_j = cell([y_j; c_j], s_{j-1})
+//   general:  s_j = cell([y_j; c_{j-1}], s_{j-1}), c_0 = 0;  e_ij = s_jᵀ (W h_i)  (W h_i computed once)
+//             α_j = softmax_i(e_ij);  c_j = Σ_i α_ij h_i
+//   logits_j = out([s_j; c_j]);  loss = mean cross-entropy over the B·T targets;  Adam(lr = 1e-3)
+// A = H. Parameter names map to the reference's state_dict (bench/torch_same_loss.py writes a file in these names).
+//
+// This file includes OpenBLAS's <cblas.h> (for the sgemm timings), so it must not include xtensor-blas.
+#include <cblas.h>
+#include <sys/resource.h>
+#include <xmmintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "autograd/ops.hpp"
+#include "models/attention.hpp"
+#include "nn/checkpoint.hpp"
+#include "nn/layers.hpp"
+#include "nn/optim.hpp"
+#include "nn/parallel.hpp"
+#include "nn/recurrent.hpp"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+using namespace attend;
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+constexpr std::size_t source_vocab = 64, target_vocab = 40;
+
+struct Config {
+  std::size_t B, S, T, E, H;
+};
+
+Config config_named(const std::string& name) {
+  if (name == "small") return {32, 32, 12, 64, 128};
+  return {64, 50, 20, 256, 512};  // large
+}
+
+nn::RecurrentConfig recurrent_config(nn::CellKind cell, std::size_t input_size, std::size_t hidden_size) {
+  nn::RecurrentConfig config;
+  config.cell = cell;
+  config.input_size = input_size;
+  config.hidden_size = hidden_size;
+  return config;
+}
+
+// The reference model, with attend's layers. Names: src_emb.W, tgt_emb.W, encoder.layers.0.forward.{W_ih,W_hh,b_ih,
+// b_hh}, decoder.{W_ih,...}, W.W, U.W, U.b, v.W (bahdanau) or Wg.W (general), out.W, out.b.
+class BenchModel : public nn::Module<float> {
+ public:
+  nn::Embedding<float> src_emb, tgt_emb;
+  nn::RecurrentStack<float> encoder;
+  nn::AnyCell<float> decoder;
+  std::optional<nn::Linear<float>> W, U, v, Wg;
+  nn::Linear<float> out;
+
+  BenchModel(const Config& c, nn::CellKind cell, bool bahdanau, Rng& rng)
+      : src_emb(source_vocab, c.E, rng),
+        tgt_emb(target_vocab, c.E, rng),
+        encoder(recurrent_config(cell, c.E, c.H), rng),
+        decoder(nn::make_cell<float>(cell, c.E + c.H, c.H, rng)),
+        out(2 * c.H, target_vocab, rng),
+        H_(c.H),
+        bahdanau_(bahdanau),
+        lstm_(cell == nn::CellKind::lstm) {
+    if (bahdanau) {
+      W.emplace(c.H, c.H, rng, false);
+      U.emplace(c.H, c.H, rng, true);
+      v.emplace(c.H, 1, rng, false);
+    } else {
+      Wg.emplace(c.H, c.H, rng, false);
+    }
+  }
+
+  void visit(nn::ModuleVisitor<float>& visitor) override {
+    visitor.module("src_emb", src_emb);
+    visitor.module("tgt_emb", tgt_emb);
+    visitor.module("encoder", encoder);
+    std::visit([&](auto& cell) { visitor.module("decoder", cell); }, decoder);
+    if (bahdanau_) {
+      visitor.module("W", *W);
+      visitor.module("U", *U);
+      visitor.module("v", *v);
+    } else {
+      visitor.module("Wg", *Wg);
+    }
+    visitor.module("out", out);
+  }
+
+  // logits (B, T, V) for src (B, S) and tgt_in (B, T).
+  // What does not depend on the decoder's recurrence is computed once for all steps, each as one large product: the
+  // keys U h_i + b_U (or W h_i), the embedding part of the decoder's input gates W_ih[:, :E] y_j + b_ih for every j, and
+  // the logits of every step from the stacked [s_j; c_j]. Inside the loop: the fused attention and cell ops.
+  Variable<float> forward(Tape<float>& tape, const Ids& src, const Ids& tgt_in) {
+    const std::size_t B = src.shape()[0], T = tgt_in.shape()[1], E = tgt_emb.W.value.shape()[1];
+    const nn::RecurrentOutput<float> encoded = encoder.forward(src_emb(tape, src));
+    const Variable<float> keys = encoded.outputs;  // h_i: (B, S, H)
+    nn::LstmState<float> state{encoded.h_final[0], lstm_ ? encoded.c_final[0] : Variable<float>()};
+    nn::RecurrentCell<float>& cell = std::visit([](auto& c) -> nn::RecurrentCell<float>& { return c; }, decoder);
+    const Variable<float> W_ih = tape.param(cell.W_ih);
+    // the decoder's input [y_j; c_j] split by columns of W_ih: y-part for all steps at once, c-part per step
+    const Variable<float> gy = linear(tgt_emb(tape, tgt_in), slice(W_ih, 1, 0, E), tape.param(cell.b_ih));  // (B,T,G·H)
+    const Variable<float> W_ic = slice(W_ih, 1, E, E + H_);                                                 // (G·H, H)
+    const Variable<float> W_hh = tape.param(cell.W_hh), b_hh = tape.param(cell.b_hh);
+    auto cell_step = [&](const Variable<float>& gx) {
+      const Variable<float> gh = linear(state.h, W_hh, b_hh);
+      if (!lstm_) {
+        state.h = gru_cell(gx, gh, state.h);
+      } else {
+        const Variable<float> hc = lstm_cell(gx, gh, state.c);
+        state.h = select(hc, 0, 0);
+        state.c = select(hc, 0, 1);
+      }
+    };
+    std::vector<Variable<float>> features;  // [s_j; c_j] of every step
+    features.reserve(T);
+    if (bahdanau_) {
+      const Variable<float> Uh = (*U)(keys);  // U h_i + b_U: (B, S, A), once
+      const Variable<float> v_a = tape.param(v->W), W_a = tape.param(W->W);
+      for (std::size_t j = 0; j < T; ++j) {
+        // e_ij = vᵀ tanh(W s_{j-1} + U h_i + b_U): (B, S)
+        const Variable<float> e = additive_attention(linear(state.h, W_a), Uh, v_a);
+        const Variable<float> alpha = softmax(e, 1);
+        const Variable<float> c = batched_vecmat(alpha, keys);  // c_j = Σ_i α_ij h_i: (B, H)
+        cell_step(select(gy, 1, j) + linear(c, W_ic));
+        features.push_back(concat<float>({state.h, c}, 1));
+      }
+    } else {
+      const Variable<float> Wh = (*Wg)(keys);  // W h_i: (B, S, H), once
+      Variable<float> c = tape.constant(Tensor<float>(Shape{B, H_}));
+      for (std::size_t j = 0; j < T; ++j) {
+        cell_step(j == 0 ? select(gy, 1, j) : select(gy, 1, j) + linear(c, W_ic));  // c_0 = 0
+        const Variable<float> e = batched_matvec(Wh, state.h);  // e_ij = s_jᵀ W h_i: (B, S)
+        const Variable<float> alpha = softmax(e, 1);
+        c = batched_vecmat(alpha, keys);
+        features.push_back(concat<float>({state.h, c}, 1));
+      }
+    }
+    return out(stack(features, 1));  // (B, T, V)
+  }
+
+ private:
+  std::size_t H_;
+  bool bahdanau_, lstm_;
+};
+
+// ---- measuring ----------------------------------------------------------------------------------------------------
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double quantile_of(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+double current_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0.0;
+}
+
+// One matrix product of the forward pass, C (m, n) = A (m, k) · B (k, n), done `count` times per step.
+struct Product {
+  std::size_t m, n, k, count;
+};
+
+// The forward pass's matrix products, in the shapes attend runs them (the same FLOPs as the reference's, some of them
+// grouped into larger products).
+std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdanau) {
+  const std::size_t G = gates * c.H, A = c.H;
+  std::vector<Product> p{
+      {c.B * c.S, G, c.E, 1},              // encoder input gates, all steps at once
+      {c.B, G, c.H, c.S},                  // encoder recurrent gates, one per step
+      {c.B * c.S, A, c.H, 1},              // keys U h_i (or W h_i), once
+      {c.B * c.T, G, c.E, 1},              // decoder input gates, embedding part, all steps at once
+      {c.B, G, c.H, c.T},                  // decoder input gates, context part, per step
+      {c.B, G, c.H, c.T},                  // decoder recurrent gates
+      {c.B * c.T, target_vocab, 2 * c.H, 1},  // output layer, all steps at once
+      {1, c.H, c.S, c.B * c.T},            // context c_j = α_j h, per sequence
+  };
+  if (bahdanau) {
+    p.push_back({c.B, A, c.H, c.T});        // W s_{j-1}
+    p.push_back({c.B * c.S, 1, A, c.T});    // vᵀ tanh(...)
+  } else {
+    p.push_back({c.S, 1, c.H, c.B * c.T});  // s_jᵀ (W h_i), per sequence
+  }
+  return p;
+}
+
+// Training FLOPs of the products: forward 2mnk each, backward two products of the same size.
+double training_flops(const std::vector<Product>& products) {
+  double f = 0;
+  for (const Product& p : products) f += 3.0 * 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.count);
+  return f;
+}
+
+// The time the step's products take in sgemm alone: each product and its two backward products (dA = dC Bᵀ,
+// dB = Aᵀ dC), timed on buffers of their shapes (median of repetitions, after a warm-up), times its count.
+double blas_bound_seconds(const std::vector<Product>& products, int reps) {
+  double total = 0;
+  for (const Product& p : products) {
+    std::vector<float> a(p.m * p.k, 0.5f), b(p.k * p.n, 0.25f), c(p.m * p.n, 0.f), da(p.m * p.k), db(p.k * p.n);
+    const int m = int(p.m), n = int(p.n), k = int(p.k);
+    auto run = [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.f, c.data(), n, b.data(), n, 1.f, da.data(), k);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.f, a.data(), k, c.data(), n, 1.f, db.data(), n);
+    };
+    // enough calls per sample that one sample lasts ≥ ~2 ms
+    const double flop = 6.0 * double(p.m) * double(p.n) * double(p.k);
+    const int inner = std::max(1, int(2e-3 * 20e9 / std::max(flop, 1.0)));
+    for (int w = 0; w < 3; ++w) run();
+    std::vector<double> samples;
+    for (int r = 0; r < reps; ++r) {
+      const auto start = Clock::now();
+      for (int i = 0; i < inner; ++i) run();
+      samples.push_back(seconds_since(start) / inner);
+    }
+    total += median_of(samples) * double(p.count);
+  }
+  return total;
+}
+
+// Uniform random ids in [0, vocab) of the given shape, from rng.
+Ids random_ids(Rng& rng, std::size_t rows, std::size_t cols, std::size_t vocab) {
+  Ids ids(Shape{rows, cols});
+  for (std::size_t i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<std::int64_t>(rng.next() % vocab);
+  return ids;
+}
+
+Ids ids_from(const Tensor<float>& t) {
+  Ids ids(t.shape());
+  for (std::size_t i = 0; i < t.size(); ++i) ids.data()[i] = static_cast<std::int64_t>(t.data()[i]);
+  return ids;
+}
+
+// Rows [begin, end) of a (rows, cols) id matrix.
+Ids rows_of(const Ids& ids, std::size_t begin, std::size_t end) {
+  const std::size_t cols = ids.shape()[1];
+  Ids part(Shape{end - begin, cols});
+  std::copy(ids.data() + begin * cols, ids.data() + end * cols, part.data());
+  return part;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trains the reference seq2seq-attn model with attend and prints one JSON line of timings."};
+  std::string config_name = "small", cell_name = "gru", attn = "bahdanau", init_file, parallelism = "batch";
+  int threads = 2, warmup = 5, steps = 30, fwd_steps = 30, blas_reps = 5;
+  std::uint64_t seed = 0;
+  bool print_losses = false, no_blas = false;
+  app.add_option("--config", config_name, "small (B=32 S=32 T=12 E=64 H=128) or large (B=64 S=50 T=20 E=256 H=512)")
+      ->check(CLI::IsMember({"small", "large"}));
+  app.add_option("--cell", cell_name, "gru or lstm")->check(CLI::IsMember({"gru", "lstm"}));
+  app.add_option("--attn", attn, "bahdanau or general")->check(CLI::IsMember({"bahdanau", "general"}));
+  app.add_option("--threads", threads, "the thread budget")->check(CLI::Range(1, 64));
+  app.add_option("--parallelism", parallelism,
+                 "batch: one shard of the batch per thread, OpenBLAS on one thread each (nn::BatchParallel); blas: one "
+                 "tape, OpenBLAS on all threads")
+      ->check(CLI::IsMember({"batch", "blas"}));
+  app.add_option("--warmup", warmup, "untimed training steps first")->check(CLI::Range(1, 100000));
+  app.add_option("--steps", steps, "timed training steps")->check(CLI::Range(1, 1000000));
+  app.add_option("--fwd-steps", fwd_steps, "timed forward passes (with and without recording)")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--seed", seed, "initial weights and the random batch");
+  app.add_option("--init", init_file,
+                 "safetensors file with the initial weights and the batch (batch.src, batch.tgt), as written by "
+                 "bench/torch_same_loss.py")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--losses", print_losses, "add the loss of every training step to the JSON line");
+  app.add_flag("--no-blas-bound", no_blas, "skip timing the sgemm-only step");
+  app.add_option("--blas-reps", blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const bool batch_parallel = parallelism == "batch";
+    openblas_set_num_threads(batch_parallel ? 1 : threads);
+    const Config c = config_named(config_name);
+    const nn::CellKind cell = cell_name == "gru" ? nn::CellKind::gru : nn::CellKind::lstm;
+    const bool bahdanau = attn == "bahdanau";
+    const double rss_start = current_rss_mib();
+
+    Rng rng(seed);
+    BenchModel model(c, cell, bahdanau, rng);
+    // tgt[:, 0] plays BOS; tgt_in = tgt[:, :T], tgt_out = tgt[:, 1:]
+    Rng batch_rng(seed + 1);
+    Ids src = random_ids(batch_rng, c.B, c.S, source_vocab);
+    Ids tgt = random_ids(batch_rng, c.B, c.T + 1, target_vocab);
+    if (!init_file.empty()) {
+      Tensor<float> src_f(Shape{c.B, c.S}), tgt_f(Shape{c.B, c.T + 1});
+      nn::load_checkpoint<float>(init_file, model.parameters(), {{"batch.src", &src_f}, {"batch.tgt", &tgt_f}});
+      src = ids_from(src_f);
+      tgt = ids_from(tgt_f);
+    }
+    Ids tgt_in(Shape{c.B, c.T}), tgt_out(Shape{c.B, c.T});
+    for (std::size_t b = 0; b < c.B; ++b) {
+      for (std::size_t j = 0; j < c.T; ++j) {
+        tgt_in.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j];
+        tgt_out.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j + 1];
+      }
+    }
+
+    const nn::NamedParameters<float> params = model.parameters();
+    nn::Adam<float> adam(params, nn::AdamOptions{1e-3});
+    nn::BatchParallel<float> parallel(batch_parallel ? static_cast<std::size_t>(threads) : 1);
+    std::vector<double> losses;
+
+    auto train_step = [&] {
+      adam.zero_grad();
+      const float loss = parallel.step(c.B, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t end) {
+        const Variable<float> logits =
+            model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
+        // the mean over this shard's (end - begin)·T targets; weighted by their count
+        return nn::ShardLoss<float>{cross_entropy(logits, rows_of(tgt_out, begin, end)), double(end - begin)};
+      });
+      adam.step();
+      losses.push_back(loss);
+    };
+    // forward + loss on the same shards, with the graph recorded (then dropped) or without
+    auto forward_only = [&](bool grad) {
+      return parallel.forward(
+          c.B,
+          [&](Tape<float>& shard_tape, std::size_t begin, std::size_t end) {
+            const Variable<float> logits =
+                model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
+            return nn::ShardLoss<float>{cross_entropy(logits, rows_of(tgt_out, begin, end)), double(end - begin)};
+          },
+          grad);
+    };
+    auto timed = [](const auto& fn, int n, std::vector<double>* cpu = nullptr) {
+      std::vector<double> wall;
+      for (int i = 0; i < n; ++i) {
+        const std::clock_t c0 = std::clock();
+        const auto start = Clock::now();
+        fn();
+        wall.push_back(seconds_since(start));
+        if (cpu) cpu->push_back(double(std::clock() - c0) / CLOCKS_PER_SEC);
+      }
+      return wall;
+    };
+
+    for (int w = 0; w < warmup; ++w) train_step();
+    const double rss_after_warmup = current_rss_mib();
+    std::vector<double> cpu;
+    const std::vector<double> wall = timed(train_step, steps, &cpu);
+    const double rss_after_steps = current_rss_mib();
+    const double peak_training = peak_rss_mib();
+    for (int w = 0; w < 3; ++w) forward_only(true);
+    const std::vector<double> fwall = timed([&] { forward_only(true); }, fwd_steps);
+    for (int w = 0; w < 3; ++w) forward_only(false);
+    const std::vector<double> nwall = timed([&] { forward_only(false); }, fwd_steps);
+    const double peak = peak_rss_mib();
+
+    const double med = median_of(wall);
+    const std::vector<Product> products = products_of(c, cell == nn::CellKind::gru ? 3 : 4, bahdanau);
+    json res = {
+        {"impl", "attend"},
+        {"config", config_name},
+        {"B", c.B}, {"S", c.S}, {"T", c.T}, {"E", c.E}, {"H", c.H},
+        {"cell", cell_name},
+        {"attn", attn},
+        {"threads", threads},
+        {"parallelism", parallelism},
+        {"params", model.parameter_count()},
+        {"steps", steps},
+        {"step_median_s", med},
+        {"step_min_s", *std::min_element(wall.begin(), wall.end())},
+        {"step_p10_s", quantile_of(wall, 0.1)},
+        {"step_p90_s", quantile_of(wall, 0.9)},
+        {"cpu_per_step_median_s", median_of(cpu)},
+        {"tokens_per_s", double(c.B * c.T) / med},
+        {"fwd_grad_median_s", median_of(fwall)},
+        {"fwd_median_s", median_of(fwall)},
+        {"fwd_nograd_median_s", median_of(nwall)},
+        {"first_loss", losses.front()},
+        {"last_loss", losses.back()},
+        {"rss_at_start_mib", std::round(rss_start * 10) / 10},
+        {"rss_after_warmup_mib", std::round(rss_after_warmup * 10) / 10},
+        {"rss_after_steps_mib", std::round(rss_after_steps * 10) / 10},
+        {"peak_rss_mib", std::round(peak * 10) / 10},
+        {"peak_rss_training_mib", std::round(peak_training * 10) / 10},
+        {"matmul_gflop_per_step", training_flops(products) / 1e9},
+    };
+    if (!no_blas) {
+      // sgemm with the whole thread budget, on the whole batch's shapes
+      openblas_set_num_threads(threads);
+      const double bound = blas_bound_seconds(products, blas_reps);
+      res["blas_bound_step_s"] = bound;
+      res["blas_bound_fraction"] = bound / med;
+    }
+    if (print_losses) res["losses"] = losses;
+    double load[1] = {0};
+    if (getloadavg(load, 1) == 1) res["loadavg1"] = load[0];
+    std::printf("%s\n", res.dump().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seq2seq: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
