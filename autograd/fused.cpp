@@ -5,7 +5,7 @@
 // (tests/autograd/test_fused.cpp). Formulas: ops.hpp. Chapters: docs/02-encoder.md (the cells), docs/06 and docs/08
 // (scores, context); docs/11-attention-costs.md says why these steps dominate a training step.
 //
-// Transcendentals (σ, tanh) go through the kernels of kernels.hpp (in float: vectorised approximations within 3·10⁻⁷,
+// Transcendentals (σ, tanh) go through the kernels of kernels.hpp (in float: vectorised approximations within 5·10⁻⁷,
 // with an AVX2 clone chosen at run time; in double: the library functions); the other loops are plain loops over the
 // innermost axis that the compiler vectorises.
 #include <algorithm>

@@ -20,7 +20,7 @@ double relative_error(double approx, double exact) {
 std::vector<float> test_inputs() {
   std::vector<float> xs;
   for (int i = -30000; i <= 30000; ++i) xs.push_back(static_cast<float>(i) * 1e-3f);
-  for (float x : {1e-30f, 1e-10f, 1e-5f, 0.29999f, 0.3f, 0.30001f, 8.999f, 9.0f, 9.001f, 87.0f, 88.0f, 100.0f}) {
+  for (float x : {1e-30f, 1e-10f, 1e-5f, 0.29999f, 0.3f, 0.30001f, 8.999f, 9.0f, 9.099f, 9.1f, 87.0f, 88.0f, 100.0f}) {
     xs.push_back(x);
     xs.push_back(-x);
   }
@@ -31,14 +31,14 @@ std::vector<float> test_inputs() {
 
 BOOST_AUTO_TEST_SUITE(elementwise_kernels)
 
-BOOST_AUTO_TEST_CASE(fast_tanh_is_within_3e_7_relative) {
+BOOST_AUTO_TEST_CASE(fast_tanh_is_within_5e_7_relative) {
   double worst = 0;
   float at = 0;
   for (float x : test_inputs()) {
     const double e = relative_error(kernels::fast_tanh(x), std::tanh(static_cast<double>(x)));
     if (e > worst) worst = e, at = x;
   }
-  BOOST_TEST(worst <= 3e-7, "worst relative error " << worst << " at x = " << at);
+  BOOST_TEST(worst <= 5e-7, "worst relative error " << worst << " at x = " << at);
   BOOST_TEST(kernels::fast_tanh(0.0f) == 0.0f);
   BOOST_TEST(kernels::fast_tanh(50.0f) == 1.0f);
   BOOST_TEST(kernels::fast_tanh(-50.0f) == -1.0f);
