@@ -72,13 +72,20 @@ Variable<T> matmul(const Variable<T>& a, const Variable<T>& b) {
   }
   return tape.record("matmul", std::move(y), {a, b}, [p, a_step, b_step, y_step](BackwardContext<T>& c) {
     const T* dy = c.dy().data();
+    // a gradient slot that is still empty is assigned (beta = 0) instead of being zero-filled and added to; the
+    // zeros are only needed when a product's inner dimension is 0 (gemm then writes nothing) or there is no batch
+    // (in this order: when a and b are the same node, b's slot is a's, already taken, and is added to)
+    const bool add_a = c.wants(0) && (c.has_dx(0) || p.n == 0);
+    T* da = !c.wants(0) ? nullptr : add_a ? c.dx(0).data() : c.dx_for_overwrite(0).data();
+    const bool add_b = c.wants(1) && (c.has_dx(1) || p.m == 0 || p.batch == 0);
+    T* db = !c.wants(1) ? nullptr : add_b ? c.dx(1).data() : c.dx_for_overwrite(1).data();
     for (std::size_t i = 0; i < p.batch; ++i) {
       // da (m,k) += dy (m,n) · bᵀ (n,k)
-      if (c.wants(0)) gemm(false, true, p.m, p.k, p.n, T(1), dy + i * y_step, c.x(1).data() + i * b_step, T(1),
-                           c.dx(0).data() + i * a_step);
-      // db (k,n) += aᵀ (k,m) · dy (m,n)   (summed over the batch when b is shared)
-      if (c.wants(1)) gemm(true, false, p.k, p.n, p.m, T(1), c.x(0).data() + i * a_step, dy + i * y_step, T(1),
-                           c.dx(1).data() + i * b_step);
+      if (da) gemm(false, true, p.m, p.k, p.n, T(1), dy + i * y_step, c.x(1).data() + i * b_step, add_a ? T(1) : T(0),
+                   da + i * a_step);
+      // db (k,n) += aᵀ (k,m) · dy (m,n)   (summed over the batch when b is shared: assigned once, then added)
+      if (db) gemm(true, false, p.k, p.n, p.m, T(1), c.x(0).data() + i * a_step, dy + i * y_step,
+                   add_b || (i > 0 && !p.b_batched) ? T(1) : T(0), db + i * b_step);
     }
   });
 }
@@ -109,10 +116,20 @@ Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   if (!b.empty()) inputs.push_back(b);
   return tape.record("linear", std::move(y), inputs, [rows, in, out](BackwardContext<T>& c) {
     const T* dy = c.dy().data();
+    // an empty gradient slot is assigned by gemm (beta = 0) instead of zero-filled and added to, except when the
+    // product is empty (out = 0 or rows = 0: gemm writes nothing)
     // dx (rows, in) += dy (rows, out) · W (out, in)
-    if (c.wants(0)) gemm(false, false, rows, in, out, T(1), dy, c.x(1).data(), T(1), c.dx(0).data());
+    if (c.wants(0)) {
+      const bool add = c.has_dx(0) || out == 0;
+      gemm(false, false, rows, in, out, T(1), dy, c.x(1).data(), add ? T(1) : T(0),
+           add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+    }
     // dW (out, in) += dyᵀ (out, rows) · x (rows, in)
-    if (c.wants(1)) gemm(true, false, out, in, rows, T(1), dy, c.x(0).data(), T(1), c.dx(1).data());
+    if (c.wants(1)) {
+      const bool add = c.has_dx(1) || rows == 0;
+      gemm(true, false, out, in, rows, T(1), dy, c.x(0).data(), add ? T(1) : T(0),
+           add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+    }
     // db (out) += Σ_rows dy
     if (c.input_count() == 3 && c.wants(2)) {
       T* db = c.dx(2).data();

@@ -83,6 +83,27 @@ Tensor<T>& BackwardContext<T>::dx(std::size_t k) {
 }
 
 template <class T>
+bool BackwardContext<T>::has_dx(std::size_t k) const {
+  return tape_.nodes_[input_index(k)].has_grad;
+}
+
+template <class T>
+Tensor<T>& BackwardContext<T>::dx_for_overwrite(std::size_t k) {
+  return tape_.grad_slot_uninitialized(input_index(k));
+}
+
+template <class T>
+void BackwardContext<T>::accumulate(std::size_t k, Tensor<T>&& g) {
+  Node<T>& n = tape_.nodes_[input_index(k)];
+  if (!n.has_grad && g.shape() == tape_.value_of(input_index(k)).shape()) {
+    n.grad = std::move(g);
+    n.has_grad = true;
+    return;
+  }
+  accumulate(k, static_cast<const Tensor<T>&>(g));
+}
+
+template <class T>
 void BackwardContext<T>::accumulate(std::size_t k, const Tensor<T>& g) {
   Tensor<T>& target = dx(k);
   if (g.shape() == target.shape()) {
@@ -151,6 +172,16 @@ Tensor<T>& Tape<T>::grad_slot(std::uint32_t index) {
   Node<T>& n = nodes_[index];
   if (!n.has_grad) {
     n.grad = Tensor<T>(value_of(index).shape());
+    n.has_grad = true;
+  }
+  return n.grad;
+}
+
+template <class T>
+Tensor<T>& Tape<T>::grad_slot_uninitialized(std::uint32_t index) {
+  Node<T>& n = nodes_[index];
+  if (!n.has_grad) {
+    n.grad = Tensor<T>(value_of(index).shape(), uninitialized);
     n.has_grad = true;
   }
   return n.grad;

@@ -72,9 +72,15 @@ class BackwardContext {
   std::size_t input_count() const;
   bool wants(std::size_t k) const;  // does input k need a gradient?
   Tensor<T>& dx(std::size_t k);     // input k's gradient, zero-filled on first use
+  // For a backward that writes every element of dx(k) itself (a gemm): whether input k already holds a gradient
+  // (then add to it, e.g. gemm with beta = 1), and its slot without the zero fill when it does not (then assign).
+  bool has_dx(std::size_t k) const;
+  Tensor<T>& dx_for_overwrite(std::size_t k);  // uninitialised when new; the caller must write every element
   // dx(k) += g, where g has the broadcast shape of the op's output: sums g over the axes along which input k was
   // broadcast. The one place broadcasting is undone.
   void accumulate(std::size_t k, const Tensor<T>& g);
+  // The same for a temporary: when input k has no gradient yet and g has its shape, g becomes the gradient (no copy).
+  void accumulate(std::size_t k, Tensor<T>&& g);
 
  private:
   friend class Tape<T>;
@@ -171,6 +177,7 @@ class Tape {
   Variable<T> push(Node<T> node, const Variable<T>* inputs, std::size_t count);
   void check_finite(const Tensor<T>& t, std::uint32_t node, const char* op, const std::string& what) const;
   Tensor<T>& grad_slot(std::uint32_t index);
+  Tensor<T>& grad_slot_uninitialized(std::uint32_t index);
 
   // A deque, not a vector: appending never moves existing nodes, so a reference to a value (v.value()) stays valid
   // while more ops are recorded, until clear().

@@ -348,3 +348,52 @@ BOOST_AUTO_TEST_CASE(linear_rejects_mismatched_shapes) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(gradient_slots)
+
+// The backward of matmul and linear assigns an input's gradient with gemm (beta = 0) when the slot is still empty;
+// when the product's inner dimension is 0, gemm writes nothing and the gradient must still be exact zeros.
+BOOST_AUTO_TEST_CASE(empty_inner_dimensions_give_zero_gradients) {
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the cached blocks of the first
+    Tape<double> tape;
+    Variable<double> a = tape.leaf(Tensor<double>(Shape{2, 3}, 7.0));
+    Variable<double> b = tape.leaf(Tensor<double>(Shape{3, 0}));
+    tape.backward(sum(matmul(a, b)));
+    BOOST_TEST((a.grad().flat() == Tensor<double>(Shape{2, 3}).flat()));
+    Variable<double> x = tape.leaf(Tensor<double>(Shape{2, 3}, -3.0));
+    Variable<double> W = tape.leaf(Tensor<double>(Shape{0, 3}));
+    tape.backward(sum(linear(x, W)));
+    BOOST_TEST((x.grad().flat() == Tensor<double>(Shape{2, 3}).flat()));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_value_used_by_two_products_gets_both_gradients) {
+  // first use assigns the slot, the second adds to it
+  Tape<double> tape;
+  Variable<double> a = tape.leaf(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
+  Variable<double> W = tape.leaf(Tensor<double>(Shape{2, 2}, {1.0, 0.0, 0.0, 1.0}));
+  tape.backward(sum(linear(a, W)) + sum(matmul(a, W)));
+  // da = 1 W (linear) + 1 Wᵀ (matmul) = 2 for W = I
+  BOOST_TEST((a.grad().flat() == Tensor<double>(Shape{2, 2}, 2.0).flat()));
+  // dW = 1ᵀ a (linear: dW[o, i] = Σ_r a[r, i]) + aᵀ 1 (matmul: dW[k, n] = Σ_r a[r, k]) = [[4, 6], [4, 6]] + [[4, 4], [6, 6]]
+  BOOST_TEST((W.grad().flat() == Tensor<double>(Shape{2, 2}, {8.0, 10.0, 10.0, 12.0}).flat()));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(gradient_slots_shared)
+
+BOOST_AUTO_TEST_CASE(the_same_value_as_both_factors) {
+  // y = Σ a a (matmul) and z = Σ a aᵀ (linear): both inputs are one node, its first gradient is assigned, the second
+  // added; d/da Σ (a a) = 1 aᵀ + aᵀ 1, d/da Σ (a aᵀ) = 1 a + 1ᵀ a
+  Tape<double> tape;
+  Variable<double> a = tape.leaf(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
+  tape.backward(sum(matmul(a, a)));
+  // (1 aᵀ)[i, k] = Σ_j a[k, j] = row sums (3, 7); (aᵀ 1)[i, k] = Σ_j a[j, i] = column sums (4, 6)
+  BOOST_TEST((a.grad().flat() == Tensor<double>(Shape{2, 2}, {3.0 + 4.0, 7.0 + 4.0, 3.0 + 6.0, 7.0 + 6.0}).flat()));
+  tape.backward(sum(linear(a, a)));
+  // dx = 1 W = column sums of W (4, 6) in every row; dW = 1ᵀ x = column sums of x (4, 6) in every row
+  BOOST_TEST((a.grad().flat() == Tensor<double>(Shape{2, 2}, {8.0, 12.0, 8.0, 12.0}).flat()));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
