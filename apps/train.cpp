@@ -117,6 +117,7 @@ int run_train(const TrainOptions& options) {
             << " steps\n";
 
   Tape<float> tape;
+  tape.set_retain_gradients(false);  // nothing reads an intermediate gradient: backward frees each once used
   double best = -1;
   std::string best_line;
   std::size_t step = 0;
