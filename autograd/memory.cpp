@@ -12,6 +12,20 @@ namespace attend {
 
 namespace {
 
+// Under AddressSanitizer every block goes straight back to the system, so that a read of a freed tensor is reported
+// instead of landing in a recycled block.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool cache_enabled = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool cache_enabled = false;
+#else
+constexpr bool cache_enabled = true;
+#endif
+#else
+constexpr bool cache_enabled = true;
+#endif
+
 constexpr std::size_t alignment = 64;
 constexpr std::size_t class_count = 4 * 41;
 
@@ -86,7 +100,7 @@ void* pooled_allocate(std::size_t bytes) {
   c->stats.in_use += sc.bytes;
   if (c->stats.in_use > c->stats.peak_in_use) c->stats.peak_in_use = c->stats.in_use;
   std::vector<void*>& list = c->free_blocks[sc.index];
-  if (!list.empty()) {
+  if (cache_enabled && !list.empty()) {
     void* block = list.back();
     list.pop_back();
     c->stats.cached -= sc.bytes;
@@ -115,7 +129,7 @@ void pooled_deallocate(void* block, std::size_t bytes) noexcept {
   }
   Cache* c = &cache;
   c->stats.in_use = c->stats.in_use >= sc.bytes ? c->stats.in_use - sc.bytes : 0;
-  if (c->stats.cached + sc.bytes > global_cache_limit) {
+  if (!cache_enabled || c->stats.cached + sc.bytes > global_cache_limit) {
     std::free(block);
     return;
   }
@@ -137,6 +151,8 @@ void reset_tensor_memory_peak() {
 }
 
 void release_cached_tensor_memory() { this_thread_cache()->trim(0); }
+
+bool tensor_cache_enabled() { return cache_enabled; }
 
 std::size_t tensor_cache_limit() { return global_cache_limit; }
 

@@ -3,7 +3,8 @@
 // costs a page fault and a clearing of 4 KiB: measured at ~20% of a small model's training step with plain malloc,
 // see docs/performance.md). Blocks are grouped in size classes (four per power of two), 64-byte aligned; a freed block
 // goes back to the cache of the thread that frees it, and is given to the next allocation of its class. The cache
-// holds at most cache_limit() bytes of free blocks; beyond that, freed blocks go back to the system.
+// holds at most tensor_cache_limit() bytes of free blocks; beyond that, freed blocks go back to the system. Builds with
+// AddressSanitizer keep no cache (see tensor_cache_enabled).
 // Chapter: docs/performance.md ("Memory").
 #pragma once
 
@@ -23,6 +24,9 @@ struct TensorMemoryStats {
 
 TensorMemoryStats tensor_memory_stats();
 void reset_tensor_memory_peak();
+// False in builds with AddressSanitizer: there every freed block goes back to the system at once, so that the
+// sanitizer can report a use after free.
+bool tensor_cache_enabled();
 // Frees every cached block of this thread (tensors in use are not affected).
 void release_cached_tensor_memory();
 // The most bytes of free blocks a thread keeps (default 1 GiB). Lowering it releases the excess.
