@@ -37,8 +37,11 @@ ATTEND_INLINE float exp_approx(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  // 2^k: k + 127 in the exponent field
-  const std::int32_t bits = (static_cast<std::int32_t>(k) + 127) << 23;
+  // 2^k: k + 127 in the exponent field, shifted as an unsigned number. k is in [-125, 128] for every x but a NaN; a
+  // NaN x makes k NaN, which must not be converted to an integer (undefined behaviour): it becomes 0 here, and the
+  // result is still NaN through p.
+  const float k_finite = k == k ? k : 0.0f;
+  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(k_finite) + 127) << 23;
   return p * __builtin_bit_cast(float, bits);
 }
 
