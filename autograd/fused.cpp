@@ -9,29 +9,18 @@
 // with an AVX2 clone chosen at run time; in double: the library functions); the other loops are plain loops over the
 // innermost axis that the compiler vectorises.
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
-#include <xtensor/xnoalias.hpp>
-#include <xtensor/xoperation.hpp>
-
+#include "autograd/cell_rows.hpp"
 #include "autograd/kernels.hpp"
 #include "autograd/ops.hpp"
 
 namespace attend {
 
 namespace {
-
-// n contiguous elements at p as a rank-1 xtensor expression (no copy), so xt::tanh/xt::exp on it is vectorised.
-template <class T>
-auto row(T* p, std::size_t n) {
-  return xt::adapt(p, n, xt::no_ownership(), std::array<std::size_t, 1>{n});
-}
 
 // Σ_i a_i b_i with eight independent partial sums: the compiler vectorises this (a single running sum would be a
 // serial dependency it may not reorder).
@@ -76,56 +65,17 @@ Variable<T> gru_cell(const Variable<T>& gx, const Variable<T>& gh, const Variabl
   Tensor<T> saved(Shape{B, 4 * H}, uninitialized);
   Tensor<T> y(Shape{B, H}, uninitialized);
   for (std::size_t b = 0; b < B; ++b) {
-    const T* x_row = gx.value().data() + b * 3 * H;
-    const T* g_row = gh.value().data() + b * 3 * H;
-    T* s_row = saved.data() + b * 4 * H;
-    // [r, z] = σ(gx[:2H] + gh[:2H]): (2H)
-    kernels::sigmoid_sum(x_row, g_row, s_row, 2 * H);
-    // n = tanh(gx_n + r ⊙ gh_n): (H)
-    const T* r = s_row;
-    T* gh_n = s_row + 3 * H;
-    std::copy(g_row + 2 * H, g_row + 3 * H, gh_n);
-    kernels::tanh_sum_product(x_row + 2 * H, r, gh_n, s_row + 2 * H, H);
-    // h' = n + z ⊙ (h - n)
-    const T* z = s_row + H;
-    const T* n_p = s_row + 2 * H;
-    const T* h_row = h.value().data() + b * H;
-    T* out = y.data() + b * H;
-    for (std::size_t k = 0; k < H; ++k) out[k] = n_p[k] + z[k] * (h_row[k] - n_p[k]);
+    cell_rows::gru_forward(gx.value().data() + b * 3 * H, gh.value().data() + b * 3 * H, h.value().data() + b * H,
+                           saved.data() + b * 4 * H, y.data() + b * H, H);
   }
   return tape.record("gru_cell", std::move(y), {gx, gh, h}, [B, H, saved = std::move(saved)](BackwardContext<T>& c) {
     T* dgx = wanted(c, 0);
     T* dgh = wanted(c, 1);
     T* dh = wanted(c, 2);
-    const T* dy = c.dy().data();
-    const T* h = c.x(2).data();
     for (std::size_t b = 0; b < B; ++b) {
-      const T* s_row = saved.data() + b * 4 * H;
-      const T *r = s_row, *z = s_row + H, *n = s_row + 2 * H, *gh_n = s_row + 3 * H;
-      const T* d = dy + b * H;
-      const T* h_row = h + b * H;
-      T* dx_row = dgx ? dgx + b * 3 * H : nullptr;
-      T* dg_row = dgh ? dgh + b * 3 * H : nullptr;
-      for (std::size_t k = 0; k < H; ++k) {
-        // through h' = n + z ⊙ (h - n): dn = dy (1 - z), dz = dy (h - n)
-        const T da_n = d[k] * (T(1) - z[k]) * (T(1) - n[k] * n[k]);  // through tanh: d(gx_n + r ⊙ gh_n)
-        const T da_z = d[k] * (h_row[k] - n[k]) * z[k] * (T(1) - z[k]);
-        const T da_r = da_n * gh_n[k] * r[k] * (T(1) - r[k]);
-        if (dx_row) {
-          dx_row[k] += da_r;
-          dx_row[H + k] += da_z;
-          dx_row[2 * H + k] += da_n;
-        }
-        if (dg_row) {
-          dg_row[k] += da_r;
-          dg_row[H + k] += da_z;
-          dg_row[2 * H + k] += da_n * r[k];
-        }
-      }
-      if (dh) {
-        T* dh_row = dh + b * H;
-        for (std::size_t k = 0; k < H; ++k) dh_row[k] += d[k] * z[k];
-      }
+      cell_rows::gru_backward(saved.data() + b * 4 * H, c.x(2).data() + b * H, c.dy().data() + b * H,
+                              dgx ? dgx + b * 3 * H : nullptr, dgh ? dgh + b * 3 * H : nullptr,
+                              dh ? dh + b * H : nullptr, H);
     }
   });
 }
@@ -148,62 +98,18 @@ Variable<T> lstm_cell(const Variable<T>& gx, const Variable<T>& gh, const Variab
   // y[0] = h', y[1] = c': (2, B, H)
   Tensor<T> y(Shape{2, B, H}, uninitialized);
   for (std::size_t b = 0; b < B; ++b) {
-    const T* x_row = gx.value().data() + b * 4 * H;
-    const T* g_row = gh.value().data() + b * 4 * H;
-    T* s_row = saved.data() + b * 5 * H;
-    // a = gx + gh: (4H), turned into the gates: [i, f] = σ(a[:2H]), g = tanh(a[2H:3H]), o = σ(a[3H:])
-    kernels::sigmoid_sum(x_row, g_row, s_row, 2 * H);
-    kernels::tanh_sum(x_row + 2 * H, g_row + 2 * H, s_row + 2 * H, H);
-    kernels::sigmoid_sum(x_row + 3 * H, g_row + 3 * H, s_row + 3 * H, H);
-    const auto o = row(s_row + 3 * H, H);
-    // c' = f ⊙ c + i ⊙ g
-    const T *i_p = s_row, *f_p = s_row + H, *g_p = s_row + 2 * H;
-    const T* c_row = c.value().data() + b * H;
-    T* h_next = y.data() + b * H;
-    T* c_next = y.data() + (B + b) * H;
-    for (std::size_t k = 0; k < H; ++k) c_next[k] = f_p[k] * c_row[k] + i_p[k] * g_p[k];
-    // h' = o ⊙ tanh(c')
-    kernels::tanh_of(c_next, s_row + 4 * H, H);
-    const auto tanh_c = row(s_row + 4 * H, H);
-    xt::noalias(row(h_next, H)) = o * tanh_c;
+    cell_rows::lstm_forward(gx.value().data() + b * 4 * H, gh.value().data() + b * 4 * H, c.value().data() + b * H,
+                            saved.data() + b * 5 * H, y.data() + b * H, y.data() + (B + b) * H, H);
   }
   return tape.record("lstm_cell", std::move(y), {gx, gh, c}, [B, H, saved = std::move(saved)](BackwardContext<T>& ctx) {
     T* dgx = wanted(ctx, 0);
     T* dgh = wanted(ctx, 1);
     T* dc = wanted(ctx, 2);
-    const T* dy = ctx.dy().data();
-    const T* c = ctx.x(2).data();
+    const T* dy = ctx.dy().data();  // [∂loss/∂h'; ∂loss/∂c']: (2, B, H)
     for (std::size_t b = 0; b < B; ++b) {
-      const T* s_row = saved.data() + b * 5 * H;
-      const T *i = s_row, *f = s_row + H, *g = s_row + 2 * H, *o = s_row + 3 * H, *tc = s_row + 4 * H;
-      const T* dh_next = dy + b * H;        // dy[0]: ∂loss/∂h'
-      const T* dc_next = dy + (B + b) * H;  // dy[1]: ∂loss/∂c'
-      const T* c_row = c + b * H;
-      T* dx_row = dgx ? dgx + b * 4 * H : nullptr;
-      T* dg_row = dgh ? dgh + b * 4 * H : nullptr;
-      T* dc_row = dc ? dc + b * H : nullptr;
-      for (std::size_t k = 0; k < H; ++k) {
-        // the whole gradient of c': from c' itself and through h' = o ⊙ tanh(c')
-        const T dcn = dc_next[k] + dh_next[k] * o[k] * (T(1) - tc[k] * tc[k]);
-        // through the gate nonlinearities: d(pre-activation) for i, f, g, o
-        const T da_i = dcn * g[k] * i[k] * (T(1) - i[k]);
-        const T da_f = dcn * c_row[k] * f[k] * (T(1) - f[k]);
-        const T da_g = dcn * i[k] * (T(1) - g[k] * g[k]);
-        const T da_o = dh_next[k] * tc[k] * o[k] * (T(1) - o[k]);
-        if (dx_row) {
-          dx_row[k] += da_i;
-          dx_row[H + k] += da_f;
-          dx_row[2 * H + k] += da_g;
-          dx_row[3 * H + k] += da_o;
-        }
-        if (dg_row) {
-          dg_row[k] += da_i;
-          dg_row[H + k] += da_f;
-          dg_row[2 * H + k] += da_g;
-          dg_row[3 * H + k] += da_o;
-        }
-        if (dc_row) dc_row[k] += dcn * f[k];
-      }
+      cell_rows::lstm_backward(saved.data() + b * 5 * H, ctx.x(2).data() + b * H, dy + b * H, dy + (B + b) * H,
+                               dgx ? dgx + b * 4 * H : nullptr, dgh ? dgh + b * 4 * H : nullptr,
+                               dc ? dc + b * H : nullptr, H);
     }
   });
 }

@@ -75,9 +75,9 @@ ATTEND_INLINE double sigmoid_exact(double x) { return 1.0 / (1.0 + std::exp(-x))
 
 }  // namespace
 
-float fast_exp(float x) { return exp_approx(x); }
-float fast_tanh(float x) { return tanh_approx(x); }
-float fast_sigmoid(float x) { return sigmoid_approx(x); }
+ATTEND_KERNEL float fast_exp(float x) { return exp_approx(x); }
+ATTEND_KERNEL float fast_tanh(float x) { return tanh_approx(x); }
+ATTEND_KERNEL float fast_sigmoid(float x) { return sigmoid_approx(x); }
 
 ATTEND_KERNEL void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = sigmoid_approx(a[i] + b[i]);

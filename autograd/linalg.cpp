@@ -4,27 +4,35 @@
 // Formulas: ops.hpp. Chapter: docs/01-autograd.md.
 #include <cblas.h>
 
+#include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 
 namespace attend {
 
-namespace {
-
-// C = alpha · op(A) op(B) + beta · C, row-major; op(X) is X or Xᵀ. A is (m,k) after op, B is (k,n), C is (m,n).
-void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-          const float* b, float beta, float* c) {
+// C = alpha · op(A) op(B) + beta · C, row-major, with leading dimensions (row strides) lda, ldb, ldc.
+void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+               std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-              static_cast<int>(trans_a ? m : k), b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
-void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
-          const double* b, double beta, double* c) {
+void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
+               std::size_t lda, const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a,
-              static_cast<int>(trans_a ? m : k), b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+}
+
+namespace {
+
+// The same for contiguous matrices: A is (m,k) after op, B is (k,n), C is (m,n).
+template <class T>
+void gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a, const T* b,
+          T beta, T* c) {
+  blas_gemm(trans_a, trans_b, m, n, k, alpha, a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
 }
 
 // The shapes of one product: `batch` independent (m,k)·(k,n) products; b_batched is false when one b serves all.

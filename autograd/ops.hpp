@@ -188,6 +188,28 @@ template <class T> Variable<T> batched_matvec(const Variable<T>& M, const Variab
 // dw[b,s] += Σ_a dy[b,a] M[b,s,a], dM[b,s,a] += w[b,s] dy[b,a]
 template <class T> Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M);
 
+// ---- fused recurrences: one node for a whole layer over time ---------------------------------------------------
+// The recurrence of one GRU or LSTM layer over every step of a batch of sequences, from the input gates of all steps
+// gx[:, t] = x_t W_ihᵀ + b_ih (one linear over (B, T, in) beforehand). Each step computes gh = h W_hhᵀ + b_hh with one
+// gemm that reads the previous state where it lies in the output, then the cell of gru_cell / lstm_cell row by row
+// (the same code). Backward runs the steps in reverse: each step's gate gradients go into one (B, T, G·H) buffer, which
+// is ∂loss/∂gx, and the weight gradient is one gemm over all steps, dW_hh += Σ_t dgh_tᵀ h_{t−1}. Equal to the loop of
+// cells it replaces (tests/autograd/test_fused.cpp). Source: recurrence.cpp.
+struct Recurrence {
+  // empty: every sequence has all T steps; else one length per batch row, 0 ≤ length ≤ T. At a step t ≥ lengths[b],
+  // row b keeps its state (h_t = h_{t−1}, c_t = c_{t−1}) and the step adds nothing to any gradient.
+  std::vector<std::int64_t> lengths;
+  bool reverse = false;  // run t = T−1 … 0 (the backward direction of a bidirectional layer); the state before is h0
+};
+// gx (B,T,3H), W_hh (3H,H), b_hh (3H,), h0 (B,H) → h_t for every t: (B,T,H); gates as gru_cell
+template <class T>
+Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
+                         const Variable<T>& h0, const Recurrence& options = {});
+// gx (B,T,4H), W_hh (4H,H), b_hh (4H,), h0, c0 (B,H) → (2,B,T,H): [h_t ; c_t] for every t; gates as lstm_cell
+template <class T>
+Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
+                          const Variable<T>& h0, const Variable<T>& c0, const Recurrence& options = {});
+
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 
 template <class T> Variable<T> operator+(const Variable<T>& a, const Variable<T>& b) { return add(a, b); }

@@ -2,7 +2,8 @@
 // the state part of the gates and then, for the GRU and LSTM, one fused op for the rest of the step (gru_cell,
 // lstm_cell: one tape node with a hand-written backward); gru_step_composed and lstm_step_composed write the same step
 // with the small ops and are tested equal. The input part of the gates is computed for all steps at once (one linear
-// per layer and direction).
+// per layer and direction). RecurrentStack runs a GRU or LSTM layer as one node over all steps (gru_sequence,
+// lstm_sequence in autograd/recurrence.cpp: the same cell code, padded steps keep the state); the RNN step by step.
 #include "nn/recurrent.hpp"
 
 #include <algorithm>
@@ -321,7 +322,30 @@ RecurrentOutput<T> RecurrentStack<T>::forward(const Variable<T>& x, const std::v
       // precomputed: gx = input W_ihᵀ + b_ih for every step with one gemm, (batch, time, G·H)
       const Variable<T> gx = base_of<T>(cell).input_gates(input);
       const bool lstm = std::holds_alternative<LstmCell<T>>(cell);
-      LstmState<T> state{zeros, lstm ? zeros : Variable<T>{}};
+      if (lstm || std::holds_alternative<GruCell<T>>(cell)) {
+        // the whole recurrence in one node (ops.hpp: gru_sequence, lstm_sequence): the same steps, with the padded
+        // steps keeping the state as below, and one gemm for dW_hh over all steps in backward
+        RecurrentCell<T>& base = base_of<T>(cell);
+        const bool all_real = std::all_of(lengths.begin(), lengths.end(),
+                                          [time](std::int64_t len) { return len == static_cast<std::int64_t>(time); });
+        const Recurrence recurrence{all_real ? std::vector<std::int64_t>{} : lengths, d == 1};
+        const Variable<T> W_hh = tape.param(base.W_hh), b_hh = tape.param(base.b_hh);
+        // the final state: after the last step for the forward direction, after step 0 for the backward one
+        const std::size_t last = d == 0 ? time - 1 : 0;
+        if (lstm) {
+          const Variable<T> hc = lstm_sequence(gx, W_hh, b_hh, zeros, zeros, recurrence);  // (2, batch, time, H)
+          const Variable<T> hs = select(hc, 0, 0);
+          result.h_final.push_back(select(hs, 1, last));
+          result.c_final.push_back(select(select(hc, 0, 1), 1, last));
+          direction_outputs.push_back(hs);
+        } else {
+          const Variable<T> hs = gru_sequence(gx, W_hh, b_hh, zeros, recurrence);  // (batch, time, H)
+          result.h_final.push_back(select(hs, 1, last));
+          direction_outputs.push_back(hs);
+        }
+        continue;
+      }
+      LstmState<T> state{zeros, Variable<T>{}};
       std::vector<Variable<T>> hs(time);  // the state at each step t, (batch, H)
       for (std::size_t s = 0; s < time; ++s) {
         const std::size_t t = d == 0 ? s : time - 1 - s;

@@ -1,9 +1,11 @@
-// Tests of the fused ops (autograd/fused.cpp): gru_cell, lstm_cell, additive_attention, batched_matvec and
-// batched_vecmat. Each is checked equal to the composition of the small ops it replaces — its value and the gradient of
-// every input, in float and double — on sizes that exercise both the vectorised part and the scalar tail of a row; its
-// gradients are checked against finite differences in double with inputs that have negatives, values near zero and
-// large magnitudes; wrong shapes throw naming the op and the shapes; an input that needs no gradient gets none and
-// leaves the others right; and one value passed as two inputs receives both contributions.
+// Tests of the fused ops (autograd/fused.cpp, recurrence.cpp): gru_cell, lstm_cell, additive_attention,
+// batched_matvec, batched_vecmat, and the whole-layer recurrences gru_sequence and lstm_sequence. Each is checked equal
+// to what it replaces (the composition of small ops; for a recurrence, the loop of cells with padding masks, in either
+// direction) — its value and the gradient of every input, in float and double — on sizes that exercise both the
+// vectorised part and the scalar tail of a row; its gradients are checked against finite differences in double with
+// inputs that have negatives, values near zero and large magnitudes; wrong shapes throw naming the op and the shapes;
+// an input that needs no gradient gets none and leaves the others right; and one value passed as two inputs receives
+// both contributions.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -368,6 +370,175 @@ BOOST_AUTO_TEST_CASE(attention_step_from_fused_ops_gradcheck) {
   const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{2, 6}, 49), mixed_tensor(Shape{2, 4, 6}, 50),
                                               mixed_tensor(Shape{1, 6}, 51)};
   ATTEND_CHECK_GRADIENTS(f, inputs);
+}
+
+// ---- gru_sequence and lstm_sequence ------------------------------------------------------------------------------
+
+namespace {
+
+// The loop of one-step ops that a fused recurrence replaces, as nn::RecurrentStack ran it before: per step the state
+// product linear(h, W_hh, b_hh), the cell, and for a padded step h_t = m_t ⊙ h_new + (1 − m_t) ⊙ h_{t−1}.
+template <class T>
+struct Masks {
+  std::vector<Variable<T>> keep, drop;  // per time step, (B, 1); empty when every step is real
+};
+
+template <class T>
+Masks<T> masks_of(Tape<T>& tape, const Recurrence& r, std::size_t B, std::size_t Tn) {
+  Masks<T> m;
+  if (r.lengths.empty()) return m;
+  for (std::size_t t = 0; t < Tn; ++t) {
+    Tensor<T> keep(Shape{B, 1});
+    for (std::size_t b = 0; b < B; ++b) keep.data()[b] = static_cast<std::int64_t>(t) < r.lengths[b] ? T(1) : T(0);
+    Tensor<T> drop(Shape{B, 1});
+    for (std::size_t b = 0; b < B; ++b) drop.data()[b] = T(1) - keep.data()[b];
+    m.keep.push_back(tape.constant(std::move(keep)));
+    m.drop.push_back(tape.constant(std::move(drop)));
+  }
+  return m;
+}
+
+template <class T>
+Variable<T> gru_loop(const Variable<T>& gx, const Variable<T>& W, const Variable<T>& b, const Variable<T>& h0,
+                     const Recurrence& r) {
+  const std::size_t B = gx.shape()[0], Tn = gx.shape()[1];
+  const Masks<T> m = masks_of(gx.tape(), r, B, Tn);
+  std::vector<Variable<T>> hs(Tn);
+  Variable<T> h = h0;
+  for (std::size_t s = 0; s < Tn; ++s) {
+    const std::size_t t = r.reverse ? Tn - 1 - s : s;
+    const Variable<T> next = gru_cell(select(gx, 1, t), linear(h, W, b), h);
+    h = m.keep.empty() ? next : m.keep[t] * next + m.drop[t] * h;
+    hs[t] = h;
+  }
+  return stack(hs, 1);
+}
+
+template <class T>
+Variable<T> lstm_loop(const Variable<T>& gx, const Variable<T>& W, const Variable<T>& b, const Variable<T>& h0,
+                      const Variable<T>& c0, const Recurrence& r) {
+  const std::size_t B = gx.shape()[0], Tn = gx.shape()[1];
+  const Masks<T> m = masks_of(gx.tape(), r, B, Tn);
+  std::vector<Variable<T>> hs(Tn), cs(Tn);
+  Variable<T> h = h0, c = c0;
+  for (std::size_t s = 0; s < Tn; ++s) {
+    const std::size_t t = r.reverse ? Tn - 1 - s : s;
+    const Variable<T> hc = lstm_cell(select(gx, 1, t), linear(h, W, b), c);
+    const Variable<T> h_new = select(hc, 0, 0), c_new = select(hc, 0, 1);
+    h = m.keep.empty() ? h_new : m.keep[t] * h_new + m.drop[t] * h;
+    c = m.keep.empty() ? c_new : m.keep[t] * c_new + m.drop[t] * c;
+    hs[t] = h;
+    cs[t] = c;
+  }
+  return stack<T>({stack(hs, 1), stack(cs, 1)}, 0);
+}
+
+// Batches of 4 sequences of 5 steps: all real; ragged with a row of every step and a row of none; each direction.
+std::vector<Recurrence> recurrences() {
+  return {Recurrence{{}, false}, Recurrence{{}, true}, Recurrence{{5, 2, 0, 3}, false}, Recurrence{{5, 2, 0, 3}, true}};
+}
+
+std::string describe(const Recurrence& r) {
+  std::string s = r.reverse ? "reverse" : "forward";
+  for (const std::int64_t len : r.lengths) s += " " + std::to_string(len);
+  return s;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(gru_sequence_equals_loop_of_cells, T, float_types) {
+  for (const Recurrence& r : recurrences()) {
+    const Build<T> fused = [&](const auto& x) { return gru_sequence(x[0], x[1], x[2], x[3], r); };
+    const Build<T> loop = [&](const auto& x) { return gru_loop(x[0], x[1], x[2], x[3], r); };
+    // H = 6: rows of 18 and 24 gate values, a vectorised part and a tail
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 18}, 60),
+                                                random_tensor(Shape{18, 6}, 61, -0.6, 0.6),
+                                                random_tensor(Shape{18}, 62), mixed_tensor(Shape{4, 6}, 63)};
+    check_equal(fused, loop, inputs, {true, true, true, true}, "gru_sequence " + describe(r));
+    for (std::size_t k = 0; k < 4; ++k) {
+      std::vector<bool> wants(4, true);
+      wants[k] = false;
+      check_equal(fused, loop, inputs, wants, "gru_sequence without gradient " + std::to_string(k));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_sequence_equals_loop_of_cells, T, float_types) {
+  for (const Recurrence& r : recurrences()) {
+    const Build<T> fused = [&](const auto& x) { return lstm_sequence(x[0], x[1], x[2], x[3], x[4], r); };
+    const Build<T> loop = [&](const auto& x) { return lstm_loop(x[0], x[1], x[2], x[3], x[4], r); };
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 24}, 64),
+                                                random_tensor(Shape{24, 6}, 65, -0.6, 0.6),
+                                                random_tensor(Shape{24}, 66), mixed_tensor(Shape{4, 6}, 67),
+                                                mixed_tensor(Shape{4, 6}, 68)};
+    check_equal(fused, loop, inputs, {true, true, true, true, true}, "lstm_sequence " + describe(r));
+    for (std::size_t k = 0; k < 5; ++k) {
+      std::vector<bool> wants(5, true);
+      wants[k] = false;
+      check_equal(fused, loop, inputs, wants, "lstm_sequence without gradient " + std::to_string(k));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gru_sequence_gradcheck) {
+  for (const Recurrence& r : recurrences()) {
+    const GradcheckFn f = [&](Tape<double>&, const Vars& x) { return gru_sequence(x[0], x[1], x[2], x[3], r); };
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 9}, 70), random_tensor(Shape{9, 3}, 71),
+                                                random_tensor(Shape{9}, 72), mixed_tensor(Shape{4, 3}, 73)};
+    BOOST_TEST_CONTEXT(describe(r)) { ATTEND_CHECK_GRADIENTS(f, inputs); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(lstm_sequence_gradcheck) {
+  for (const Recurrence& r : recurrences()) {
+    const GradcheckFn f = [&](Tape<double>&, const Vars& x) {
+      return lstm_sequence(x[0], x[1], x[2], x[3], x[4], r);
+    };
+    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 12}, 74), random_tensor(Shape{12, 3}, 75),
+                                                random_tensor(Shape{12}, 76), mixed_tensor(Shape{4, 3}, 77),
+                                                mixed_tensor(Shape{4, 3}, 78)};
+    BOOST_TEST_CONTEXT(describe(r)) { ATTEND_CHECK_GRADIENTS(f, inputs); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sequence_padded_steps_keep_the_state) {
+  // lengths {2, 0}: row 0 stops changing after step 1, row 1 never leaves h0 (forward), and backward a row of length
+  // 0 passes every step's output gradient straight to h0
+  Tape<double> tape;
+  const auto gx = tape.leaf(mixed_tensor(Shape{2, 4, 9}, 80));
+  const auto W = tape.leaf(random_tensor(Shape{9, 3}, 81));
+  const auto b = tape.leaf(random_tensor(Shape{9}, 82));
+  const auto h0 = tape.leaf(mixed_tensor(Shape{2, 3}, 83));
+  const Variable<double> y = gru_sequence(gx, W, b, h0, Recurrence{{2, 0}, false});
+  for (std::size_t t = 2; t < 4; ++t)
+    for (std::size_t k = 0; k < 3; ++k) BOOST_TEST(y.value().data()[t * 3 + k] == y.value().data()[1 * 3 + k]);
+  for (std::size_t t = 0; t < 4; ++t)
+    for (std::size_t k = 0; k < 3; ++k) BOOST_TEST(y.value().data()[(4 + t) * 3 + k] == h0.value().data()[3 + k]);
+  tape.backward(sum(y));
+  for (std::size_t k = 0; k < 3; ++k) BOOST_TEST(h0.grad().data()[3 + k] == 4.0);
+  for (std::size_t t = 0; t < 4; ++t)
+    for (std::size_t g = 0; g < 9; ++g) BOOST_TEST(gx.grad().data()[(4 + t) * 9 + g] == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(sequence_errors) {
+  Tape<double> tape;
+  const auto gx = tape.leaf(Tensor<double>(Shape{2, 5, 12}));
+  const auto W = tape.leaf(Tensor<double>(Shape{12, 3}));
+  const auto b = tape.leaf(Tensor<double>(Shape{12}));
+  const auto h = tape.leaf(Tensor<double>(Shape{2, 3}));
+  // a GRU has 3 gates: (B,T,12) with W_hh (12,3) is an LSTM's shape
+  BOOST_CHECK_EXCEPTION(gru_sequence(gx, W, b, h), std::invalid_argument,
+                        message_has({"gru_sequence", "(2,5,12)", "(12,3)", "(B,T,3H)"}));
+  BOOST_CHECK_EXCEPTION(lstm_sequence(gx, W, b, h, tape.leaf(Tensor<double>(Shape{3, 3}))), std::invalid_argument,
+                        message_has({"lstm_sequence", "(3,3)", "states (B,H)"}));
+  BOOST_CHECK_EXCEPTION(lstm_sequence(gx, W, tape.leaf(Tensor<double>(Shape{9})), h, h), std::invalid_argument,
+                        message_has({"lstm_sequence", "b_hh (9,)"}));
+  BOOST_CHECK_EXCEPTION(lstm_sequence(gx, W, b, h, h, Recurrence{{5}, false}), std::invalid_argument,
+                        message_has({"lstm_sequence", "1 lengths for a batch of 2"}));
+  BOOST_CHECK_EXCEPTION(lstm_sequence(gx, W, b, h, h, Recurrence{{5, 6}, false}), std::invalid_argument,
+                        message_has({"lstm_sequence", "lengths[1] = 6", "[0, 5]"}));
+  BOOST_CHECK_EXCEPTION(lstm_sequence(gx, W, b, h, h, Recurrence{{-1, 2}, true}), std::invalid_argument,
+                        message_has({"lstm_sequence", "lengths[0] = -1"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
