@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   std::string config_name = "small", cell_name = "gru", attn = "bahdanau", init_file, parallelism = "batch";
   int threads = 2, warmup = 5, steps = 30, fwd_steps = 30, blas_reps = 5;
   std::uint64_t seed = 0;
-  bool print_losses = false, no_blas = false;
+  bool print_losses = false, no_blas = false, flush_to_zero = false;
   app.add_option("--config", config_name, "small (B=32 S=32 T=12 E=64 H=128) or large (B=64 S=50 T=20 E=256 H=512)")
       ->check(CLI::IsMember({"small", "large"}));
   app.add_option("--cell", cell_name, "gru or lstm")->check(CLI::IsMember({"gru", "lstm"}));
@@ -313,10 +313,14 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_flag("--losses", print_losses, "add the loss of every training step to the JSON line");
   app.add_flag("--no-blas-bound", no_blas, "skip timing the sgemm-only step");
+  app.add_flag("--flush-to-zero", flush_to_zero,
+               "set FTZ and DAZ (subnormal floats read and written as 0) before any thread starts; the batch shards' "
+               "threads inherit it");
   app.add_option("--blas-reps", blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
     const bool batch_parallel = parallelism == "batch";
     openblas_set_num_threads(batch_parallel ? 1 : threads);
     const Config c = config_named(config_name);
@@ -405,6 +409,7 @@ int main(int argc, char** argv) {
         {"attn", attn},
         {"threads", threads},
         {"parallelism", parallelism},
+        {"flush_to_zero", flush_to_zero},
         {"params", model.parameter_count()},
         {"steps", steps},
         {"step_median_s", med},
