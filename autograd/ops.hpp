@@ -201,11 +201,15 @@ struct Recurrence {
   std::vector<std::int64_t> lengths;
   bool reverse = false;  // run t = T−1 … 0 (the backward direction of a bidirectional layer); the state before is h0
 };
-// gx (B,T,3H), W_hh (3H,H), b_hh (3H,), h0 (B,H) → h_t for every t: (B,T,H); gates as gru_cell
+// gx (B,T,3H), W_hh (3H,H), b_hh (3H,), h0 (B,H) → (B,T,H): h_t = gru_cell(gx[:,t], h_{t−1} W_hhᵀ + b_hh, h_{t−1})
+// with G_t = gru_cell's [R, Z, r N] at step t: dgx[:,t] += [R, Z, N], dW_hh += Σ_t G_tᵀ h_{t−1}, db_hh += Σ_t G_t,
+// dh_{t−1} += dh_t z + G_t W_hh (dh_t: from y[:,t] and from step t+1), dh0 = the last of these
 template <class T>
 Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
                          const Variable<T>& h0, const Recurrence& options = {});
-// gx (B,T,4H), W_hh (4H,H), b_hh (4H,), h0, c0 (B,H) → (2,B,T,H): [h_t ; c_t] for every t; gates as lstm_cell
+// gx (B,T,4H), W_hh (4H,H), b_hh (4H,), h0, c0 (B,H) → (2,B,T,H) = [h_t; c_t], [h_t; c_t] = lstm_cell(gx[:,t],
+// h_{t−1} W_hhᵀ + b_hh, c_{t−1}); with G_t = lstm_cell's gate gradient at t: dgx[:,t] += G_t, dW_hh += Σ_t G_tᵀ
+// h_{t−1}, db_hh += Σ_t G_t, dh_{t−1} += G_t W_hh, dc_{t−1} += C_t f_t (into h0, c0 at the first step)
 template <class T>
 Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
                           const Variable<T>& h0, const Variable<T>& c0, const Recurrence& options = {});

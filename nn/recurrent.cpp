@@ -237,7 +237,8 @@ LstmState<T> step_of(typename RecurrentStack<T>::Cell& cell, const Variable<T>& 
 }
 
 // The masks of the padded steps: keep[t] = m_t and drop[t] = 1 - m_t as (batch, 1) constants, m_t[b] = [t < length_b];
-// both empty for the steps where no sequence is padded. `all` is m as (batch, time, 1), empty when nothing is padded.
+// both empty for the steps where no sequence is padded, and for every step unless per_step (only the RNN cell's
+// step-by-step loop uses them). `all` is m as (batch, time, 1), empty when nothing is padded.
 template <class T>
 struct StepMasks {
   std::vector<Variable<T>> keep, drop;
@@ -245,7 +246,7 @@ struct StepMasks {
 };
 
 template <class T>
-StepMasks<T> step_masks(Tape<T>& tape, const std::vector<std::int64_t>& lengths, std::size_t time) {
+StepMasks<T> step_masks(Tape<T>& tape, const std::vector<std::int64_t>& lengths, std::size_t time, bool per_step) {
   const std::size_t batch = lengths.size();
   StepMasks<T> masks;
   masks.keep.resize(time);
@@ -256,7 +257,7 @@ StepMasks<T> step_masks(Tape<T>& tape, const std::vector<std::int64_t>& lengths,
   for (std::size_t b = 0; b < batch; ++b) {
     std::fill(all.data() + b * time, all.data() + b * time + static_cast<std::size_t>(lengths[b]), T(1));
   }
-  for (std::size_t t = shortest; t < time; ++t) {
+  for (std::size_t t = per_step ? shortest : time; t < time; ++t) {
     Tensor<T> keep(Shape{batch, 1}), drop(Shape{batch, 1});
     for (std::size_t b = 0; b < batch; ++b) {
       keep.data()[b] = all.data()[b * time + t];
@@ -310,7 +311,9 @@ RecurrentOutput<T> RecurrentStack<T>::forward(const Variable<T>& x, const std::v
   }
   const std::size_t batch = xs[0], time = xs[1], H = config_.hidden_size, D = directions();
   check_lengths("RecurrentStack", lengths, batch, time);
-  const StepMasks<T> masks = step_masks(tape, lengths, time);
+  // keep/drop per step only for the RNN cell's loop; gru_sequence and lstm_sequence take the lengths themselves
+  const bool rnn = config_.cell == CellKind::rnn_tanh || config_.cell == CellKind::rnn_relu;
+  const StepMasks<T> masks = step_masks(tape, lengths, time, rnn);
   const Variable<T> zeros = tape.constant(Tensor<T>(Shape{batch, H}));  // h_0 (and c_0) of every direction
 
   RecurrentOutput<T> result;
@@ -326,9 +329,7 @@ RecurrentOutput<T> RecurrentStack<T>::forward(const Variable<T>& x, const std::v
         // the whole recurrence in one node (ops.hpp: gru_sequence, lstm_sequence): the same steps, with the padded
         // steps keeping the state as below, and one gemm for dW_hh over all steps in backward
         RecurrentCell<T>& base = base_of<T>(cell);
-        const bool all_real = std::all_of(lengths.begin(), lengths.end(),
-                                          [time](std::int64_t len) { return len == static_cast<std::int64_t>(time); });
-        const Recurrence recurrence{all_real ? std::vector<std::int64_t>{} : lengths, d == 1};
+        const Recurrence recurrence{masks.all.empty() ? std::vector<std::int64_t>{} : lengths, d == 1};
         const Variable<T> W_hh = tape.param(base.W_hh), b_hh = tape.param(base.b_hh);
         // the final state: after the last step for the forward direction, after step 0 for the backward one
         const std::size_t last = d == 0 ? time - 1 : 0;
