@@ -22,8 +22,16 @@ struct TrainOptions {
   double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
   std::size_t max_steps = 0;      // stop (validate, save) after this many steps; 0: no limit
   std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 a epoch
-  std::string out;
+  std::size_t save_every = 0;     // write the training state every N steps too; 0: at epoch ends and when stopped
+  bool detect_anomaly = false;    // the tape checks every output and gradient for NaN/Inf (names the op)
+  std::string out;                // the best model; the training state goes beside it (last_state_path)
+  std::string resume;             // a training state file to go on from (the task, model and settings come from it)
+  std::vector<std::string> changed;  // with resume: the flags given on the command line ("--epochs"), which override
 };
+
+// Where `attend train --out OUT` keeps its training state, for --resume: OUT with ".last" before the extension
+// (dates.safetensors → dates.last.safetensors), as PyTorch Lightning's last.ckpt beside the best checkpoint.
+std::string last_state_path(const std::string& out);
 
 struct EvalOptions {
   std::string model_path;

@@ -70,6 +70,14 @@ class Progress {
 
 }  // namespace
 
+std::string last_state_path(const std::string& out) {
+  const std::size_t slash = out.find_last_of('/');
+  const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
+  const std::size_t dot = out.find_last_of('.');
+  if (dot == std::string::npos || dot <= name) return out + ".last";  // no extension (a leading dot is the name's)
+  return out.substr(0, dot) + ".last" + out.substr(dot);
+}
+
 void set_threads(std::size_t threads) { openblas_set_num_threads(static_cast<int>(threads)); }
 
 int run_train(const TrainOptions& options) {
