@@ -227,6 +227,11 @@ std::uint64_t Rng::next() {
   return result;
 }
 
+void Rng::set_state(const State& state) {
+  if (state == State{}) throw std::invalid_argument("Rng::set_state: the all-zero state is not a state of xoshiro256**");
+  state_ = state;
+}
+
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 double Rng::uniform(double low, double high) { return low + (high - low) * uniform(); }

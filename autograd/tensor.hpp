@@ -170,8 +170,14 @@ class Rng {
   template <class T>
   Tensor<T> normal_tensor(const Shape& shape, double mean, double stddev);
 
+  // The generator's whole state, to save (a training checkpoint) and restore: the numbers then go on exactly as if
+  // never interrupted. set_state throws std::invalid_argument for the all-zero state, which xoshiro never leaves.
+  using State = std::array<std::uint64_t, 4>;
+  const State& state() const { return state_; }
+  void set_state(const State& state);
+
  private:
-  std::array<std::uint64_t, 4> state_{};
+  State state_{};
 };
 
 }  // namespace attend

@@ -57,7 +57,7 @@ class Dropout : public Module<T> {
   explicit Dropout(double p, std::uint64_t seed = 0);
   Variable<T> forward(const Variable<T>& x);
   Variable<T> operator()(const Variable<T>& x) { return forward(x); }
-  void visit(ModuleVisitor<T>&) override {}
+  void visit(ModuleVisitor<T>& v) override { v.generator("rng", rng_); }
   double p() const { return p_; }
 
  private:

@@ -13,22 +13,30 @@ template <class T>
 class Walker : public ModuleVisitor<T> {
  public:
   Walker(std::string prefix, std::function<void(const std::string&, Parameter<T>&)> on_parameter,
-         std::function<void(Module<T>&)> on_module)
-      : prefix_(std::move(prefix)), on_parameter_(std::move(on_parameter)), on_module_(std::move(on_module)) {}
+         std::function<void(Module<T>&)> on_module,
+         std::function<void(const std::string&, Rng&)> on_generator = nullptr)
+      : prefix_(std::move(prefix)),
+        on_parameter_(std::move(on_parameter)),
+        on_module_(std::move(on_module)),
+        on_generator_(std::move(on_generator)) {}
 
   void parameter(const std::string& name, Parameter<T>& p) override {
     if (on_parameter_) on_parameter_(prefix_ + name, p);
   }
   void module(const std::string& name, Module<T>& child) override {
     if (on_module_) on_module_(child);
-    Walker inner(prefix_ + name + ".", on_parameter_, on_module_);
+    Walker inner(prefix_ + name + ".", on_parameter_, on_module_, on_generator_);
     child.visit(inner);
+  }
+  void generator(const std::string& name, Rng& rng) override {
+    if (on_generator_) on_generator_(prefix_ + name, rng);
   }
 
  private:
   std::string prefix_;
   std::function<void(const std::string&, Parameter<T>&)> on_parameter_;
   std::function<void(Module<T>&)> on_module_;
+  std::function<void(const std::string&, Rng&)> on_generator_;
 };
 
 }  // namespace
@@ -37,6 +45,14 @@ template <class T>
 NamedParameters<T> Module<T>::parameters() {
   NamedParameters<T> out;
   Walker<T> walker("", [&](const std::string& name, Parameter<T>& p) { out.emplace_back(name, &p); }, nullptr);
+  visit(walker);
+  return out;
+}
+
+template <class T>
+NamedGenerators Module<T>::generators() {
+  NamedGenerators out;
+  Walker<T> walker("", nullptr, nullptr, [&](const std::string& name, Rng& rng) { out.emplace_back(name, &rng); });
   visit(walker);
   return out;
 }

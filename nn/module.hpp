@@ -32,7 +32,16 @@ class ModuleVisitor {
   virtual ~ModuleVisitor() = default;
   virtual void parameter(const std::string& name, Parameter<T>& p) = 0;
   virtual void module(const std::string& name, Module<T>& child) = 0;
+  // A random generator the module draws from while it runs (dropout), so that a training checkpoint can save and
+  // restore it. Only modules that own one report it.
+  virtual void generator(const std::string& name, Rng& rng) {
+    (void)name;
+    (void)rng;
+  }
 };
+
+// (stable name, generator) pairs, e.g. {"encoder.rnn.dropout", &rng}: the random state a training checkpoint keeps.
+using NamedGenerators = std::vector<std::pair<std::string, Rng*>>;
 
 template <class T>
 class Module {
@@ -45,6 +54,8 @@ class Module {
   // Every parameter of this module and its children, depth first, with dotted names ("encoder.cell.W_hh").
   NamedParameters<T> parameters();
   std::size_t parameter_count();  // number of scalar values
+  // Every random generator of this module and its children, named like parameters.
+  NamedGenerators generators();
   void zero_grad();
   // Training mode (dropout active) or evaluation mode, for this module and all its children.
   void train(bool training = true);

@@ -381,6 +381,7 @@ void RecurrentStack<T>::visit(ModuleVisitor<T>& v) {
       v.module("layers." + std::to_string(layer) + "." + direction_names[d], base_of<T>(cells[layer][d]));
     }
   }
+  v.generator("dropout", dropout_rng_);
 }
 
 // ---- the encoder ------------------------------------------------------------------------------------------------
