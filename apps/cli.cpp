@@ -2,6 +2,8 @@
 // line with the program's error contract.
 #include "apps/cli.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -27,6 +29,37 @@ CLI::Validator whole(std::size_t most) {
         return "";
       },
       "1.." + std::to_string(most));
+}
+
+// Decimal numbers from `low` to `high`, finite (CLI11's Range lets NaN through: every comparison with it is false).
+CLI::Validator number_in(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        std::ostringstream expected;
+        expected << "must be a number from " << low << " to " << high << ", not \"" << text << "\"";
+        std::size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          return expected.str();
+        }
+        if (used != text.size() || !std::isfinite(value) || value < low || value > high) return expected.str();
+        return "";
+      },
+      "NUMBER in [" + std::to_string(low) + ", " + std::to_string(high) + "]");
+}
+
+// A seed: any whole number that fits in 64 bits (CLI11 would read "-1" as 2^64 - 1).
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string expected = "must be a whole number from 0 to 18446744073709551615, not \"" + text + "\"";
+        if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return expected;
+        if (text.size() == 20 && text > "18446744073709551615") return expected;
+        return "";
+      },
+      "0..2^64-1");
 }
 
 const std::size_t many = 100000000;  // a bound for counts (pairs, steps, epochs)
@@ -55,6 +88,7 @@ TaskOptions add_task_options(CLI::App& command, TaskSpec& task) {
       ->check(CLI::IsMember({"dates", "pairs"}))
       ->capture_default_str();
   CLI::Option* seed = command.add_option("--seed", task.seed, "seed of the data split, the initial weights and the batch order")
+      ->check(seed_number())
       ->capture_default_str();
   options.train_size = command.add_option("--train-size", task.train_size,
                                           "training pairs (default: dates 40000, pairs all not held out)")
@@ -137,19 +171,19 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
           ->check(CLI::Range(0, 1 << 16))
           ->capture_default_str(),
       train_command->add_option("--dropout", train.model.dropout, "dropout between encoder layers")
-          ->check(CLI::Range(0.0, 0.99))
+          ->check(number_in(0.0, 0.99))
           ->capture_default_str(),
       train_command->add_option("--batch", train.batch_size, "sentence pairs per step")->check(whole(many))->capture_default_str(),
-      train_command->add_option("--lr", train.learning_rate, "Adam learning rate")->check(CLI::Range(1e-7, 10.0))->capture_default_str(),
+      train_command->add_option("--lr", train.learning_rate, "Adam learning rate")->check(number_in(1e-7, 10.0))->capture_default_str(),
       train_command->add_option("--clip", train.clip, "clip the gradient's global norm to this (0: no clipping)")
-          ->check(CLI::Range(0.0, 1e6))
+          ->check(number_in(0.0, 1e6))
           ->capture_default_str(),
   };
   // the options a resumed run may change
   std::vector<CLI::Option*> changeable = {
       train_command->add_option("--epochs", train.epochs, "passes over the training data")->check(whole(many))->capture_default_str(),
       train_command->add_option("--time-limit", train.time_limit_minutes, "stop after this many minutes (0: none)")
-          ->check(CLI::Range(0.0, 1e6))
+          ->check(number_in(0.0, 1e6))
           ->capture_default_str(),
       train_command->add_option("--max-steps", train.max_steps, "stop after this many steps (0: none)")
           ->check(CLI::Range(std::size_t{0}, many))
@@ -200,6 +234,14 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const TaskOptions data_task = add_task_options(*data_command, data.task);
   data_command->add_option("--write", data.write, "folder to write the splits and vocabularies to (created if missing)");
 
+  // a first word that is no command and no flag: CLI11 would only say that a command is missing
+  const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data"};
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+      std::find(commands.begin(), commands.end(), args[0]) == commands.end()) {
+    line.error = "unknown command \"" + args[0] + "\" (expected train, eval, predict, translate or data; see attend --help)";
+    line.status = 2;
+    return line;
+  }
   // CLI11 reads argv-style arguments; the program's name comes first
   std::vector<const char*> argv = {"attend"};
   for (const std::string& arg : args) argv.push_back(arg.c_str());

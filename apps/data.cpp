@@ -46,12 +46,13 @@ int run_data(const DataOptions& options) {
   const TaskData data = make_task_data(options.task);
   const models::Vocabulary source = make_source_vocabulary(options.task, data);
   const models::Vocabulary target = make_target_vocabulary(options.task, data);
+  // the folder before the summary: an error is then the only output
+  if (!options.write.empty() && !folder_exists && ::mkdir(options.write.c_str(), 0777) != 0) {
+    throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
+  }
   std::printf("%s\nvocabularies: %zu source tokens, %zu target tokens\n", data.summary.c_str(), source.size(),
               target.size());
   if (options.write.empty()) return 0;
-  if (!folder_exists && ::mkdir(options.write.c_str(), 0777) != 0) {
-    throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
-  }
   std::string train;
   for (const auto& p : data.train) train += models::join_tokens(p.source) + "\t" + models::join_tokens(p.target) + "\n";
   const std::string folder = options.write + "/";

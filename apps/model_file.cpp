@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -79,9 +80,13 @@ void check_output_path(const std::string& path, const char* flag) {
   if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
     throw InputError(std::string(flag) + " " + path + ": the folder " + folder + " does not exist");
   }
-  if (access(folder.c_str(), W_OK) != 0) {
-    throw InputError(std::string(flag) + " " + path + ": the folder " + folder + " is not writable");
-  }
+  // access(W_OK) is not enough: it says yes to root everywhere, even where no file can be made (/proc, /sys, a full
+  // quota); so make (and remove) a file there, as the save itself will
+  std::string probe = folder + "/.attend-write-test-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) throw InputError(std::string(flag) + " " + path + ": the folder " + folder + " is not writable");
+  close(fd);
+  unlink(probe.c_str());
 }
 
 std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,

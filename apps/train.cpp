@@ -1,9 +1,12 @@
-// `attend train`: teacher-forced training with Adam, a progress line, validation exact match after every epoch, and the
-// best model saved atomically (commands.hpp).
+// `attend train`: teacher-forced training with Adam, a progress line, validation after every epoch, the best model saved
+// atomically, and the training state beside it (OUT.last.safetensors) for `attend train --resume`; SIGINT and SIGTERM
+// finish the step, save the state and exit (commands.hpp).
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -13,6 +16,7 @@
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
 #include "models/batch.hpp"
+#include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 
 namespace attend::app {
@@ -68,6 +72,134 @@ class Progress {
   bool terminal_;
 };
 
+
+// ---- stopping on a signal --------------------------------------------------------------------------------------
+
+// The signal that asked training to stop (SIGINT, SIGTERM), 0 while none has. The handler only records it: the step in
+// progress finishes, the training state is saved, and the program exits. SA_RESETHAND puts the default action back,
+// so a second Ctrl-C ends the program at once (the files on disk are still whole: every save is atomic).
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void record_stop_signal(int signal_number) { stop_signal = signal_number; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = record_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// ---- the training state -----------------------------------------------------------------------------------------
+
+// Where training stands, saved in every file `attend train` writes (metadata "training"."state") with the optimizer's
+// state, so that `--resume FILE` goes on exactly as if training had never stopped: the same batches in the same order,
+// the same random numbers, the same updates.
+struct TrainingState {
+  std::size_t step = 0;          // optimizer steps taken
+  std::size_t epoch = 1;         // the epoch in progress
+  std::size_t batches_done = 0;  // of that epoch's batch order
+  Rng::State epoch_order{};      // the batch-order generator before it drew this epoch's order
+  double best = -1;              // best validation score so far (-1: none yet)
+  std::string best_text;         // "bleu: 23.4"
+  double seconds = 0;            // training time over all runs
+};
+
+nlohmann::json rng_to_json(const Rng::State& state) { return nlohmann::json(state); }
+
+Rng::State rng_from_json(const nlohmann::json& json) { return json.get<Rng::State>(); }
+
+// The settings a resumed run takes over (the model and the task are in the file's own metadata).
+nlohmann::json options_to_json(const TrainOptions& options) {
+  return {{"batch", options.batch_size},        {"epochs", options.epochs},         {"lr", options.learning_rate},
+          {"clip", options.clip},               {"max_steps", options.max_steps},   {"time_limit", options.time_limit_minutes},
+          {"log_every", options.log_every},     {"save_every", options.save_every}, {"out", options.out},
+          {"decoder", options.decoder}};
+}
+
+nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& options, models::Seq2seq<float>& model) {
+  nlohmann::json generators = nlohmann::json::object();
+  for (const auto& [name, rng] : model.generators()) generators[name] = rng_to_json(rng->state());
+  return {{"step", state.step},
+          {"epoch", state.epoch},
+          {"batches_done", state.batches_done},
+          {"epoch_order", rng_to_json(state.epoch_order)},
+          {"best", state.best},
+          {"best_text", state.best_text},
+          {"seconds", state.seconds},
+          {"generators", generators},
+          {"options", options_to_json(options)}};
+}
+
+// The options and the state saved in `file` (read by load_model_file), with the flags given now applied on top.
+// Throws InputError naming the file when it holds no training state or a damaged one.
+TrainingState resume_state(const ModelFile& file, const std::string& path, TrainOptions& options,
+                           models::Seq2seq<float>& model) {
+  const nlohmann::json* state = nullptr;
+  if (file.training.is_object() && file.training.contains("state")) state = &file.training.at("state");
+  if (!state) {
+    throw InputError("--resume " + path + ": the file holds no training state (it was not written by `attend train` "
+                     "of this version)");
+  }
+  TrainingState result;
+  try {
+    const nlohmann::json& saved = state->at("options");
+    TrainOptions stored = options;  // threads, anomaly detection, resume: as given now
+    stored.batch_size = saved.at("batch").get<std::size_t>();
+    stored.epochs = saved.at("epochs").get<std::size_t>();
+    stored.learning_rate = saved.at("lr").get<double>();
+    stored.clip = saved.at("clip").get<double>();
+    stored.max_steps = saved.at("max_steps").get<std::size_t>();
+    stored.time_limit_minutes = saved.at("time_limit").get<double>();
+    stored.log_every = saved.at("log_every").get<std::size_t>();
+    stored.save_every = saved.at("save_every").get<std::size_t>();
+    stored.out = saved.at("out").get<std::string>();
+    stored.decoder = saved.at("decoder").get<std::string>();
+    for (const std::string& flag : options.changed) {
+      if (flag == "--epochs") stored.epochs = options.epochs;
+      if (flag == "--max-steps") stored.max_steps = options.max_steps;
+      if (flag == "--time-limit") stored.time_limit_minutes = options.time_limit_minutes;
+      if (flag == "--log-every") stored.log_every = options.log_every;
+      if (flag == "--save-every") stored.save_every = options.save_every;
+      if (flag == "--out") stored.out = options.out;
+    }
+    options = stored;
+    result.step = state->at("step").get<std::size_t>();
+    result.epoch = state->at("epoch").get<std::size_t>();
+    result.batches_done = state->at("batches_done").get<std::size_t>();
+    result.epoch_order = rng_from_json(state->at("epoch_order"));
+    result.best = state->at("best").get<double>();
+    result.best_text = state->at("best_text").get<std::string>();
+    result.seconds = state->at("seconds").get<double>();
+    const nlohmann::json& generators = state->at("generators");
+    const nn::NamedGenerators named = model.generators();
+    if (generators.size() != named.size()) throw std::invalid_argument("the model's random generators do not match");
+    for (const auto& [name, rng] : named) rng->set_state(rng_from_json(generators.at(name)));
+    Rng check;
+    check.set_state(result.epoch_order);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("--resume " + path + ": damaged training state (" + e.what() + ")");
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--resume " + path + ": damaged training state (" + e.what() + ")");
+  }
+  if (options.out.empty()) throw InputError("--resume " + path + ": damaged training state (no output file)");
+  return result;
+}
+
 }  // namespace
 
 std::string last_state_path(const std::string& out) {
@@ -80,68 +212,132 @@ std::string last_state_path(const std::string& out) {
 
 void set_threads(std::size_t threads) { openblas_set_num_threads(static_cast<int>(threads)); }
 
-int run_train(const TrainOptions& options) {
+int run_train(const TrainOptions& given) {
+  TrainOptions options = given;
   set_threads(options.threads);
   const Clock::time_point start = Clock::now();
-  // the model's configuration is checked before any work (the vocabulary sizes are not known yet: any will do)
-  models::Seq2seqConfig config = options.model;
-  config.set_decoder(options.decoder);
-  config.source_vocab_size = config.target_vocab_size = models::Vocabulary().size();
-  try {
-    config.validate();
-  } catch (const std::invalid_argument& e) {
-    throw InputError(e.what());
-  }
-  const TaskData data = make_task_data(options.task);
-  std::cerr << "attend train: " << data.summary << "\n";
-
   ModelFile file;
-  file.task = options.task;
-  file.task.fingerprint = data.fingerprint;
-  file.task.source_column = data.source_column;
-  file.source_vocabulary = make_source_vocabulary(options.task, data);
-  file.target_vocabulary = make_target_vocabulary(options.task, data);
-  config.source_vocab_size = file.source_vocabulary.size();
-  config.target_vocab_size = file.target_vocabulary.size();
-  file.model = std::make_unique<models::Seq2seq<float>>(config);
+  TaskData data;
+  TrainingState state;
+  if (options.resume.empty()) {
+    // the model's configuration is checked before any work (the vocabulary sizes are not known yet: any will do)
+    models::Seq2seqConfig config = options.model;
+    config.set_decoder(options.decoder);
+    config.source_vocab_size = config.target_vocab_size = models::Vocabulary().size();
+    try {
+      config.validate();
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+    data = make_task_data(options.task);
+    file.task = options.task;
+    file.task.fingerprint = data.fingerprint;
+    file.task.source_column = data.source_column;
+    file.source_vocabulary = make_source_vocabulary(options.task, data);
+    file.target_vocabulary = make_target_vocabulary(options.task, data);
+    config.source_vocab_size = file.source_vocabulary.size();
+    config.target_vocab_size = file.target_vocabulary.size();
+    file.model = std::make_unique<models::Seq2seq<float>>(config);
+    state.epoch_order = Rng(options.task.seed + 7).state();
+  } else {
+    file = load_model_file(options.resume);
+    state = resume_state(file, options.resume, options, *file.model);
+    check_output_path(options.out, "--out");
+    data = make_task_data(file.task);  // the same data: the file's fingerprint is checked
+  }
   models::Seq2seq<float>& model = *file.model;
+  const std::string last_path = last_state_path(options.out);
 
   const Encoded train = encode_pairs(data.train, file.source_vocabulary, file.target_vocabulary);
   std::vector<std::size_t> source_lengths;
   for (const auto& s : train.sources) source_lengths.push_back(s.size());
   nn::Adam<float> adam(model.parameters(), {options.learning_rate});
-  Rng order_rng(options.task.seed + 7);
+  if (!options.resume.empty()) {
+    // the weights again, and the optimizer's state: everything checked before anything changes
+    nn::load_checkpoint(options.resume, model.parameters(), adam.state_slots());
+  }
+  Rng order_rng;
+  order_rng.set_state(state.epoch_order);
   const std::size_t steps_per_epoch = (train.sources.size() + options.batch_size - 1) / options.batch_size;
   const std::size_t total_steps = options.max_steps > 0 ? std::min(options.max_steps, steps_per_epoch * options.epochs)
                                                         : steps_per_epoch * options.epochs;
+  if (!options.resume.empty()) {
+    const std::string file_text = "--resume " + options.resume + ": ";
+    if (state.batches_done > steps_per_epoch || state.epoch == 0) {
+      throw InputError(file_text + "damaged training state (batch " + std::to_string(state.batches_done) + " of an epoch of " +
+                       std::to_string(steps_per_epoch) + ")");
+    }
+    if (options.max_steps > 0 && state.step >= options.max_steps) {
+      throw InputError(file_text + "training already reached its step limit of " + std::to_string(options.max_steps) +
+                       "; give a larger --max-steps to go on");
+    }
+    if (state.epoch > options.epochs) {
+      throw InputError(file_text + "training already finished its " + std::to_string(options.epochs) +
+                       " epochs; give a larger --epochs to go on");
+    }
+  }
+  // every check is done: from here on, output (an error is the only line when nothing ran)
+  std::cerr << "attend train: " << data.summary << "\n";
+  if (!options.resume.empty()) {
+    std::cerr << "attend train: resuming " << options.resume << " at step " << state.step << " (epoch " << state.epoch
+              << ", batch " << state.batches_done << ")\n";
+  }
   const std::size_t log_every = options.log_every ? options.log_every : std::max<std::size_t>(1, steps_per_epoch / 20);
   Progress progress(isatty(STDERR_FILENO) != 0);
 
-  std::cerr << "attend train: task " << options.task.name << ", " << data.train.size() << " training pairs, "
+  std::cerr << "attend train: task " << file.task.name << ", " << data.train.size() << " training pairs, "
             << data.validation.size() << " validation; vocabularies " << file.source_vocabulary.size() << " → "
-            << file.target_vocabulary.size() << "; model " << config.decoder_name() << " "
-            << nn::to_string(config.cell) << (config.bidirectional ? " bidirectional" : "") << ", "
+            << file.target_vocabulary.size() << "; model " << model.config().decoder_name() << " "
+            << nn::to_string(model.config().cell) << (model.config().bidirectional ? " bidirectional" : "") << ", "
             << model.parameter_count() << " parameters; " << options.epochs << " epochs of " << steps_per_epoch
             << " steps\n";
 
+  // Saves the model with the optimizer and the training state. A failed save throws and leaves the file as it was.
+  const double seconds_before = state.seconds;
+  const Clock::time_point train_start = Clock::now();
+  auto save = [&](const std::string& path, nlohmann::json training) {
+    state.seconds = seconds_before + seconds_since(train_start);
+    training["state"] = state_to_json(state, options, model);
+    file.training = std::move(training);
+    save_model_file(path, file, &adam);
+  };
+  // What is on disk, for messages when training stops early.
+  std::size_t last_saved_step = 0;
+  bool last_saved = false;
+  auto save_last = [&]() {
+    save(last_path, {{"epoch", state.epoch}, {"step", state.step}});
+    last_saved = true;
+    last_saved_step = state.step;
+  };
+  auto saved_files = [&]() {
+    std::string text = state.best >= 0 ? "the best model so far (validation " + state.best_text + ") is in " + options.out
+                                       : "no best model was saved yet (no epoch had finished)";
+    if (last_saved) text += ", the training state of step " + std::to_string(last_saved_step) + " in " + last_path;
+    return text;
+  };
+
+  StopSignals signals;
   Tape<float> tape;
   tape.set_retain_gradients(false);  // nothing reads an intermediate gradient: backward frees each once used
-  double best = -1;
-  std::string best_line;
-  std::size_t step = 0;
+  tape.set_anomaly_detection(options.detect_anomaly);
+  const std::size_t first_step = state.step;
   std::size_t tokens = 0;
   double loss_sum = 0;
   std::size_t loss_count = 0;
   std::string last_validation;  // "bleu: 23.4" after the first epoch
-  bool out_of_time = false;  // the time or step limit is reached
+  bool stop = false;             // the time or step limit is reached, or a signal came
   bool out_of_steps = false;
+  bool out_of_time = false;
   double last_shown = 0;
-  const Clock::time_point train_start = Clock::now();
-  for (std::size_t epoch = 1; epoch <= options.epochs && !out_of_time; ++epoch) {
+  while (state.epoch <= options.epochs && !stop) {
     model.train();
-    for (const auto& indices : models::bucketed_batch_order(source_lengths, options.batch_size, order_rng)) {
+    state.epoch_order = order_rng.state();
+    const std::vector<std::vector<std::size_t>> order =
+        models::bucketed_batch_order(source_lengths, options.batch_size, order_rng);
+    for (; state.batches_done < order.size() && !stop; ++state.batches_done) {
+      if (stop_signal) break;  // one before the first step of this run
       std::vector<std::vector<std::int64_t>> sources, targets;
-      for (std::size_t i : indices) {
+      for (std::size_t i : order[state.batches_done]) {
         sources.push_back(train.sources[i]);
         targets.push_back(train.targets[i]);
         tokens += train.targets[i].size() + 1;
@@ -149,54 +345,84 @@ int run_train(const TrainOptions& options) {
       const models::Batch batch = models::make_batch(sources, targets);
       tape.clear();
       adam.zero_grad();
-      Variable<float> loss = model.loss(tape, batch);
-      tape.backward(loss);
-      const float norm = options.clip > 0 ? nn::clip_grad_norm(model.parameters(), options.clip) : 0.0f;
-      const float value = loss.value().item();
+      float value = 0, norm = 0;
+      try {
+        Variable<float> loss = model.loss(tape, batch);
+        tape.backward(loss);
+        norm = options.clip > 0 ? nn::clip_grad_norm(model.parameters(), options.clip) : 0.0f;
+        value = loss.value().item();
+      } catch (const std::runtime_error& e) {  // anomaly detection names the op
+        throw std::runtime_error("step " + std::to_string(state.step + 1) + ": " + e.what() + "; " + saved_files());
+      }
       if (!std::isfinite(value) || !std::isfinite(norm)) {
-        throw std::runtime_error("training diverged at step " + std::to_string(step + 1) + " (loss " +
-                                 std::to_string(value) + "); the best model so far is in " + options.out);
+        // the update is not made: nothing saved holds a NaN
+        std::ostringstream what;
+        what << "training diverged at step " << state.step + 1 << " (loss " << value << ", gradient norm " << norm
+             << "); " << saved_files() << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
+        throw std::runtime_error(what.str());
       }
       adam.step();
-      ++step;
+      ++state.step;
       loss_sum += value;
       ++loss_count;
       const double elapsed = seconds_since(train_start);
-      if (options.time_limit_minutes > 0 && elapsed > options.time_limit_minutes * 60) out_of_time = true;
-      if (options.max_steps > 0 && step >= options.max_steps) out_of_time = out_of_steps = true;
+      if (options.time_limit_minutes > 0 && elapsed > options.time_limit_minutes * 60) stop = out_of_time = true;
+      if (options.max_steps > 0 && state.step >= options.max_steps) stop = out_of_steps = true;
+      if (stop_signal) stop = true;
       // a terminal gets the line rewritten about four times a second; a log gets a line every log_every steps
-      const bool due = progress.terminal() ? elapsed - last_shown >= 0.25 : step % log_every == 0;
-      if (due || out_of_time) {
+      const bool due = progress.terminal() ? elapsed - last_shown >= 0.25 : state.step % log_every == 0;
+      if (due || stop) {
         last_shown = elapsed;
         std::ostringstream line;
         line.setf(std::ios::fixed);
         line.precision(4);
-        line << "epoch " << epoch << "/" << options.epochs << "  step " << step << "/" << total_steps << "  loss "
-             << loss_sum / static_cast<double>(loss_count);
+        line << "epoch " << state.epoch << "/" << options.epochs << "  step " << state.step << "/" << total_steps
+             << "  loss " << loss_sum / static_cast<double>(loss_count);
         if (!last_validation.empty()) line << "  val " << last_validation;
         line.precision(0);
+        const double done = static_cast<double>(state.step - first_step);
         line << "  " << static_cast<double>(tokens) / elapsed << " tok/s  ETA "
-             << duration_text(elapsed / static_cast<double>(step) * static_cast<double>(total_steps - step));
+             << duration_text(total_steps > state.step ? elapsed / done * static_cast<double>(total_steps - state.step) : 0);
         progress.show(line.str(), false);
         loss_sum = 0;
         loss_count = 0;
       }
-      if (out_of_time) break;
+      if (options.save_every > 0 && state.step % options.save_every == 0 && !stop) save_last();
     }
-    // validation score (dates: exact match; pairs: BLEU); the best model so far is saved
+    if (stop_signal) {
+      save_last();
+      if (progress.terminal()) std::cerr << "\n";
+      std::cerr << "attend train: stopped by " << (stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
+                << state.step << "; the training state is in " << last_path << " (go on with: attend train --resume "
+                << last_path << ")" << (state.best >= 0 ? "; the best model (validation " + state.best_text + ") in " + options.out : "")
+                << "\n";
+      return 128 + stop_signal;
+    }
+    // the end of the epoch, or of training: validation score (dates: exact match; pairs: BLEU); the best model so far
+    // is saved
+    const bool epoch_done = state.batches_done == order.size();
+    const std::size_t epoch = state.epoch;
+    if (epoch_done) {
+      ++state.epoch;
+      state.batches_done = 0;
+      state.epoch_order = order_rng.state();
+    }
     const Scores scores = score_outputs(file.task, predict_examples(file, data.validation, {1, 0, 1.0}), data.validation);
     const auto& [metric, value] = scores.front();
     last_validation = format_score(metric, value);
     std::ostringstream line;
-    line << "epoch " << epoch << " done  step " << step << "  val " << last_validation << "  time "
-         << duration_text(seconds_since(start));
-    if (value > best) {
-      best = value;
-      file.training = {{"epoch", epoch}, {"step", step}, {"validation_" + metric, value}, {"seconds", seconds_since(start)}};
-      save_model_file(options.out, file, &adam);
+    line << "epoch " << epoch << (epoch_done ? " done" : " stopped") << "  step " << state.step << "  val "
+         << last_validation << "  time " << duration_text(seconds_since(start));
+    if (value > state.best) {
+      state.best = value;
+      state.best_text = last_validation;
+      save(options.out, {{"epoch", epoch},
+                         {"step", state.step},
+                         {"validation_" + metric, value},
+                         {"seconds", seconds_since(start)}});
       line << "  saved " << options.out;
-      best_line = format_score(metric, value);
     }
+    save_last();
     progress.show(line.str(), true);
     if (out_of_steps) {
       std::cerr << "attend train: step limit of " << options.max_steps << " reached\n";
@@ -204,7 +430,7 @@ int run_train(const TrainOptions& options) {
       std::cerr << "attend train: time limit of " << options.time_limit_minutes << " min reached\n";
     }
   }
-  std::printf("best validation %s\n", best_line.c_str());
+  std::printf("best validation %s\n", state.best_text.c_str());
   return 0;
 }
 

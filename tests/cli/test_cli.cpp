@@ -1,6 +1,7 @@
 // The `attend` program end to end: train a tiny model for a few steps, evaluate it, predict from arguments and from
 // standard input, draw the heatmap; then every error a user can make, each of which must give one line on standard
-// error that names the problem, exit status 2, and no file written (apps/attend.cpp).
+// error that names the problem, exit status 2, and no file written (apps/cli.cpp; the table of error cases is in
+// docs/reliability.md and test_bad_input.cpp).
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,61 +16,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "nn/checkpoint.hpp"
+#include "tests/cli/cli_helpers.hpp"
 #include "tests/models/xml_check.hpp"
-#include "nn/layers.hpp"
+
+using namespace cli_test;
 
 namespace {
-
-// A scratch folder for one test, removed afterwards.
-struct Scratch {
-  std::string dir;
-  Scratch() {
-    char pattern[] = "/tmp/attend-cli-XXXXXX";
-    dir = mkdtemp(pattern);
-  }
-  ~Scratch() { (void)std::system(("rm -rf '" + dir + "'").c_str()); }
-  std::string path(const std::string& name) const { return dir + "/" + name; }
-};
-
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool exists(const std::string& path) {
-  struct stat info {};
-  return stat(path.c_str(), &info) == 0;
-}
-
-// Runs `attend <args>` (args already shell-quoted) with `input` on standard input.
-Run run_attend(const std::string& args, const std::string& input = "") {
-  Scratch io;
-  {
-    std::ofstream(io.path("in")) << input;
-  }
-  const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " < '" +
-                              io.path("in") + "' > '" + io.path("out") + "' 2> '" + io.path("err") + "'";
-  const int raw = std::system(command.c_str());
-  Run run;
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = read_file(io.path("out"));
-  run.err = read_file(io.path("err"));
-  return run;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 // A tiny model, trained once for the whole suite.
 const std::string& tiny_model() {
@@ -83,23 +35,6 @@ const std::string& tiny_model() {
     trained = true;
   }
   return path;
-}
-
-// The error contract: status 2, exactly one line on standard error, starting "attend: error:" and naming `part`.
-void check_usage_error(const Run& run, const std::vector<std::string>& parts) {
-  BOOST_TEST(run.status == 2);
-  const auto lines = lines_of(run.err);
-  BOOST_TEST(lines.size() == 1u, "standard error: " << run.err);
-  BOOST_TEST(run.err.rfind("attend: error: ", 0) == 0u, "standard error: " << run.err);
-  for (const auto& part : parts) {
-    BOOST_TEST(run.err.find(part) != std::string::npos, "\"" << part << "\" not in: " << run.err);
-  }
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 }  // namespace
@@ -184,65 +119,8 @@ BOOST_AUTO_TEST_CASE(the_same_seed_trains_the_same_weights) {
   BOOST_TEST((train("c.safetensors", 5) != first));
 }
 
-BOOST_AUTO_TEST_CASE(usage_errors) {
-  Scratch scratch;
-  const std::string out = "--out '" + scratch.path("m.safetensors") + "'";
-  check_usage_error(run_attend(""), {"subcommand"});
-  check_usage_error(run_attend("train --bogus 1 " + out), {"--bogus"});
-  check_usage_error(run_attend("train --hidden abc " + out), {"--hidden"});
-  check_usage_error(run_attend("train --hidden 0 " + out), {"--hidden"});
-  check_usage_error(run_attend("train --decoder luong-cosine " + out), {"luong-cosine"});
-  check_usage_error(run_attend("train --cell transformer " + out), {"transformer"});
-  check_usage_error(run_attend("train --lr -1 " + out), {"--lr"});
-  check_usage_error(run_attend("train"), {"--out"});
-  check_usage_error(run_attend("train --decoder luong-dot --bidirectional " + out), {"dot", "bidirectional"});
-  check_usage_error(run_attend("train --out '" + scratch.path("no/such/folder/m.safetensors") + "'"), {"does not exist"});
-  check_usage_error(run_attend("train --out '" + scratch.dir + "'"), {"is a directory"});
-  check_usage_error(run_attend("train --valid-size 80000 " + out), {"80000"});
-  BOOST_TEST(!exists(scratch.path("m.safetensors")));
-  check_usage_error(run_attend("eval"), {"--model"});
-  check_usage_error(run_attend("eval --model '" + tiny_model() + "' --split dev"), {"dev"});
-  check_usage_error(run_attend("eval --model '" + tiny_model() + "' --beam 0"), {"--beam"});
-  check_usage_error(run_attend("predict --model '" + tiny_model() + "' --threads 0 'May 9, 2018'"), {"--threads"});
-}
-
-BOOST_AUTO_TEST_CASE(model_file_errors) {
-  Scratch scratch;
-  check_usage_error(run_attend("eval --model '" + scratch.path("missing.safetensors") + "'"), {"missing.safetensors", "no such file"});
-  check_usage_error(run_attend("eval --model '" + scratch.dir + "'"), {"is a directory"});
-  {
-    std::ofstream(scratch.path("junk.safetensors")) << "this is not a checkpoint at all";
-  }
-  check_usage_error(run_attend("predict --model '" + scratch.path("junk.safetensors") + "' 'May 9, 2018'"), {"junk.safetensors"});
-  // the first half of a real model file
-  const std::string whole = read_file(tiny_model());
-  {
-    std::ofstream(scratch.path("half.safetensors"), std::ios::binary) << whole.substr(0, whole.size() / 2);
-  }
-  check_usage_error(run_attend("eval --model '" + scratch.path("half.safetensors") + "'"), {"half.safetensors"});
-  // a valid checkpoint that is not an attend model
-  attend::Rng rng(1);
-  attend::nn::Linear<float> layer(2, 3, rng);
-  attend::nn::save_checkpoint<float>(scratch.path("linear.safetensors"), layer.parameters(), {{"note", "a layer"}});
-  check_usage_error(run_attend("eval --model '" + scratch.path("linear.safetensors") + "'"), {"linear.safetensors", "attend train"});
-}
-
-BOOST_AUTO_TEST_CASE(input_errors_write_nothing) {
-  Scratch scratch;
-  const std::string model = "predict --model '" + tiny_model() + "' ";
-  const std::string svg = "--svg '" + scratch.path("h.svg") + "' ";
-  check_usage_error(run_attend(model + svg + "'Saturday 09 May 2018 ☃'"), {"☃", "never seen"});
-  check_usage_error(run_attend(model + svg + "''"), {"empty"});
-  check_usage_error(run_attend(model + svg + "'" + std::string(100, '1') + "'"), {"100", "at most"});
-  check_usage_error(run_attend(model + svg), {"no input"});
-  // one bad input among good ones: nothing is printed or written
-  const Run mixed = run_attend(model + svg + "'May 9, 2018' 'May 9, 2018 ☃'");
-  check_usage_error(mixed, {"☃"});
-  BOOST_TEST(mixed.out.empty());
-  check_usage_error(run_attend(model + "--svg '" + scratch.path("nowhere/h.svg") + "' 'May 9, 2018'"), {"does not exist"});
-  check_usage_error(run_attend(model + "\"$(printf '\\377\\376')\""), {"UTF-8"});
-  BOOST_TEST(!exists(scratch.path("h.svg")));
-}
+// Every error case (a bad value for each flag, missing and broken files, bad inputs) is a row of the table in
+// docs/reliability.md, run by test_bad_input.cpp.
 
 BOOST_AUTO_TEST_CASE(the_vanilla_decoder_has_no_heatmap) {
   Scratch scratch;
@@ -361,41 +239,19 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
                     {"moved.tsv", "not the file the model was trained on"});
 }
 
-BOOST_AUTO_TEST_CASE(translation_data_errors) {
+BOOST_AUTO_TEST_CASE(bad_lines_are_skipped_and_counted_on_request) {
   Scratch scratch;
-  const std::string out = " --out '" + scratch.path("m.safetensors") + "'";
-  const std::string data = spanish_english(scratch, 300);
-  const std::string small = " --valid-size 10 --test-size 10 --hidden 8 --embed 4 --epochs 1";
-  check_usage_error(run_attend("train --task pairs" + out), {"--data"});
-  check_usage_error(run_attend("train --task pairs --data '" + scratch.path("none.tsv") + "'" + out),
-                    {"none.tsv", "cannot open"});
-  check_usage_error(run_attend("train --task pairs --data '" + scratch.dir + "'" + out), {"is a directory"});
   {
-    std::ofstream(scratch.path("empty.tsv"));
     std::ofstream(scratch.path("bad-lines.tsv"))
         << "Hola.\tHello.\nAdiós. Goodbye.\nGracias.\tThanks.\nSí.\tYes.\nNo.\tNo.\nVale.\tOkay.\n";
   }
-  check_usage_error(run_attend("train --task pairs --data '" + scratch.path("empty.tsv") + "'" + out), {"empty file"});
-  check_usage_error(run_attend("data --task pairs --data '" + scratch.path("bad-lines.tsv") + "'"),
-                    {"bad-lines.tsv:2:", "no TAB", "--skip-bad-lines"});
-  // skipped on request, and counted (then too few sentences to hold out 10 + 10)
+  // skipped, and counted (then too few sentences to hold out 10 + 10)
   check_usage_error(run_attend("data --task pairs --skip-bad-lines --data '" + scratch.path("bad-lines.tsv") + "'"),
                     {"5 distinct source sentences"});
   const Run skipped = run_attend("data --task pairs --skip-bad-lines --valid-size 1 --test-size 1 --data '" +
                                  scratch.path("bad-lines.tsv") + "'");
   BOOST_TEST(skipped.status == 0, skipped.err);
   BOOST_TEST(skipped.out.find("1 bad lines skipped") != std::string::npos, skipped.out);
-  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source fra" + small + out),
-                    {"\"fra\"", "spa (column 1)", "eng (column 2)"});
-  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source eng --target eng" + small + out),
-                    {"same column"});
-  check_usage_error(run_attend("train --task pairs --data '" + data + "' --source-tokens bytes" + out), {"bytes"});
-  check_usage_error(run_attend("train --task dates --data '" + data + "'" + out), {"--data", "only for --task pairs"});
-  check_usage_error(run_attend("data --task pairs --data '" + data + "' --write '" + data + "'"), {"not a folder"});
-  check_usage_error(run_attend("data --task pairs --data '" + data + "' --valid-size 10 --test-size 10 --write '" +
-                               scratch.path("no/such/folder") + "'"),
-                    {"cannot create the folder"});
-  BOOST_TEST(!exists(scratch.path("m.safetensors")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

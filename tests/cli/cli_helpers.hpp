@@ -1,0 +1,87 @@
+// What the cli suites share: a scratch folder, running the `attend` program as a user does, and the error contract.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+
+namespace cli_test {
+
+// A scratch folder for one test, removed afterwards.
+struct Scratch {
+  std::string dir;
+  Scratch() {
+    char pattern[] = "/tmp/attend-cli-XXXXXX";
+    dir = mkdtemp(pattern);
+  }
+  ~Scratch() { (void)std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string& name) const { return dir + "/" + name; }
+};
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline bool exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
+}
+
+// Runs `attend <args>` (args already shell-quoted) with `input` on standard input.
+inline Run run_attend(const std::string& args, const std::string& input = "") {
+  Scratch io;
+  {
+    std::ofstream(io.path("in")) << input;
+  }
+  const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " < '" +
+                              io.path("in") + "' > '" + io.path("out") + "' 2> '" + io.path("err") + "'";
+  const int raw = std::system(command.c_str());
+  Run run;
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = read_file(io.path("out"));
+  run.err = read_file(io.path("err"));
+  return run;
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The error contract: status 2, exactly one line on standard error, starting "attend: error:" and naming `part`.
+inline void check_usage_error(const Run& run, const std::vector<std::string>& parts) {
+  BOOST_TEST(run.status == 2);
+  const auto lines = lines_of(run.err);
+  BOOST_TEST(lines.size() == 1u, "standard error: " << run.err);
+  BOOST_TEST(run.err.rfind("attend: error: ", 0) == 0u, "standard error: " << run.err);
+  for (const auto& part : parts) {
+    BOOST_TEST(run.err.find(part) != std::string::npos, "\"" << part << "\" not in: " << run.err);
+  }
+}
+
+inline std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace cli_test

@@ -1,0 +1,159 @@
+// The bad-input table of docs/reliability.md, one test per row: every row is a command that must fail with one line on
+// standard error naming the problem, the exit status of its row (2: usage or input, 1: anything else), nothing on
+// standard output and no file written or changed. The table in the docs is the test's data, so the two cannot drift
+// apart: a row added to the docs is a test, and a row whose message changes fails.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <regex>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+
+#include "nn/checkpoint.hpp"
+#include "nn/layers.hpp"
+#include "tests/cli/cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+struct Row {
+  std::string name;                // the "case" column
+  std::string command;             // a shell command; $F the fixtures, $OUT an empty folder
+  int status = 0;
+  std::vector<std::string> parts;  // what the line must name
+};
+
+std::ostream& operator<<(std::ostream& out, const Row& row) { return out << row.name << ": " << row.command; }
+
+// The rows of the table after the marker "<!-- bad-input table" in docs/reliability.md.
+std::vector<Row> table_rows() {
+  std::ifstream in(std::string(ATTEND_SOURCE_DIR) + "/docs/reliability.md");
+  std::vector<Row> rows;
+  bool inside = false;
+  const std::regex quoted("`([^`]*)`");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("<!-- bad-input table", 0) == 0) {
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.empty() || line[0] != '|') {
+      if (!rows.empty()) break;  // the end of the table
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::size_t at = 1;
+    for (std::size_t bar = line.find(" | ", at); bar != std::string::npos; bar = line.find(" | ", at)) {
+      cells.push_back(line.substr(at, bar - at));
+      at = bar + 3;
+    }
+    cells.push_back(line.substr(at, line.size() - at - 1));
+    if (cells.size() != 4 || cells[1].size() < 2 || cells[1].front() != '`') continue;  // the heading and its rule
+    Row row;
+    row.name = cells[0];
+    row.command = cells[1].substr(1, cells[1].size() - 2);
+    row.status = std::stoi(cells[2]);
+    for (std::sregex_iterator m(cells[3].begin(), cells[3].end(), quoted), end; m != end; ++m) row.parts.push_back((*m)[1]);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Writes `text` to `path`.
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// The fixtures the rows refer to, made once: small models of each kind and files that are wrong in one way each.
+const std::string& fixtures() {
+  static Scratch scratch;
+  static bool made = false;
+  if (made) return scratch.dir;
+  const std::string f = scratch.dir;
+  const std::string tiny = "--train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 --embed 4 --batch 32 ";
+  BOOST_TEST_REQUIRE(run_attend("train --task dates " + tiny + "--out " + f + "/dates.safetensors").status == 0);
+  BOOST_TEST_REQUIRE(run_attend("train --decoder vanilla " + tiny + "--out " + f + "/vanilla.safetensors").status == 0);
+  {
+    std::ifstream in(std::string(ATTEND_SHARED_DATA) + "/tatoeba/spa-eng.tsv");
+    BOOST_TEST_REQUIRE(in.good(), "the cli tests read ../shared/data (-Dshared_data=FOLDER)");
+    std::ofstream out(f + "/spa-eng.tsv");
+    std::string line;
+    for (int k = 0; k < 300 && std::getline(in, line); ++k) out << line << "\n";
+  }
+  BOOST_TEST_REQUIRE(run_attend("train --task pairs --data " + f + "/spa-eng.tsv --valid-size 10 --test-size 10 "
+                                "--min-count 1 --epochs 1 --hidden 8 --embed 4 --out " + f + "/pairs.safetensors").status == 0);
+  const std::string model = read_file(f + "/dates.safetensors");
+  write(f + "/half.safetensors", model.substr(0, model.size() / 2));
+  write(f + "/junk.safetensors", "this is not a checkpoint at all");
+  attend::Rng rng(1);
+  attend::nn::Linear<float> layer(2, 3, rng);
+  attend::nn::save_checkpoint<float>(f + "/linear.safetensors", layer.parameters(), {{"note", "a layer"}});
+  write(f + "/empty.tsv", "");
+  write(f + "/no-tab.tsv", "Hola.\tHello.\nAdiós. Goodbye.\nGracias.\tThanks.\n");
+  write(f + "/latin1.tsv", "Hola.\tHello.\nSí.\tYes.\nAdi\xf3s.\tGoodbye.\n");
+  write(f + "/changed.tsv", read_file(f + "/spa-eng.tsv") + "Hola.\tHello.\n");
+  made = true;
+  return scratch.dir;
+}
+
+// Every file below `dir` with its size and modification time.
+std::map<std::string, std::string> listing(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* entry = readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      struct stat info {};
+      stat((dir + "/" + name).c_str(), &info);
+      files[name] = std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
+                    std::to_string(info.st_mtim.tv_nsec);
+    }
+    closedir(d);
+  }
+  return files;
+}
+
+std::string replace_all(std::string text, const std::string& what, const std::string& with) {
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size())) {
+    text.replace(at, what.size(), with);
+  }
+  return text;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(bad_input)
+
+BOOST_AUTO_TEST_CASE(the_table_is_there) {
+  BOOST_TEST(table_rows().size() >= 80u, "docs/reliability.md's bad-input table has " << table_rows().size() << " rows");
+}
+
+BOOST_DATA_TEST_CASE(row, boost::unit_test::data::make(table_rows()), row) {
+  const std::string f = fixtures();
+  const auto before = listing(f);
+  Scratch out;
+  Scratch io;
+  const std::string program = ATTEND_EXE;
+  const std::string folder = program.substr(0, program.find_last_of('/'));
+  write(io.path("row.sh"), "F='" + f + "'\nOUT='" + out.dir + "'\nPATH='" + folder + "':\"$PATH\"\n" + row.command + "\n");
+  const std::string command = "OPENBLAS_NUM_THREADS=1 sh '" + io.path("row.sh") + "' < /dev/null > '" + io.path("out") +
+                              "' 2> '" + io.path("err") + "'";
+  const int raw = std::system(command.c_str());
+  const int status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  const std::string err = read_file(io.path("err"));
+  BOOST_TEST(status == row.status, "exit status " << status << "; standard error: " << err);
+  BOOST_TEST(lines_of(err).size() == 1u, "standard error: " << err);
+  BOOST_TEST(err.rfind("attend: error: ", 0) == 0u, "standard error: " << err);
+  for (const std::string& part : row.parts) {
+    const std::string expected = replace_all(replace_all(part, "$F", f), "$OUT", out.dir);
+    BOOST_TEST(err.find(expected) != std::string::npos, "\"" << expected << "\" not in: " << err);
+  }
+  BOOST_TEST(read_file(io.path("out")).empty(), "standard output: " << read_file(io.path("out")));
+  BOOST_TEST(listing(out.dir).empty(), "a file was written in $OUT");
+  BOOST_TEST((listing(f) == before), "a fixture was written");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

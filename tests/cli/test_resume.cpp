@@ -1,0 +1,176 @@
+// Interrupted work (apps/train.cpp): SIGINT or SIGTERM finish the step, save the training state and exit 128 + the
+// signal; `attend train --resume` goes on from it and ends with the same bits as a run that was never interrupted;
+// a loss that turns NaN stops training before the update, with every file on disk as it was.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <thread>
+
+#include "nn/checkpoint.hpp"
+#include "tests/cli/cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+// Training long enough (3 epochs of 32 steps, dropout between two layers so that a random generator is part of the
+// state) that a signal can land anywhere in it.
+const std::string training =
+    "train --task dates --train-size 2048 --valid-size 32 --test-size 16 --epochs 3 --hidden 32 --embed 8 "
+    "--layers 2 --dropout 0.2 --batch 64 --seed 5 --log-every 1 ";
+
+// The tensors of a checkpoint, as bytes by name: the data section after the header (the header's metadata holds
+// times, which differ between runs).
+std::string tensor_bytes(const std::string& path) {
+  const std::string file = read_file(path);
+  BOOST_TEST_REQUIRE(file.size() > 8u, path);
+  std::uint64_t header = 0;
+  for (int k = 7; k >= 0; --k) header = header * 256 + static_cast<unsigned char>(file[static_cast<std::size_t>(k)]);
+  return file.substr(8 + header);
+}
+
+// Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
+// there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
+int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number) {
+  const pid_t pid = fork();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string command = std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args +
+                                " > /dev/null 2> '" + err + "'";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string mark = "step " + std::to_string(step) + "/";
+  bool sent = false;
+  for (int polls = 0; polls < 600000 && !sent; ++polls) {
+    int raw = 0;
+    if (waitpid(pid, &raw, WNOHANG) == pid) return -1;
+    if (read_file(err).find(mark) != std::string::npos) {
+      kill(pid, signal_number);
+      sent = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  int raw = 0;
+  waitpid(pid, &raw, 0);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(resume)
+
+BOOST_AUTO_TEST_CASE(a_resumed_run_ends_with_the_same_bits) {
+  Scratch scratch;
+  const Run whole = run_attend(training + "--out '" + scratch.path("a.safetensors") + "'");
+  BOOST_TEST_REQUIRE(whole.status == 0, whole.err);
+  BOOST_TEST_REQUIRE(exists(scratch.path("a.last.safetensors")));
+  const std::string final_state = tensor_bytes(scratch.path("a.last.safetensors"));
+  const std::string best = tensor_bytes(scratch.path("a.safetensors"));
+
+  // a random step in each epoch (the signal may land a step or two later: whatever step it stops at must resume)
+  std::random_device device;
+  std::mt19937 pick(device());
+  const std::size_t steps[] = {std::uniform_int_distribution<std::size_t>(1, 31)(pick),
+                               std::uniform_int_distribution<std::size_t>(33, 63)(pick),
+                               std::uniform_int_distribution<std::size_t>(65, 94)(pick)};
+  int signals[] = {SIGINT, SIGTERM, SIGINT};
+  for (int k = 0; k < 3; ++k) {
+    const std::string name = "b" + std::to_string(k);
+    const std::string out = scratch.path(name + ".safetensors");
+    const std::string last = scratch.path(name + ".last.safetensors");
+    const std::string err = scratch.path(name + ".err");
+    const int status = train_and_signal(training + "--out '" + out + "'", err, steps[k], signals[k]);
+    const std::string log = read_file(err);
+    BOOST_TEST_INFO("signal " << signals[k] << " after the line of step " << steps[k] << "\n" << log);
+    BOOST_TEST_REQUIRE(status == 128 + signals[k]);
+    BOOST_TEST(log.find(signals[k] == SIGINT ? "stopped by SIGINT" : "stopped by SIGTERM") != std::string::npos);
+    BOOST_TEST(log.find("attend train --resume " + last) != std::string::npos);
+    BOOST_TEST_REQUIRE(exists(last));
+    BOOST_TEST(tensor_bytes(last) != final_state);  // it did stop early
+
+    const Run resumed = run_attend("train --resume '" + last + "'");
+    BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+    BOOST_TEST(resumed.err.find("resuming") != std::string::npos, resumed.err);
+    BOOST_TEST((tensor_bytes(last) == final_state));  // weights and optimizer state, bit for bit
+    BOOST_TEST((tensor_bytes(out) == best));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
+  // two epochs, then a third by --resume --epochs 3: the same bits as three epochs at once
+  Scratch scratch;
+  const std::string small = "train --task dates --train-size 256 --valid-size 16 --test-size 16 --hidden 8 --embed 4 "
+                            "--batch 32 --seed 2 ";
+  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 3 --out '" + scratch.path("a.safetensors") + "'").status == 0);
+  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 2 --out '" + scratch.path("b.safetensors") + "'").status == 0);
+  const std::string last = scratch.path("b.last.safetensors");
+  check_usage_error(run_attend("train --resume '" + last + "'"), {last, "finished its 2 epochs", "--epochs"});
+  const Run more = run_attend("train --resume '" + last + "' --epochs 3");
+  BOOST_TEST_REQUIRE(more.status == 0, more.err);
+  BOOST_TEST((tensor_bytes(last) == tensor_bytes(scratch.path("a.last.safetensors"))));
+  // the step limit, likewise
+  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 3 --max-steps 5 --out '" + scratch.path("c.safetensors") + "'").status == 0);
+  const std::string c_last = scratch.path("c.last.safetensors");
+  check_usage_error(run_attend("train --resume '" + c_last + "'"), {"step limit of 5", "--max-steps"});
+  BOOST_TEST_REQUIRE(run_attend("train --resume '" + c_last + "' --max-steps 0").status == 0);
+  BOOST_TEST((tensor_bytes(c_last) == tensor_bytes(scratch.path("a.last.safetensors"))));
+}
+
+BOOST_AUTO_TEST_CASE(resume_errors) {
+  Scratch scratch;
+  check_usage_error(run_attend("train --resume '" + scratch.path("none.safetensors") + "'"), {"none.safetensors", "no such file"});
+  check_usage_error(run_attend("train --resume x.safetensors --hidden 8"), {"--hidden", "--resume"});
+  check_usage_error(run_attend("train --resume x.safetensors --task pairs"), {"--task", "--resume"});
+  check_usage_error(run_attend("train --resume x.safetensors --lr 0.1"), {"--lr", "--resume"});
+  // a checkpoint that is not an attend model
+  {
+    std::ofstream(scratch.path("junk.safetensors")) << "not a checkpoint";
+  }
+  check_usage_error(run_attend("train --resume '" + scratch.path("junk.safetensors") + "'"), {"junk.safetensors"});
+}
+
+BOOST_AUTO_TEST_CASE(a_nan_stops_training_before_the_update) {
+  Scratch scratch;
+  const std::string out = scratch.path("m.safetensors");
+  const std::string last = scratch.path("m.last.safetensors");
+  const Run run = run_attend("train --task dates --train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 "
+                             "--embed 4 --batch 32 --out '" + out + "'");
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  // one weight of the saved state set to NaN, as a diverged update would leave it
+  std::string bytes = read_file(last);
+  std::size_t offset = bytes.size();
+  for (const auto& tensor : attend::nn::list_checkpoint(last)) {
+    if (tensor.name == "decoder.output.b") offset = static_cast<std::size_t>(tensor.begin);  // every logit turns NaN
+  }
+  BOOST_TEST_REQUIRE(offset < bytes.size());
+  std::uint64_t header = 0;
+  for (int k = 7; k >= 0; --k) header = header * 256 + static_cast<unsigned char>(bytes[static_cast<std::size_t>(k)]);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(&bytes[8 + header + offset], &nan, sizeof nan);
+  {
+    std::ofstream(last, std::ios::binary) << bytes;
+  }
+  const std::string best_before = read_file(out);
+  const Run diverged = run_attend("train --resume '" + last + "' --epochs 2");
+  BOOST_TEST(diverged.status == 1);
+  BOOST_TEST(lines_of(diverged.err).back().find("attend: error: training diverged at step 5 (loss ") == 0u, diverged.err);
+  BOOST_TEST(lines_of(diverged.err).back().find("nan") != std::string::npos, diverged.err);
+  BOOST_TEST(diverged.err.find("the best model so far") != std::string::npos, diverged.err);
+  BOOST_TEST((read_file(last) == bytes));  // nothing written over the last good files
+  BOOST_TEST((read_file(out) == best_before));
+  // anomaly detection names the op that made the first NaN
+  const Run anomaly = run_attend("train --resume '" + last + "' --epochs 2 --detect-anomaly");
+  BOOST_TEST(anomaly.status == 1);
+  BOOST_TEST(anomaly.err.find("attend: error: step 5: anomaly detection: node ") != std::string::npos, anomaly.err);
+  BOOST_TEST(anomaly.err.find("nan in its output") != std::string::npos, anomaly.err);
+  BOOST_TEST((read_file(last) == bytes));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
