@@ -254,7 +254,11 @@ int run_train(const TrainOptions& given) {
   nn::Adam<float> adam(model.parameters(), {options.learning_rate});
   if (!options.resume.empty()) {
     // the weights again, and the optimizer's state: everything checked before anything changes
-    nn::load_checkpoint(options.resume, model.parameters(), adam.state_slots());
+    try {
+      nn::load_checkpoint(options.resume, model.parameters(), adam.state_slots());
+    } catch (const std::exception& e) {
+      throw InputError("--resume " + options.resume + ": no optimizer state to go on from (" + e.what() + ")");
+    }
   }
   Rng order_rng;
   order_rng.set_state(state.epoch_order);
