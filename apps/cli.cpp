@@ -64,6 +64,21 @@ CLI::Validator seed_number() {
 
 const std::size_t many = 100000000;  // a bound for counts (pairs, steps, epochs)
 
+// `text` on one line, for an error that quotes an argument: an argument may hold a line break ("\n" shown instead)
+std::string one_line(const std::string& text) {
+  std::string line;
+  for (const char c : text) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else {
+      line += c;
+    }
+  }
+  return line;
+}
+
 void add_threads(CLI::App& command, std::size_t& threads) {
   command.add_option("--threads", threads, "OpenBLAS threads for the matrix products")
       ->check(whole(64))
@@ -238,7 +253,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data"};
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
       std::find(commands.begin(), commands.end(), args[0]) == commands.end()) {
-    line.error = "unknown command \"" + args[0] + "\" (expected train, eval, predict, translate or data; see attend --help)";
+    line.error = "unknown command \"" + one_line(args[0]) + "\" (expected train, eval, predict, translate or data; see attend --help)";
     line.status = 2;
     return line;
   }
@@ -254,7 +269,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       line.output = out.str();
       line.status = 0;
     } else {
-      line.error = std::string(e.what()) + " (see attend --help)";
+      line.error = one_line(e.what()) + " (see attend --help)";
       line.status = 2;
     }
     return line;

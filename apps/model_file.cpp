@@ -18,6 +18,25 @@ namespace {
 constexpr const char* format_name = "attend-seq2seq";
 constexpr int format_version = 1;
 
+// Every weight of the model is a tensor of the file, so a configuration that asks for more weights than the file holds
+// is damaged: refused here, before building the model would allocate (and initialise) what it asks for, which a few
+// edited digits can make gigabytes, or a million layers.
+void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& config) {
+  const std::vector<nn::CheckpointTensor> tensors = nn::list_checkpoint(path);
+  std::uint64_t bytes = 0;  // of all tensors together: more than their elements
+  for (const auto& t : tensors) bytes += t.end - t.begin;
+  const auto fits = [bytes](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t product = 0;
+    return !__builtin_mul_overflow(a, b, &product) && product <= bytes;
+  };
+  // the embeddings (V × E), one recurrent weight (H × H), the attention's (A × H), a tensor or more per layer
+  if (!fits(config.source_vocab_size, config.embedding_dim) || !fits(config.target_vocab_size, config.embedding_dim) ||
+      !fits(config.hidden_size, config.hidden_size) || !fits(config.attention_size, config.hidden_size) ||
+      config.num_layers > tensors.size()) {
+    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
+  }
+}
+
 }  // namespace
 
 void save_model_file(const std::string& path, const ModelFile& file, const nn::Optimizer<float>* optimizer) {
@@ -55,12 +74,11 @@ ModelFile load_model_file(const std::string& path) {
         config.target_vocab_size != file.target_vocabulary.size()) {
       throw InputError("model file " + path + ": the vocabulary sizes do not match the model configuration");
     }
+    check_sizes_fit(path, config);
     file.model = std::make_unique<models::Seq2seq<float>>(config);
     file.training = metadata.value("training", nlohmann::json::object());
     // the optimizer's state is only needed to go on training
     nn::load_checkpoint(path, file.model->parameters(), {}, {"optimizer."});
-  } catch (const InputError&) {
-    throw;
   } catch (const std::exception& e) {
     const std::string what = e.what();
     // checkpoint errors already name the file

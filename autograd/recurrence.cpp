@@ -134,9 +134,11 @@ Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const V
     state = y.data() + t * H;
     state_stride = Tn * H;
   }
+  // B, Tn and H are copied by init-captures: C++17 cannot capture a structured binding (GCC allows it, clang refuses)
   return tape.record(
       "gru_sequence", std::move(y), {gx, W_hh, b_hh, h0},
-      [B, Tn, H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev)](BackwardContext<T>& c) {
+      [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved),
+       h_prev = std::move(h_prev)](BackwardContext<T>& c) {
         const T* dy = c.dy().data();
         const T* W = c.x(1).data();
         // gate gradients of every step: through gx ([R, Z, N]) and through gh ([R, Z, r N])
@@ -214,7 +216,7 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
   }
   return tape.record(
       "lstm_sequence", std::move(y), {gx, W_hh, b_hh, h0, c0},
-      [B, Tn, H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev),
+      [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev),
        c_prev = std::move(c_prev)](BackwardContext<T>& c) {
         const T* dhs = c.dy().data();           // ∂loss/∂h_t: (B, T, H)
         const T* dcs = c.dy().data() + B * Tn * H;  // ∂loss/∂c_t

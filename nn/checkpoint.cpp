@@ -178,6 +178,8 @@ nlohmann::json parse_metadata(const std::string& path, const nlohmann::json& blo
     return nlohmann::json::parse(text->get<std::string>());
   } catch (const nlohmann::json::parse_error& e) {
     fail(path, "__metadata__[\"attend\"] is not valid JSON (error at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range&) {
+    fail(path, "__metadata__[\"attend\"] holds a number too large for a double");
   }
 }
 
@@ -218,6 +220,9 @@ Header read_header(const std::string& path, const Fd& fd) {
   } catch (const nlohmann::json::parse_error& e) {
     fail(path, "the header is not valid JSON (error at byte " + std::to_string(e.byte) + " of " +
                    std::to_string(header_size) + ")");
+  } catch (const nlohmann::json::out_of_range&) {
+    // nlohmann reports a number past the range of a double (1e400) as out_of_range, not as a parse error
+    fail(path, "the header holds a number too large for a double");
   }
   if (!json.is_object() || text.front() != '{') fail(path, "the header is not a JSON object");
 
