@@ -3,6 +3,8 @@
 // tokens_per_s, fwd_grad_median_s, fwd_nograd_median_s, peak_rss_mib, ...), plus the "BLAS-bound" step: the step's
 // matrix products timed with sgemm alone, on the model's own shapes, in this run. bench/compare runs it side by side
 // with the reference; docs/performance.md reports the figures. How to run: bench/README.md.
+// For long runs, --rss-at STEPS records the peak and current RSS and the tensor cache's counters after chosen training
+// steps (does memory stay flat over thousands of steps?), and --tensor-cache-mib lowers the cache's limit.
 //
 // The model (exactly the reference's; batch-first here, which changes no number):
 //   x = src_emb(src) (B, S, E);  h_1..h_S, s_0 = encoder(x)              1-layer GRU or LSTM, hidden H
@@ -16,6 +18,7 @@
 //
 // This file includes OpenBLAS's <cblas.h> (for the sgemm timings), so it must not include xtensor-blas.
 #include <cblas.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <xmmintrin.h>
 
@@ -34,6 +37,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "autograd/memory.hpp"
 #include "autograd/ops.hpp"
 #include "models/attention.hpp"
 #include "nn/checkpoint.hpp"
@@ -202,6 +206,53 @@ double current_rss_mib() {
   return 0.0;
 }
 
+// Memory after one training step (--rss-at): the process's peak and current RSS, the tensor cache's counters
+// (autograd/memory.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
+struct MemoryPoint {
+  std::size_t step = 0;   // training steps done, warm-up included
+  double seconds = 0;     // since the first training step
+  double peak_rss_mib = 0, rss_mib = 0;
+  TensorMemoryStats tensors;  // in_use, cached, peak_in_use (a sum of per-thread peaks), allocations, cache_hits
+  double malloc_in_use_mib = 0, malloc_free_mib = 0;
+};
+
+constexpr double mib = 1024.0 * 1024.0;
+
+double round1(double x) { return std::round(x * 10) / 10; }
+
+json to_json(const MemoryPoint& m) {
+  return {
+      {"step", m.step},
+      {"seconds", round1(m.seconds)},
+      {"peak_rss_mib", round1(m.peak_rss_mib)},
+      {"rss_mib", round1(m.rss_mib)},
+      {"tensor_in_use_mib", round1(double(m.tensors.in_use) / mib)},
+      {"tensor_cached_mib", round1(double(m.tensors.cached) / mib)},
+      {"tensor_peak_in_use_mib", round1(double(m.tensors.peak_in_use) / mib)},
+      {"tensor_allocations", m.tensors.allocations},
+      {"tensor_cache_hits", m.tensors.cache_hits},
+      {"malloc_in_use_mib", round1(m.malloc_in_use_mib)},
+      {"malloc_free_mib", round1(m.malloc_free_mib)},
+  };
+}
+
+// "step 100: peak RSS 37.7 MiB, RSS 37.6 MiB; tensors 1.2 MiB in use, 12.3 MiB cached, …"; `before` is the previous
+// point (for the share of allocations the cache served in between), or null.
+std::string describe(const MemoryPoint& m, const MemoryPoint* before) {
+  const std::size_t allocations = m.tensors.allocations - (before ? before->tensors.allocations : 0);
+  const std::size_t hits = m.tensors.cache_hits - (before ? before->tensors.cache_hits : 0);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "step %zu: peak RSS %.1f MiB, RSS %.1f MiB; tensors %.1f MiB in use, %.1f MiB cached, per-thread "
+                "peaks %.1f MiB; %.3f%% of %zu allocations since %s from the cache; malloc %.1f MiB in use, %.1f MiB "
+                "free; %.1f s",
+                m.step, m.peak_rss_mib, m.rss_mib, double(m.tensors.in_use) / mib, double(m.tensors.cached) / mib,
+                double(m.tensors.peak_in_use) / mib, allocations ? 100.0 * double(hits) / double(allocations) : 0.0,
+                allocations, before ? ("step " + std::to_string(before->step)).c_str() : "the start",
+                m.malloc_in_use_mib, m.malloc_free_mib, m.seconds);
+  return line;
+}
+
 // One matrix product of the forward pass, C (m, n) = A (m, k) · B (k, n), done `count` times per step.
 struct Product {
   std::size_t m, n, k, count;
@@ -293,6 +344,8 @@ int main(int argc, char** argv) {
   int threads = 2, warmup = 5, steps = 30, fwd_steps = 30, blas_reps = 5;
   std::uint64_t seed = 0;
   bool print_losses = false, no_blas = false, flush_to_zero = false;
+  std::vector<std::size_t> rss_at;
+  double cache_mib = -1;
   app.add_option("--config", config_name, "small (B=32 S=32 T=12 E=64 H=128) or large (B=64 S=50 T=20 E=256 H=512)")
       ->check(CLI::IsMember({"small", "large"}));
   app.add_option("--cell", cell_name, "gru or lstm")->check(CLI::IsMember({"gru", "lstm"}));
@@ -317,10 +370,27 @@ int main(int argc, char** argv) {
                "set FTZ and DAZ (subnormal floats read and written as 0) before any thread starts; the batch shards' "
                "threads inherit it");
   app.add_option("--blas-reps", blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
+  app.add_option("--rss-at", rss_at,
+                 "after these training steps (comma-separated, counted from the first warm-up step, at most "
+                 "warmup + steps) record peak and current RSS and the tensor cache's counters: a line each, and "
+                 "\"rss_at\" in the JSON line")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tensor-cache-mib", cache_mib,
+                 "the most MiB of freed tensor blocks each thread keeps for reuse (autograd/memory.hpp; default 1024)")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
+  std::sort(rss_at.begin(), rss_at.end());
+  rss_at.erase(std::unique(rss_at.begin(), rss_at.end()), rss_at.end());
+  if (!rss_at.empty() && rss_at.back() > std::size_t(warmup) + std::size_t(steps)) {
+    std::fprintf(stderr, "seq2seq: --rss-at %zu is beyond the run's %d warm-up + %d timed steps\n", rss_at.back(),
+                 warmup, steps);
+    return 2;
+  }
 
   try {
     if (flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+    if (cache_mib >= 0) set_tensor_cache_limit(static_cast<std::size_t>(cache_mib * mib));
     const bool batch_parallel = parallelism == "batch";
     openblas_set_num_threads(batch_parallel ? 1 : threads);
     const Config c = config_named(config_name);
@@ -375,22 +445,68 @@ int main(int argc, char** argv) {
           },
           grad);
     };
-    auto timed = [](const auto& fn, int n, std::vector<double>* cpu = nullptr) {
+    auto timed = [](const auto& fn, int n) {
       std::vector<double> wall;
       for (int i = 0; i < n; ++i) {
-        const std::clock_t c0 = std::clock();
         const auto start = Clock::now();
         fn();
         wall.push_back(seconds_since(start));
-        if (cpu) cpu->push_back(double(std::clock() - c0) / CLOCKS_PER_SEC);
       }
       return wall;
     };
 
-    for (int w = 0; w < warmup; ++w) train_step();
+    // --rss-at: the memory after a step, read outside the timed part. The tensor counters are per thread, so each
+    // shard's thread reads its own, in a forward pass that records nothing (it clears the shards' tapes, as the next
+    // step would, so the last step's blocks are counted as cached).
+    std::vector<MemoryPoint> memory_points;
+    std::size_t steps_done = 0;
+    const Clock::time_point training_start = Clock::now();
+    auto after_step = [&] {
+      ++steps_done;
+      if (!std::binary_search(rss_at.begin(), rss_at.end(), steps_done)) return;
+      MemoryPoint m;
+      m.step = steps_done;
+      m.seconds = seconds_since(training_start);
+      m.peak_rss_mib = peak_rss_mib();
+      m.rss_mib = current_rss_mib();
+      const std::size_t shards = parallel.threads();
+      std::vector<TensorMemoryStats> per_thread(shards);
+      parallel.forward(shards, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t) {
+        per_thread[begin] = tensor_memory_stats();  // one row per shard: shard k starts at row k
+        return nn::ShardLoss<float>{shard_tape.constant(Tensor<float>::scalar(0.f)), 1.0};
+      });
+      for (const TensorMemoryStats& t : per_thread) {
+        m.tensors.in_use += t.in_use;
+        m.tensors.cached += t.cached;
+        m.tensors.peak_in_use += t.peak_in_use;
+        m.tensors.allocations += t.allocations;
+        m.tensors.cache_hits += t.cache_hits;
+      }
+      const struct mallinfo2 heap = mallinfo2();
+      m.malloc_in_use_mib = double(heap.uordblks + heap.hblkhd) / mib;
+      m.malloc_free_mib = double(heap.fordblks) / mib;
+      std::printf("rss-at %s\n", describe(m, memory_points.empty() ? nullptr : &memory_points.back()).c_str());
+      std::fflush(stdout);
+      memory_points.push_back(m);
+    };
+
+    losses.reserve(std::size_t(warmup) + std::size_t(steps));
+    for (int w = 0; w < warmup; ++w) {
+      train_step();
+      after_step();
+    }
     const double rss_after_warmup = current_rss_mib();
-    std::vector<double> cpu;
-    const std::vector<double> wall = timed(train_step, steps, &cpu);
+    std::vector<double> cpu, wall;
+    cpu.reserve(steps);
+    wall.reserve(steps);
+    for (int i = 0; i < steps; ++i) {
+      const std::clock_t c0 = std::clock();
+      const auto start = Clock::now();
+      train_step();
+      wall.push_back(seconds_since(start));
+      cpu.push_back(double(std::clock() - c0) / CLOCKS_PER_SEC);
+      after_step();
+    }
     const double rss_after_steps = current_rss_mib();
     const double peak_training = peak_rss_mib();
     for (int w = 0; w < 3; ++w) forward_only(true);
@@ -438,6 +554,18 @@ int main(int argc, char** argv) {
       res["blas_bound_fraction"] = bound / med;
     }
     if (print_losses) res["losses"] = losses;
+    if (cache_mib >= 0 || !memory_points.empty()) {
+      res["tensor_cache_limit_mib"] = round1(double(tensor_cache_limit()) / mib);
+    }
+    if (!memory_points.empty()) {
+      json points = json::array();
+      for (const MemoryPoint& m : memory_points) points.push_back(to_json(m));
+      res["rss_at"] = points;
+      const MemoryPoint &first = memory_points.front(), &last = memory_points.back();
+      std::printf("rss-at peak RSS after step %zu: %.1f MiB, after step %zu: %.1f MiB (%+.1f MiB); RSS %.1f → %.1f MiB\n",
+                  first.step, first.peak_rss_mib, last.step, last.peak_rss_mib, last.peak_rss_mib - first.peak_rss_mib,
+                  first.rss_mib, last.rss_mib);
+    }
     double load[1] = {0};
     if (getloadavg(load, 1) == 1) res["loadavg1"] = load[0];
     std::printf("%s\n", res.dump().c_str());

@@ -42,7 +42,11 @@ load_state_dict(strict=True), and this model then decodes exactly as `attend pre
 Initialisation: PyTorch's own defaults (nn.Linear, nn.GRU/LSTM, nn.GRUCell/LSTMCell: U(-1/√fan_in, 1/√fan_in);
 nn.Embedding: N(0, 1) with the padding row 0), drawn from torch.manual_seed(--seed). attend draws from the same
 distributions with its own generator, so the two runs start from different weights of the same kind: the comparison is
-between trainings, not between identical weights.
+between trainings, not between identical weights. With --init FILE the weights are instead those of an attend model
+file, loaded with load_state_dict(strict=True) under PyTorch's names (attend's encoder.rnn.layers.0.forward.W_ih ↔
+encoder.rnn.weight_ih_l0 and so on, read_attend_model): bench/translate_setup writes the weights `attend train` starts
+from. The file's model configuration (decoder, cell, sizes, layers, directions, input feeding) must be the one the flags
+ask for, and its vocabularies must be the data folder's, token for token; the file's optimizer state is ignored.
 
 Training: Adam (PyTorch defaults β = (0.9, 0.999), ε = 1e-8; --lr, default 2e-3 like `attend train`), gradient
 clipping by global norm (--clip, default 1.0, torch.nn.utils.clip_grad_norm_, which attend's clip_grad_norm copies),
@@ -50,6 +54,14 @@ exactly --steps optimizer steps, epochs repeated as needed. Batches as attend's 
 each epoch shuffles the pairs, sorts windows of 32 batches' worth of pairs by source length (stable), cuts them into
 batches and shuffles the batches; the generator is Python's random.Random(--seed), so the order is attend's in kind but
 not the same permutation. Sources are not given an end token (attend's source ids are just the tokens).
+With --order FILE the training pairs and the batches are instead exactly those of FILE, as bench/translate_setup writes
+them for an `attend train` command line: header lines starting with "#", then "pairs P" and P lines `source ids<TAB>target
+ids` (attend's training pairs in attend's order, token ids joined by spaces, no <sos>/<eos>), then "steps N" and N lines,
+step k's batch as indices into those pairs. The pairs must equal the data folder's train.tsv as this script encodes it
+(same pairs, same order, same ids; the first difference is an error), there must be at least --steps batches, and the
+largest must hold --batch pairs. Step k trains on line k; the seed then only chooses the initial weights (and none
+with --init). With --init and --order from the same command line, this run and `attend train` start from the same
+weights and see the same batches: what differs is the implementations' float rounding.
 
 Evaluation: greedy decoding of test.tsv in batches (never emitting <pad> or <sos>, stopping at <eos> or after
 --max-length tokens, default 50 like attend's max_target_length), then corpus BLEU-4 with
@@ -61,23 +73,31 @@ compare equal.
 Output: progress lines on standard error every --log-every steps (step, mean loss since the last line, target tokens
 per second, <eos> included as attend counts them), then one JSON line on standard output with the fields decoder,
 cell, hidden, embed, layers, bidirectional, batch, steps, seed, seconds_train, tokens_per_s, final_train_loss (mean of
-the last 100 steps), test_count, bleu (×100, full float), exact_match, torch (the version) and a few more.
+the last 100 steps), test_count, bleu (×100, full float), exact_match, torch (the version), init and order (the files
+given, or null) and a few more. --losses FILE writes every step's training loss, one per line with full precision
+(Python's repr of the float), for comparing loss curves step by step.
 
 Run (one core: the machine is shared):
 
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_translate.py --data DIR --decoder bahdanau --steps N --threads 1
 
+  from attend's own start and batches (translate_setup takes the `attend train` command line the run is compared with):
+  build-release/bench/translate_setup --init INIT.safetensors --order ORDER.txt train --task pairs --data … --seed S …
+  OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_translate.py --data DIR … --init INIT.safetensors --order ORDER.txt
+
   --self-test   checks the model without data and exits: the loss of a padded batch equals the token-weighted mean of
                 the per-sentence losses (float32 within 1e-5, float64 within 1e-10) for every decoder and cell,
                 attention weights are 0 at padding, batched greedy decoding equals one sentence at a time, the data
                 reader maps unknown tokens to <unk>, and BLEU is 100 for exact outputs and 0 when an order never
-                matches.
+                matches; also that an order file is read as written, that pairs differing from train.tsv are refused,
+                and that a short training with --order visits exactly the file's batches.
 """
 import argparse
 import json
 import math
 import os
 import random
+import struct
 import sys
 import tempfile
 import time
@@ -153,6 +173,105 @@ class Data:
                 raise ValueError(f"{folder}/test.tsv: an empty source")
             self.test_sources.append(encode(row[0], self.source_ids))
             self.test_references.append(row[1:])
+
+
+def read_order(path):
+    """An order file of bench/translate_setup: (pairs as (source ids, target ids), batches as lists of indices)."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line.rstrip("\n") for line in f if not line.startswith("#")]
+
+    def section(at, name):
+        fields = lines[at].split(" ") if at < len(lines) else []
+        if len(fields) != 2 or fields[0] != name or not fields[1].isdigit():
+            raise ValueError(f"{path}: expected a line '{name} COUNT' after the {'header' if name == 'pairs' else 'pairs'}")
+        count = int(fields[1])
+        if at + 1 + count > len(lines):
+            raise ValueError(f"{path}: '{name} {count}' but only {len(lines) - at - 1} lines follow")
+        return lines[at + 1:at + 1 + count]
+
+    pairs = []
+    for number, line in enumerate(section(0, "pairs"), 1):
+        source, tab, target = line.partition("\t")
+        if not tab or not source:
+            raise ValueError(f"{path}: pair {number}: expected source ids<TAB>target ids, got {line!r}")
+        pairs.append(([int(k) for k in source.split(" ")], [int(k) for k in target.split(" ")] if target else []))
+    batches = [[int(i) for i in line.split(" ")] for line in section(len(pairs) + 1, "steps")]
+    if len(lines) != len(pairs) + len(batches) + 2:
+        raise ValueError(f"{path}: {len(lines) - len(pairs) - len(batches) - 2} lines after the last step")
+    for number, batch in enumerate(batches, 1):
+        if not batch or min(batch) < 0 or max(batch) >= len(pairs):
+            raise ValueError(f"{path}: step {number}: indices must be in [0, {len(pairs)})")
+    return pairs, batches
+
+
+def use_order(data, path, batch_size):
+    """--order: checks that the file's pairs are the data folder's training pairs and returns its batches."""
+    pairs, batches = read_order(path)
+    if len(pairs) != len(data.train):
+        raise ValueError(f"{path}: {len(pairs)} training pairs, but train.tsv has {len(data.train)}")
+    for number, (ours, theirs) in enumerate(zip(data.train, pairs), 1):
+        if ours != theirs:
+            raise ValueError(f"{path}: pair {number} is {theirs}, but line {number} of train.tsv encodes as {ours}")
+    largest = max((len(b) for b in batches), default=0)
+    if largest != batch_size:
+        raise ValueError(f"{path}: the largest batch holds {largest} pairs, but --batch is {batch_size}")
+    return batches
+
+
+def read_attend_model(path):
+    """An attend model file (safetensors): its metadata (a dict) and its weights under attend's names, without the
+    optimizer's state."""
+    with open(path, "rb") as f:
+        size = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(size))
+        blob = f.read()
+    metadata = json.loads(header.pop("__metadata__")["attend"])
+    tensors = {}
+    for name, info in header.items():
+        if name.startswith("optimizer."):
+            continue
+        if info["dtype"] != "F32":
+            raise ValueError(f"{path}: {name} is {info['dtype']}, not F32")
+        begin, end = info["data_offsets"]
+        tensors[name] = torch.frombuffer(bytearray(blob[begin:end]), dtype=torch.float32).reshape(info["shape"])
+    return metadata, tensors
+
+
+def torch_name(name):
+    """attend's parameter name → this model's (encoder.rnn.layers.0.backward.W_ih → encoder.rnn.weight_ih_l0_reverse,
+    decoder.cells.0.W_hh → decoder.cells.0.weight_hh, decoder.score.W_a → decoder.score.W_a.weight,
+    decoder.output.W → decoder.output.weight, …)."""
+    parts = name.split(".")
+    cell = {"W_ih": "weight_ih", "W_hh": "weight_hh", "b_ih": "bias_ih", "b_hh": "bias_hh"}
+    if parts[:2] == ["encoder", "rnn"]:
+        layer, direction, p = parts[3], parts[4], parts[5]
+        return f"encoder.rnn.{cell[p]}_l{layer}" + ("_reverse" if direction == "backward" else "")
+    if parts[1] == "cells":
+        return f"decoder.cells.{parts[2]}.{cell[parts[3]]}"
+    if parts[1] == "score":
+        return f"decoder.score.{parts[2]}.weight"
+    if parts[1] == "W_c":
+        return "decoder.W_c.weight"
+    return ".".join(parts[:-1]) + "." + {"W": "weight", "b": "bias"}[parts[-1]]
+
+
+def load_init(model, path, data, args):
+    """--init: the weights of an attend model file, after checking that it is this model on this data's vocabularies."""
+    metadata, tensors = read_attend_model(path)
+    config = metadata["model"]
+    wanted = {"decoder": args.decoder, "cell": args.cell, "hidden_size": args.hidden, "embedding_dim": args.embed,
+              "num_layers": args.layers, "bidirectional": args.bidirectional,
+              "attention_size": args.attention_size or args.hidden,
+              "source_vocab_size": len(data.source_tokens), "target_vocab_size": len(data.target_tokens)}
+    if args.decoder.startswith("luong"):
+        wanted["input_feeding"] = not args.no_input_feeding
+    for key, value in wanted.items():
+        if config.get(key) != value and not (key == "attention_size" and config.get(key) == 0):
+            raise ValueError(f"{path}: the model's {key} is {config.get(key)}, but this run's is {value}")
+    for side in ("source", "target"):
+        if metadata[f"{side}_vocabulary"] != getattr(data, f"{side}_tokens"):
+            raise ValueError(f"{path}: the {side} vocabulary differs from the data folder's {side}.vocab")
+    model.load_state_dict({torch_name(name): tensor for name, tensor in tensors.items()}, strict=True)
 
 
 def bucketed_batch_order(lengths, batch_size, rng):
@@ -424,48 +543,58 @@ def duration_text(seconds):
     return f"{total // 3600}h{total // 60 % 60:02d}m" if total >= 3600 else f"{total // 60}m{total % 60:02d}s"
 
 
-def train(model, data, args):
-    """Exactly args.steps Adam steps (fewer if the time limit ends the run).
-    Returns (steps taken, seconds, target tokens, the loss of every step)."""
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+def batch_sequence(data, args, order=None):
+    """The batches of training, one per step: those of --order, or epoch after epoch of bucketed_batch_order."""
+    if order is not None:
+        yield from order
+        return
     rng = random.Random(args.seed)
     lengths = [len(s) for s, _ in data.train]
+    while True:
+        yield from bucketed_batch_order(lengths, args.batch, rng)
+
+
+def train(model, data, args, order=None):
+    """Exactly args.steps Adam steps (fewer if the time limit ends the run), on the batches of `order` if given.
+    Returns (steps taken, seconds, target tokens, the loss of every step)."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     losses, tokens, step = [], 0, 0
     shown_sum, shown_count = 0.0, 0
     start = time.perf_counter()
     model.train()
-    while step < args.steps:
-        for indices in bucketed_batch_order(lengths, args.batch, rng):
-            sources = [data.train[i][0] for i in indices]
-            targets = [data.train[i][1] for i in indices]
-            tokens += sum(len(y) + 1 for y in targets)
-            source, source_lengths, target_in, target_out = make_batch(sources, targets)
-            optimizer.zero_grad()
-            loss = model.loss(source, source_lengths, target_in, target_out)
-            loss.backward()
-            if args.clip > 0:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-            value = loss.item()
-            if not math.isfinite(value):
-                raise RuntimeError(f"training diverged at step {step + 1} (loss {value})")
-            optimizer.step()
-            step += 1
-            losses.append(value)
-            shown_sum += value
-            shown_count += 1
-            elapsed = time.perf_counter() - start
-            out_of_time = args.time_limit > 0 and elapsed > args.time_limit * 60
-            if step % args.log_every == 0 or step == args.steps or out_of_time:
-                print(f"step {step}/{args.steps}  loss {shown_sum / shown_count:.4f}  {tokens / elapsed:.0f} tok/s  "
-                      f"elapsed {duration_text(elapsed)}  ETA {duration_text(elapsed / step * (args.steps - step))}",
-                      file=sys.stderr, flush=True)
-                shown_sum, shown_count = 0.0, 0
-            if out_of_time:
-                print(f"torch_translate: time limit of {args.time_limit} min reached after {step} steps",
-                      file=sys.stderr, flush=True)
-                return step, time.perf_counter() - start, tokens, losses
-            if step == args.steps:
-                break
+    for indices in batch_sequence(data, args, order):
+        sources = [data.train[i][0] for i in indices]
+        targets = [data.train[i][1] for i in indices]
+        tokens += sum(len(y) + 1 for y in targets)
+        source, source_lengths, target_in, target_out = make_batch(sources, targets)
+        optimizer.zero_grad()
+        loss = model.loss(source, source_lengths, target_in, target_out)
+        loss.backward()
+        if args.clip > 0:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+        value = loss.item()
+        if not math.isfinite(value):
+            raise RuntimeError(f"training diverged at step {step + 1} (loss {value})")
+        optimizer.step()
+        step += 1
+        losses.append(value)
+        shown_sum += value
+        shown_count += 1
+        elapsed = time.perf_counter() - start
+        out_of_time = args.time_limit > 0 and elapsed > args.time_limit * 60
+        if step % args.log_every == 0 or step == args.steps or out_of_time:
+            print(f"step {step}/{args.steps}  loss {shown_sum / shown_count:.4f}  {tokens / elapsed:.0f} tok/s  "
+                  f"elapsed {duration_text(elapsed)}  ETA {duration_text(elapsed / step * (args.steps - step))}",
+                  file=sys.stderr, flush=True)
+            shown_sum, shown_count = 0.0, 0
+        if out_of_time:
+            print(f"torch_translate: time limit of {args.time_limit} min reached after {step} steps",
+                  file=sys.stderr, flush=True)
+            return step, time.perf_counter() - start, tokens, losses
+        if step == args.steps:
+            break
+    if step < args.steps:
+        raise RuntimeError(f"the order holds only {step} batches, --steps is {args.steps}")
     return step, time.perf_counter() - start, tokens, losses
 
 
@@ -548,6 +677,29 @@ def self_test(args):
         data = Data(folder)
         assert data.train == [([4], [4]), ([4, UNK], [4, UNK])], data.train
         assert data.test_sources == [[UNK, 4]] and data.test_references == [[["bye", "hi"], ["bye", ",", "hi"]]]
+        # an order file as bench/translate_setup writes it; then one whose second pair differs from train.tsv
+        order_path = os.path.join(folder, "order.txt")
+        with open(order_path, "w", encoding="utf-8") as f:
+            f.write("# header\n# more header\npairs 2\n4\t4\n4 3\t4 3\nsteps 3\n1 0\n0\n1\n")
+        assert read_order(order_path) == (data.train, [[1, 0], [0], [1]])
+        assert use_order(data, order_path, 2) == [[1, 0], [0], [1]]
+        with open(order_path, "w", encoding="utf-8") as f:
+            f.write("pairs 2\n4\t4\n4 3\t4\nsteps 1\n1 0\n")
+        try:
+            use_order(data, order_path, 2)
+            raise AssertionError("an order file whose pairs differ from train.tsv was accepted")
+        except ValueError as e:
+            assert "pair 2" in str(e), e
+        # training with an order visits exactly its batches: record what the loss sees
+        config = argparse.Namespace(**{**vars(args), "decoder": "bahdanau", "cell": "gru", "layers": 1,
+                                       "bidirectional": False, "hidden": 8, "embed": 4, "attention_size": 0,
+                                       "dropout": 0.0, "steps": 3, "batch": 2, "clip": 1.0, "lr": 1e-3,
+                                       "time_limit": 0.0, "log_every": 1000})
+        model = Seq2seq(5, 5, config)
+        seen, loss = [], model.loss
+        model.loss = lambda source, lengths, *rest: seen.append(lengths.tolist()) or loss(source, lengths, *rest)
+        steps, _, _, _ = train(model, data, config, [[1, 0], [0], [1], [0, 1]])
+        assert steps == 3 and seen == [[2, 1], [1], [2]], seen
     references = [[["the", "cat", "sat", "on", "the", "mat"]], [["a", "b", "c", "d", "e"], ["a", "b"]]]
     assert corpus_bleu(references, [references[0][0], ["a", "b", "c", "d", "e"]]) == 100.0
     assert corpus_bleu(references, [["the", "cat", "sat", "on"], ["a", "b", "c"]]) > 0  # BP < 1, every order matches
@@ -580,6 +732,9 @@ def parse_args(argv):
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--max-length", type=int, default=50, help="greedy decoding: most tokens, <eos> included")
     parser.add_argument("--hypotheses", help="write one tokenised test hypothesis per line to this file")
+    parser.add_argument("--init", help="start from the weights of this attend model file (bench/translate_setup)")
+    parser.add_argument("--order", help="train on the pairs and batches of this file (bench/translate_setup)")
+    parser.add_argument("--losses", help="write every step's training loss to this file, one per line")
     parser.add_argument("--self-test", action="store_true", help="check the model (no data needed) and exit")
     args = parser.parse_args(argv)
     if not args.self_test and not args.data:
@@ -599,14 +754,25 @@ def main(argv):
         self_test(args)
         return 0
     data = Data(args.data)
+    order = None
+    if args.order:
+        order = use_order(data, args.order, args.batch)
+        if len(order) < args.steps:
+            raise ValueError(f"{args.order}: {len(order)} steps, but --steps is {args.steps}")
     torch.manual_seed(args.seed)
     model = Seq2seq(len(data.source_tokens), len(data.target_tokens), args)
+    if args.init:
+        load_init(model, args.init, data, args)
     parameters = sum(p.numel() for p in model.parameters())
     print(f"torch_translate: {len(data.train)} training pairs, {len(data.test_sources)} test sources; "
           f"{args.decoder} {args.cell}{' bidirectional' if args.bidirectional else ''}, {parameters} parameters; "
-          f"{args.steps} steps of {args.batch}; torch {torch.__version__}, {torch.get_num_threads()} thread(s)",
+          f"{args.steps} steps of {args.batch}; torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
+          f"{'; weights of ' + args.init if args.init else ''}{'; batches of ' + args.order if args.order else ''}",
           file=sys.stderr, flush=True)
-    steps, seconds, tokens, losses = train(model, data, args)
+    steps, seconds, tokens, losses = train(model, data, args, order)
+    if args.losses:
+        with open(args.losses, "w", encoding="utf-8") as f:
+            f.writelines(f"{value!r}\n" for value in losses)
     bleu, exact, hypotheses = evaluate(model, data, args)
     if args.hypotheses:
         with open(args.hypotheses, "w", encoding="utf-8") as f:
@@ -618,7 +784,8 @@ def main(argv):
         "seed": args.seed, "lr": args.lr, "clip": args.clip, "parameters": parameters,
         "train_pairs": len(data.train), "seconds_train": seconds, "tokens_per_s": tokens / seconds,
         "final_train_loss": sum(tail) / len(tail), "test_count": len(hypotheses), "bleu": bleu,
-        "exact_match": exact, "threads": torch.get_num_threads(), "torch": torch.__version__}))
+        "exact_match": exact, "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init,
+        "order": args.order}))
     return 0
 
 
