@@ -14,16 +14,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_translate as tt
 
 def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    meta = json.loads(header.pop("__metadata__")["attend"])
-    tensors = {}
-    for name, info in header.items():
-        a, b = info["data_offsets"]
-        tensors[name] = torch.frombuffer(bytearray(data[a:b]), dtype=torch.float32).reshape(info["shape"]).clone()
-    return meta, tensors
+    meta, tensors = tt.read_attend_file(path)
+    return meta, {name: t.clone() for name, t in tensors.items()}
 
 def torch_name(name, directions):
     parts = name.split(".")

@@ -218,9 +218,9 @@ def use_order(data, path, batch_size):
     return batches
 
 
-def read_attend_model(path):
-    """An attend model file (safetensors): its metadata (a dict) and its weights under attend's names, without the
-    optimizer's state."""
+def read_attend_file(path):
+    """An attend model file (safetensors): its metadata (a dict) and every tensor by attend's name, the optimizer's
+    state ("optimizer.…") included."""
     with open(path, "rb") as f:
         size = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(size))
@@ -228,13 +228,17 @@ def read_attend_model(path):
     metadata = json.loads(header.pop("__metadata__")["attend"])
     tensors = {}
     for name, info in header.items():
-        if name.startswith("optimizer."):
-            continue
         if info["dtype"] != "F32":
             raise ValueError(f"{path}: {name} is {info['dtype']}, not F32")
         begin, end = info["data_offsets"]
         tensors[name] = torch.frombuffer(bytearray(blob[begin:end]), dtype=torch.float32).reshape(info["shape"])
     return metadata, tensors
+
+
+def read_attend_model(path):
+    """An attend model file's metadata and its weights under attend's names, without the optimizer's state."""
+    metadata, tensors = read_attend_file(path)
+    return metadata, {name: t for name, t in tensors.items() if not name.startswith("optimizer.")}
 
 
 def torch_name(name):

@@ -31,16 +31,7 @@ import torch_translate as tt  # noqa: E402
 
 def read_with_optimizer(path):
     """Metadata, weights and the Adam state (exp_avg, exp_avg_sq by parameter name, and the step) of an attend file."""
-    import struct
-    with open(path, "rb") as f:
-        size = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(size))
-        blob = f.read()
-    metadata = json.loads(header.pop("__metadata__")["attend"])
-    tensors = {}
-    for name, info in header.items():
-        begin, end = info["data_offsets"]
-        tensors[name] = torch.frombuffer(bytearray(blob[begin:end]), dtype=torch.float32).reshape(info["shape"])
+    metadata, tensors = tt.read_attend_file(path)
     weights = {k: v for k, v in tensors.items() if not k.startswith("optimizer.")}
     m = {k[len("optimizer.adam.exp_avg."):]: v for k, v in tensors.items() if k.startswith("optimizer.adam.exp_avg.")}
     v = {k[len("optimizer.adam.exp_avg_sq."):]: t for k, t in tensors.items()
