@@ -58,8 +58,11 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--order") {
       options.order = value;
     } else if (flag == "--steps") {
+      if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 9 ||
+          std::stoul(value) == 0) {
+        throw std::invalid_argument("--steps " + value + ": expected a step count from 1");
+      }
       options.steps = std::stoul(value);
-      if (options.steps == 0) throw std::invalid_argument("--steps must be at least 1");
     } else {
       throw std::invalid_argument("unknown option " + flag);
     }
@@ -78,6 +81,10 @@ std::string join_ids(const std::vector<std::int64_t>& ids) {
 
 int run(const Options& options) {
   const app::CommandLine line = app::parse_command_line(options.train);
+  if (line.command == app::Command::none && line.status == 0) {  // train --help
+    std::fputs(line.output.c_str(), stdout);
+    return 0;
+  }
   if (line.command != app::Command::train) {
     throw std::invalid_argument(line.error.empty() ? "not a train command line" : line.error);
   }
