@@ -1,4 +1,4 @@
-// Linear, Embedding and Dropout (layers.hpp).
+// Linear, Conv2d, Embedding and Dropout (layers.hpp).
 #include "nn/layers.hpp"
 
 #include <cmath>
@@ -29,6 +29,33 @@ Variable<T> Linear<T>::forward(const Variable<T>& x) {
 
 template <class T>
 void Linear<T>::visit(ModuleVisitor<T>& v) {
+  v.parameter("W", W);
+  if (has_bias_) v.parameter("b", b);
+}
+
+template <class T>
+Conv2d<T>::Conv2d(std::size_t in_channels, std::size_t out_channels, std::size_t kernel_size, Rng& rng,
+                  Conv2dOptions options, bool bias)
+    : options_(options), has_bias_(bias) {
+  if (in_channels == 0 || out_channels == 0 || kernel_size == 0 || options.stride == 0) {
+    throw std::invalid_argument("Conv2d: in_channels " + std::to_string(in_channels) + ", out_channels " +
+                                std::to_string(out_channels) + ", kernel_size " + std::to_string(kernel_size) +
+                                " and stride " + std::to_string(options.stride) + " must be positive");
+  }
+  // PyTorch: kaiming_uniform(a = √5) on W gives U(-1/√fan_in, 1/√fan_in), fan_in = in·k·k; the bias uses the same bound
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in_channels * kernel_size * kernel_size));
+  W = Parameter<T>(uniform_init<T>({out_channels, in_channels, kernel_size, kernel_size}, bound, rng));
+  if (bias) b = Parameter<T>(uniform_init<T>({out_channels}, bound, rng));
+}
+
+template <class T>
+Variable<T> Conv2d<T>::forward(const Variable<T>& x) {
+  Tape<T>& tape = tape_of("Conv2d", {&x});
+  return conv2d(x, tape.param(W), has_bias_ ? tape.param(b) : Variable<T>{}, options_);
+}
+
+template <class T>
+void Conv2d<T>::visit(ModuleVisitor<T>& v) {
   v.parameter("W", W);
   if (has_bias_) v.parameter("b", b);
 }
@@ -73,6 +100,8 @@ Variable<T> Dropout<T>::forward(const Variable<T>& x) {
 
 template class Linear<float>;
 template class Linear<double>;
+template class Conv2d<float>;
+template class Conv2d<double>;
 template class Embedding<float>;
 template class Embedding<double>;
 template class Dropout<float>;

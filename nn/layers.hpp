@@ -1,5 +1,5 @@
-// The basic layers: Linear, Embedding, Dropout, and the two losses. Weight layouts are PyTorch's, so a state_dict's
-// tensors load into these parameters unchanged. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
+// The basic layers: Linear, Conv2d, Embedding, Dropout, and the two losses. Weight layouts are PyTorch's, so a
+// state_dict's tensors load into these parameters unchanged. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,32 @@ class Linear : public Module<T> {
   bool has_bias() const { return has_bias_; }
 
  private:
+  bool has_bias_;
+};
+
+// y = conv2d(x, W, b): y[n,o,i,j] = b[o] + Σ_{c,u,v} W[o,c,u,v] x̃[n,c,i·s+u,j·s+v], x̃ = x zero-padded by p
+// x: (batch, in_channels, H, W) → y: (batch, out_channels, H', W'), H' = ⌊(H + 2p − k)/s⌋ + 1, likewise W'.
+// W: (out, in, k, k) and b: (out,) as torch.nn.Conv2d (weight, bias); both U(-1/√fan_in, 1/√fan_in), fan_in = in·k·k,
+// the bound PyTorch's default initialisation gives.
+template <class T>
+class Conv2d : public Module<T> {
+ public:
+  Parameter<T> W;
+  Parameter<T> b;  // empty when the layer has no bias
+
+  Conv2d(std::size_t in_channels, std::size_t out_channels, std::size_t kernel_size, Rng& rng,
+         Conv2dOptions options = {}, bool bias = true);
+  Variable<T> forward(const Variable<T>& x);
+  Variable<T> operator()(const Variable<T>& x) { return forward(x); }
+  void visit(ModuleVisitor<T>& v) override;
+  std::size_t in_channels() const { return W.value.shape()[1]; }
+  std::size_t out_channels() const { return W.value.shape()[0]; }
+  std::size_t kernel_size() const { return W.value.shape()[2]; }
+  const Conv2dOptions& options() const { return options_; }
+  bool has_bias() const { return has_bias_; }
+
+ private:
+  Conv2dOptions options_;
   bool has_bias_;
 };
 

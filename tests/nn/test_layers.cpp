@@ -1,5 +1,5 @@
-// Module basics (nested parameter names, counts, zero_grad, train/eval) and the basic layers: Linear, Embedding,
-// Dropout and the loss wrappers. Gradient checks in double over every parameter and input; values against
+// Module basics (nested parameter names, counts, zero_grad, train/eval) and the basic layers: Linear, Conv2d,
+// Embedding, Dropout and the loss wrappers. Gradient checks in double over every parameter and input; values against
 // hand-computed cases. PyTorch reference values for Linear and Embedding are in test_recurrent.cpp's fixtures.
 #include <cmath>
 
@@ -114,6 +114,60 @@ BOOST_AUTO_TEST_CASE(linear_rejects_bad_sizes) {
   Tape<float> tape;
   BOOST_CHECK_EXCEPTION(layer(tape.constant(Tensor<float>(Shape{2, 4}))), std::invalid_argument,
                         message_has({"linear", "(2,4)", "(2,3)"}));
+}
+
+BOOST_AUTO_TEST_CASE(conv2d_default_init_bounds_and_names) {
+  Rng rng(13);
+  nn::Conv2d<float> layer(3, 8, 3, rng);
+  const double bound = 1.0 / std::sqrt(3.0 * 3 * 3);  // fan_in = in_channels · k · k
+  BOOST_TEST(layer.W.value.shape() == (Shape{8, 3, 3, 3}));
+  BOOST_TEST(layer.b.value.shape() == (Shape{8}));
+  BOOST_TEST(xt::amax(xt::abs(layer.W.value.flat()))() <= bound);
+  BOOST_TEST(xt::amax(xt::abs(layer.b.value.flat()))() <= bound);
+  BOOST_TEST(xt::amax(xt::abs(layer.W.value.flat()))() > 0.8 * bound);  // actually spread over the range
+  std::vector<std::string> names;
+  for (const auto& [name, p] : layer.parameters()) names.push_back(name);
+  BOOST_TEST(names == (std::vector<std::string>{"W", "b"}), tt::per_element());
+  nn::Conv2d<float> no_bias(3, 8, 3, rng, Conv2dOptions{2, 1}, false);
+  BOOST_TEST(no_bias.parameters().size() == 1u);
+  BOOST_TEST(no_bias.parameter_count() == 8u * 3 * 3 * 3);
+  BOOST_TEST(no_bias.options().stride == 2u);
+  // the same seed gives the same weights
+  Rng a(9), b(9);
+  BOOST_TEST(nn::Conv2d<float>(2, 3, 2, a).W.value.flat() == nn::Conv2d<float>(2, 3, 2, b).W.value.flat(),
+             tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(conv2d_forward_and_gradients) {
+  Rng rng(14);
+  nn::Conv2d<double> layer(1, 1, 2, rng);
+  layer.W.value = Tensor<double>(Shape{1, 1, 2, 2}, {1, 0, -1, 2});
+  layer.b.value = Tensor<double>(Shape{1}, {0.5});
+  Tape<double> tape;
+  const auto y = layer(tape.constant(Tensor<double>(Shape{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})));
+  BOOST_TEST(values_are(y.value(), Shape{1, 1, 2, 2}, {7.5, 9.5, 13.5, 15.5}));
+  for (const bool bias : {true, false}) {
+    for (const Conv2dOptions options : {Conv2dOptions{1, 1}, Conv2dOptions{2, 0}}) {
+      BOOST_TEST_CONTEXT("bias " << bias << ", stride " << options.stride << ", padding " << options.padding) {
+        nn::Conv2d<double> l(2, 3, 3, rng, options, bias);
+        const GradcheckFn f = [&l](Tape<double>&, const Vars& v) { return l(v[0]); };
+        const GradcheckResult r = nn::gradcheck_module(l, f, {random_tensor(Shape{2, 2, 5, 6}, 15)});
+        BOOST_TEST(r.passed, r.message);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(conv2d_rejects_bad_sizes) {
+  Rng rng(16);
+  BOOST_CHECK_EXCEPTION(nn::Conv2d<float>(0, 3, 3, rng), std::invalid_argument,
+                        message_has({"Conv2d", "in_channels 0"}));
+  BOOST_CHECK_EXCEPTION(nn::Conv2d<float>(1, 3, 3, rng, Conv2dOptions{0, 0}), std::invalid_argument,
+                        message_has({"Conv2d", "stride 0"}));
+  nn::Conv2d<float> layer(3, 2, 3, rng);
+  Tape<float> tape;
+  BOOST_CHECK_EXCEPTION(layer(tape.constant(Tensor<float>(Shape{1, 4, 5, 5}))), std::invalid_argument,
+                        message_has({"conv2d", "(1,4,5,5)", "(2,3,3,3)"}));
 }
 
 BOOST_AUTO_TEST_CASE(embedding_padding_row_is_zero_and_never_trained) {
