@@ -10,6 +10,23 @@
 
 namespace attend::models {
 
+void make_targets(const std::vector<std::vector<std::int64_t>>& targets, Ids& target_in, Ids& target_out) {
+  const std::size_t B = targets.size();
+  std::size_t T = 0;
+  for (const auto& y : targets) T = std::max(T, y.size() + 1);
+  target_in = Ids(Shape{B, T});  // zero-filled: Vocabulary::pad_id
+  target_out = Ids(Shape{B, T});
+  for (std::size_t b = 0; b < B; ++b) {
+    std::int64_t* in = target_in.data() + b * T;
+    std::int64_t* out = target_out.data() + b * T;
+    const std::vector<std::int64_t>& y = targets[b];
+    in[0] = Vocabulary::sos_id;
+    std::copy(y.begin(), y.end(), in + 1);
+    std::copy(y.begin(), y.end(), out);
+    out[y.size()] = Vocabulary::eos_id;
+  }
+}
+
 Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
                  const std::vector<std::vector<std::int64_t>>& targets) {
   if (sources.empty()) throw std::invalid_argument("make_batch: an empty batch");
@@ -19,11 +36,9 @@ Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
   }
   const std::size_t B = sources.size();
   std::size_t S = 0;
-  std::size_t T = 0;
   for (std::size_t b = 0; b < B; ++b) {
     if (sources[b].empty()) throw std::invalid_argument("make_batch: source " + std::to_string(b) + " is empty");
     S = std::max(S, sources[b].size());
-    if (!targets.empty()) T = std::max(T, targets[b].size() + 1);
   }
   Batch batch;
   batch.source = Ids(Shape{B, S});  // zero-filled: Vocabulary::pad_id
@@ -31,18 +46,7 @@ Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
     std::copy(sources[b].begin(), sources[b].end(), batch.source.data() + b * S);
     batch.source_lengths.push_back(static_cast<std::int64_t>(sources[b].size()));
   }
-  if (targets.empty()) return batch;
-  batch.target_in = Ids(Shape{B, T});
-  batch.target_out = Ids(Shape{B, T});
-  for (std::size_t b = 0; b < B; ++b) {
-    std::int64_t* in = batch.target_in.data() + b * T;
-    std::int64_t* out = batch.target_out.data() + b * T;
-    const std::vector<std::int64_t>& y = targets[b];
-    in[0] = Vocabulary::sos_id;
-    std::copy(y.begin(), y.end(), in + 1);
-    std::copy(y.begin(), y.end(), out);
-    out[y.size()] = Vocabulary::eos_id;
-  }
+  if (!targets.empty()) make_targets(targets, batch.target_in, batch.target_out);
   return batch;
 }
 

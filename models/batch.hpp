@@ -20,6 +20,10 @@ struct Batch {
   std::size_t size() const { return source_lengths.size(); }
 };
 
+// The decoder's input and expected output for a batch of targets: target_in = <sos> y_1 … y_n and target_out =
+// y_1 … y_n <eos>, both (B, T) with T = the longest n + 1, padded with the padding id.
+void make_targets(const std::vector<std::vector<std::int64_t>>& targets, Ids& target_in, Ids& target_out);
+
 // A batch of sources (each non-empty) and, optionally, their targets (empty vector: a batch for inference only).
 // Ids for padding, start and end are the Vocabulary's (pad 0, sos 1, eos 2). Throws std::invalid_argument for an empty
 // batch, an empty source, or a target count that differs from the source count.

@@ -34,12 +34,6 @@ const DecoderConfig& checked(const DecoderConfig& config) {
     throw std::invalid_argument("Decoder: vocab_size, embedding_dim, hidden_size, num_layers and annotation_size "
                                 "must be positive and encoder_directions 1 or 2");
   }
-  if (config.annotation_size != config.encoder_directions * config.hidden_size) {
-    throw std::invalid_argument("Decoder: annotation size " + std::to_string(config.annotation_size) +
-                                " must be encoder_directions × hidden_size = " +
-                                std::to_string(config.encoder_directions) + " × " +
-                                std::to_string(config.hidden_size) + " (the encoder and decoder share H)");
-  }
   return config;
 }
 
@@ -80,7 +74,12 @@ DecoderState<T> Decoder<T>::initial_state(const nn::RecurrentOutput<T>& encoded)
   DecoderState<T> state;
   for (std::size_t l = 0; l < config_.num_layers; ++l) {
     if (D == 1) {
-      // s_0^l = h_Tx^l (and c_0^l = the encoder's memory cell)
+      // s_0^l = h_Tx^l (and c_0^l = the encoder's memory cell): the encoder and decoder share H
+      if (encoded.h_final[l].shape()[1] != config_.hidden_size) {
+        throw std::invalid_argument("Decoder: the encoder's final state has size " +
+                                    std::to_string(encoded.h_final[l].shape()[1]) + ", the decoder's H is " +
+                                    std::to_string(config_.hidden_size) + " (s_0 = h_Tx needs them equal)");
+      }
       state.h.push_back(encoded.h_final[l]);
       if (is_lstm(config_)) state.c.push_back(encoded.c_final[l]);
     } else {

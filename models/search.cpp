@@ -42,11 +42,6 @@ std::vector<float> attention_row(const Variable<T>& alpha, std::size_t row, std:
   return std::vector<float>(a, a + length);
 }
 
-template <class T>
-std::size_t max_length_of(const Seq2seq<T>& model, std::size_t requested) {
-  return requested ? requested : model.config().max_target_length;
-}
-
 // x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...), via the embedding op on x seen as a table (N, rest).
 template <class T>
 Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows) {
@@ -95,13 +90,9 @@ struct Beam {
 }  // namespace
 
 template <class T>
-std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
-                                      std::size_t max_length) {
-  check_source(source, lengths);
-  max_length = max_length_of(model, max_length);
-  Tape<T> tape;
-  NoGradGuard<T> no_grad(tape);
-  Encoded<T> encoded = model.encode(tape, source, lengths);
+std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& encoded,
+                                      const std::vector<std::int64_t>& lengths, std::size_t max_length) {
+  if (max_length == 0) throw std::invalid_argument("greedy_decode: maximum length 0");
   const std::size_t B = lengths.size();
   std::vector<Hypothesis> result(B);
   std::vector<bool> done(B, false);
@@ -109,8 +100,8 @@ std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, cons
   DecoderState<T> state = encoded.state;
   std::vector<double> log_p;
   for (std::size_t j = 0; j < max_length; ++j) {
-    DecoderStep<T> step = model.decoder->step(y_prev, state, encoded.memory);
-    Variable<T> logits = model.decoder->logits(step.output);  // (B, V)
+    DecoderStep<T> step = decoder.step(y_prev, state, encoded.memory);
+    Variable<T> logits = decoder.logits(step.output);  // (B, V)
     const std::size_t V = logits.shape()[1];
     bool all_done = true;
     for (std::size_t b = 0; b < B; ++b) {
@@ -148,16 +139,14 @@ std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, cons
 }
 
 template <class T>
-std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
-                               const SearchOptions& options) {
-  check_source(source, lengths);
+std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded,
+                               const std::vector<std::int64_t>& lengths, const SearchOptions& options,
+                               std::size_t default_max_length) {
   const std::size_t k = options.beam_width;
   if (k == 0) throw std::invalid_argument("decode: beam width 0");
-  const std::size_t max_length = max_length_of(model, options.max_length);
+  const std::size_t max_length = options.max_length ? options.max_length : default_max_length;
+  if (max_length == 0) throw std::invalid_argument("decode: maximum length 0");
   const double alpha = options.length_penalty;
-  Tape<T> tape;
-  NoGradGuard<T> no_grad(tape);
-  Encoded<T> encoded = model.encode(tape, source, lengths);
   const std::size_t B = lengths.size();
 
   // k decoder rows per source: row b·k + r is beam r of source b; the source side is copied k times
@@ -185,8 +174,8 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
   std::vector<Candidate> candidates;
 
   for (std::size_t j = 0; j < max_length; ++j) {
-    DecoderStep<T> step = model.decoder->step(y_prev, state, memory);
-    Variable<T> logits = model.decoder->logits(step.output);  // (B·k, V)
+    DecoderStep<T> step = decoder.step(y_prev, state, memory);
+    Variable<T> logits = decoder.logits(step.output);  // (B·k, V)
     const std::size_t V = logits.shape()[1];
     const bool last_step = j + 1 == max_length;
     std::vector<std::int64_t> parents(B * k);
@@ -263,11 +252,35 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
   return result;
 }
 
+template <class T>
+std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
+                                      std::size_t max_length) {
+  check_source(source, lengths);
+  Tape<T> tape;
+  NoGradGuard<T> no_grad(tape);
+  const Encoded<T> encoded = model.encode(tape, source, lengths);
+  return greedy_decode(*model.decoder, encoded, lengths, max_length ? max_length : model.config().max_target_length);
+}
+
+template <class T>
+std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options) {
+  check_source(source, lengths);
+  Tape<T> tape;
+  NoGradGuard<T> no_grad(tape);
+  const Encoded<T> encoded = model.encode(tape, source, lengths);
+  return decode(*model.decoder, encoded, lengths, options, model.config().max_target_length);
+}
+
 #define ATTEND_INSTANTIATE(T)                                                                                     \
   template std::vector<Hypothesis> decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,          \
                                              const SearchOptions&);                                               \
   template std::vector<Hypothesis> greedy_decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,   \
-                                                    std::size_t);
+                                                    std::size_t);                                                 \
+  template std::vector<Hypothesis> decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&,   \
+                                             const SearchOptions&, std::size_t);                                  \
+  template std::vector<Hypothesis> greedy_decode<T>(Decoder<T>&, const Encoded<T>&,                              \
+                                                    const std::vector<std::int64_t>&, std::size_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

@@ -45,4 +45,14 @@ template <class T>
 std::vector<Hypothesis> greedy_decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
                                       std::size_t max_length = 0);
 
+// The two searches from a batch already encoded (by a Seq2seq, or by the image captioner of captioner.hpp), recorded
+// without gradients on a tape that outlives the call: lengths[b] is the number of real memory positions of row b
+// (the attention rows are cut to it). options.max_length 0 means default_max_length.
+template <class T>
+std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options, std::size_t default_max_length);
+template <class T>
+std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& encoded,
+                                      const std::vector<std::int64_t>& lengths, std::size_t max_length);
+
 }  // namespace attend::models

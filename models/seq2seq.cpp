@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "models/json_field.hpp"
 #include "models/vocabulary.hpp"
 
 namespace attend::models {
@@ -15,18 +16,6 @@ std::string decoder_name_list() {
   std::string list;
   for (const char* name : decoder_names) list += (list.empty() ? "" : ", ") + std::string(name);
   return list;
-}
-
-// A field of a configuration JSON object, with an error that names it.
-template <class V>
-V field(const nlohmann::json& json, const char* name) {
-  if (!json.contains(name)) throw std::invalid_argument(std::string("model config: missing field \"") + name + "\"");
-  try {
-    return json.at(name).get<V>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(std::string("model config: field \"") + name + "\" has the wrong type (" +
-                                json.at(name).dump() + ")");
-  }
 }
 
 }  // namespace
@@ -99,19 +88,19 @@ nlohmann::json Seq2seqConfig::to_json() const {
 Seq2seqConfig Seq2seqConfig::from_json(const nlohmann::json& json) {
   if (!json.is_object()) throw std::invalid_argument("model config: not a JSON object");
   Seq2seqConfig config;
-  config.source_vocab_size = field<std::size_t>(json, "source_vocab_size");
-  config.target_vocab_size = field<std::size_t>(json, "target_vocab_size");
-  config.cell = nn::cell_kind_from_string(field<std::string>(json, "cell"));
-  config.embedding_dim = field<std::size_t>(json, "embedding_dim");
-  config.hidden_size = field<std::size_t>(json, "hidden_size");
-  config.num_layers = field<std::size_t>(json, "num_layers");
-  config.bidirectional = field<bool>(json, "bidirectional");
-  config.dropout = field<double>(json, "dropout");
-  config.set_decoder(field<std::string>(json, "decoder"));
-  config.input_feeding = field<bool>(json, "input_feeding");
-  config.attention_size = field<std::size_t>(json, "attention_size");
-  config.max_target_length = field<std::size_t>(json, "max_target_length");
-  config.seed = field<std::uint64_t>(json, "seed");
+  config.source_vocab_size = config_field<std::size_t>(json, "source_vocab_size");
+  config.target_vocab_size = config_field<std::size_t>(json, "target_vocab_size");
+  config.cell = nn::cell_kind_from_string(config_field<std::string>(json, "cell"));
+  config.embedding_dim = config_field<std::size_t>(json, "embedding_dim");
+  config.hidden_size = config_field<std::size_t>(json, "hidden_size");
+  config.num_layers = config_field<std::size_t>(json, "num_layers");
+  config.bidirectional = config_field<bool>(json, "bidirectional");
+  config.dropout = config_field<double>(json, "dropout");
+  config.set_decoder(config_field<std::string>(json, "decoder"));
+  config.input_feeding = config_field<bool>(json, "input_feeding");
+  config.attention_size = config_field<std::size_t>(json, "attention_size");
+  config.max_target_length = config_field<std::size_t>(json, "max_target_length");
+  config.seed = config_field<std::uint64_t>(json, "seed");
   config.validate();
   return config;
 }
@@ -174,23 +163,27 @@ TeacherForced<T> Seq2seq<T>::forward(Tape<T>& tape, const Batch& batch) {
     throw std::invalid_argument("Seq2seq::forward: the batch has no targets (target_in " + to_string(shape) +
                                 ", " + std::to_string(batch.size()) + " sources)");
   }
-  Encoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
-  const std::size_t B = shape[0];
-  const std::size_t steps = shape[1];
+  return teacher_forced(*decoder, encode(tape, batch.source, batch.source_lengths), batch.target_in);
+}
+
+template <class T>
+TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in) {
+  const std::size_t B = target_in.shape()[0];
+  const std::size_t steps = target_in.shape()[1];
   TeacherForced<T> result;
   std::vector<Variable<T>> features;
   DecoderState<T> state = encoded.state;
   Ids y_prev(Shape{B});
   for (std::size_t j = 0; j < steps; ++j) {
     // teacher forcing: step j reads the true previous token y_{j-1}, not the model's own prediction
-    for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = batch.target_in.data()[b * steps + j];
-    DecoderStep<T> step = decoder->step(y_prev, state, encoded.memory);
+    for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = target_in.data()[b * steps + j];
+    DecoderStep<T> step = decoder.step(y_prev, state, encoded.memory);
     features.push_back(step.output);
     if (!step.alpha.empty()) result.alpha.push_back(step.alpha);
     state = std::move(step.state);
   }
   // the output layer over all steps at once: (B, T, F) → (B, T, V), one product instead of T
-  result.logits = decoder->logits(stack(features, 1));
+  result.logits = decoder.logits(stack(features, 1));
   return result;
 }
 
@@ -209,5 +202,7 @@ void Seq2seq<T>::visit(nn::ModuleVisitor<T>& v) {
 
 template class Seq2seq<float>;
 template class Seq2seq<double>;
+template TeacherForced<float> teacher_forced(Decoder<float>&, const Encoded<float>&, const Ids&);
+template TeacherForced<double> teacher_forced(Decoder<double>&, const Encoded<double>&, const Ids&);
 
 }  // namespace attend::models

@@ -80,6 +80,11 @@ class Seq2seq : public nn::Module<T> {
   Seq2seqConfig config_;
 };
 
+// Every step of a decoder with teacher forcing, from an encoded batch (of any encoder: Seq2seq::forward and the image
+// captioner share it): step j reads the true y_{j-1} = target_in[:, j], then one output layer over all steps.
+template <class T>
+TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in);
+
 // The decoder configuration a Seq2seqConfig implies.
 DecoderConfig decoder_config(const Seq2seqConfig& config);
 
