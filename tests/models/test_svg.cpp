@@ -34,6 +34,9 @@
 
 using attend::models::attention_svg;
 using attend::models::HeatmapOptions;
+using attend::models::Image;
+using attend::models::image_attention_svg;
+using attend::models::ImageAttentionOptions;
 using attend::models::line_chart_svg;
 using attend::models::LineChartOptions;
 using attend::models::Series;
@@ -794,6 +797,53 @@ BOOST_AUTO_TEST_CASE(line_chart_errors_name_the_problem) {
   infinite.y_max = inf;
   BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), infinite), std::invalid_argument,
                         message_has({"y_min and y_max", "finite", "inf"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(image_attention)
+
+BOOST_AUTO_TEST_CASE(one_panel_per_token_with_the_attention_where_the_map_puts_it) {
+  Image image(2, 3);
+  image.at(0, 1) = 1.0f;  // one white pixel; the other five are black and drawn by the panel's background
+  image.at(1, 2) = 0.5f;
+  const std::vector<std::vector<double>> maps = {{0, 0, 0, 0, 0, 1.0}, {0.5, 0.25, 0, 0, 0, 0.001}};
+  ImageAttentionOptions options;
+  options.title = "\"7 <1>\"";
+  const std::string svg = image_attention_svg(image, {"7", "<eos>"}, maps, options);
+  BOOST_TEST(xml_problem(svg) == "");
+  BOOST_TEST(start_tags(svg, "<g class=\"panel\"").size() == 2u);
+  // every panel draws the two inked pixels, white and mid-grey
+  BOOST_TEST(start_tags(svg, "<rect x=\"").size() >= 2u * 2u);
+  BOOST_TEST(svg.find("fill=\"#808080\"") != std::string::npos);
+  // the attention: panel 1 one square at full strength; panel 2 two squares (0.5 → 0.8, 0.25 → 0.4) and nothing for
+  // the weight below 2% of the largest
+  const auto squares = start_tags(svg, "<rect x=\"");
+  std::vector<std::string> opacities;
+  for (const std::string& tag : squares) {
+    if (tag.find("fill-opacity") != std::string::npos) opacities.push_back(attribute(tag, "fill-opacity"));
+  }
+  BOOST_TEST((opacities == std::vector<std::string>{"0.800", "0.800", "0.400"}));
+  BOOST_TEST(svg.find("&quot;7 &lt;1&gt;&quot;") != std::string::npos);
+  // the same input gives the same bytes
+  BOOST_TEST(svg == image_attention_svg(image, {"7", "<eos>"}, maps, options));
+}
+
+BOOST_AUTO_TEST_CASE(bad_maps_are_rejected) {
+  const Image image(2, 2);
+  const double nan = std::nan("");
+  BOOST_CHECK_EXCEPTION(image_attention_svg(image, {"a"}, {}), std::invalid_argument,
+                        message_has({"image_attention_svg", "0 attention maps for 1 tokens"}));
+  BOOST_CHECK_EXCEPTION(image_attention_svg(image, {"a"}, {{1, 0, 0}}), std::invalid_argument,
+                        message_has({"map 0 has 3 weights", "2×2"}));
+  BOOST_CHECK_EXCEPTION(image_attention_svg(image, {"a"}, {{1, 0, nan, 0}}), std::invalid_argument,
+                        message_has({"map 0", "nan"}));
+  BOOST_CHECK_EXCEPTION(image_attention_svg(image, {"a"}, {{1, 0, -1, 0}}), std::invalid_argument,
+                        message_has({"map 0", "-1.000"}));
+  ImageAttentionOptions bad;
+  bad.pixel_size = 0;
+  BOOST_CHECK_EXCEPTION(image_attention_svg(image, {"a"}, {{1, 0, 0, 0}}, bad), std::invalid_argument,
+                        message_has({"pixel_size"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
