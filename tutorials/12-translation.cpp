@@ -48,37 +48,6 @@ namespace {
 using Tokens = std::vector<std::string>;
 using Sequence = std::vector<std::int64_t>;
 
-const char* const usage = "usage: %s [--small] [--figures DIR] [--data-dir DIR]\n";
-
-// --data-dir DIR (default ../shared/data: the folder beside the repository, for a program run from the repository's
-// folder) is this chapter's own option; --small, --figures DIR and --help are read as in every chapter.
-tutorial::Options parse_arguments(int argc, char** argv, std::string& data_dir) {
-  std::vector<char*> common{argv[0]};
-  bool bad = false;
-  for (int k = 1; k < argc; ++k) {
-    const std::string argument = argv[k];
-    const bool has_value = k + 1 < argc && argv[k + 1][0] != '\0';
-    if (argument == "--help") {
-      std::printf(usage, argv[0]);
-      std::exit(0);
-    } else if (argument == "--data-dir" && has_value) {
-      data_dir = argv[++k];
-    } else if (argument == "--small") {
-      common.push_back(argv[k]);
-    } else if (argument == "--figures" && has_value) {
-      common.push_back(argv[k]);
-      common.push_back(argv[++k]);
-    } else {
-      bad = true;
-    }
-  }
-  if (bad) {
-    std::fprintf(stderr, usage, argv[0]);
-    std::exit(2);
-  }
-  return tutorial::parse_options(static_cast<int>(common.size()), common.data());
-}
-
 // A pair file of the data folder, or a message saying where to get it (exit status 2).
 std::string data_file(const std::string& data_dir, const std::string& name) {
   const std::string path = data_dir + "/tatoeba/" + name;
@@ -427,7 +396,7 @@ std::string percent(double fraction) {
 
 int main(int argc, char** argv) {
   std::string data_dir = "../shared/data";
-  const tutorial::Options options = parse_arguments(argc, argv, data_dir);
+  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
   const bool small = options.small;
   // The chapter's settings; --small keeps every step but makes them tiny.
   const std::size_t every = small ? 250 : 1;          // keep every n-th pair of the Spanish file

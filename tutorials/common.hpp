@@ -68,6 +68,38 @@ inline Options parse_options(int argc, char** argv) {
   return options;
 }
 
+// The chapters that read the shared data folder (12, 13) also take --data-dir DIR: the folder that holds tatoeba/ and
+// digits/ (their default is ../shared/data, the folder beside the repository, for a program run from the
+// repository's folder). --small, --figures DIR and --help are read as by parse_options; the usage line adds
+// [--data-dir DIR].
+inline Options parse_options_with_data_dir(int argc, char** argv, std::string& data_dir) {
+  const char* const usage = "usage: %s [--small] [--figures DIR] [--data-dir DIR]\n";
+  std::vector<char*> common{argv[0]};
+  bool bad = false;
+  for (int k = 1; k < argc; ++k) {
+    const std::string argument = argv[k];
+    const bool has_value = k + 1 < argc && argv[k + 1][0] != '\0';
+    if (argument == "--help") {
+      std::printf(usage, argv[0]);
+      std::exit(0);
+    } else if (argument == "--data-dir" && has_value) {
+      data_dir = argv[++k];
+    } else if (argument == "--small") {
+      common.push_back(argv[k]);
+    } else if (argument == "--figures" && has_value) {
+      common.push_back(argv[k]);
+      common.push_back(argv[++k]);
+    } else {
+      bad = true;
+    }
+  }
+  if (bad) {
+    std::fprintf(stderr, usage, argv[0]);
+    std::exit(2);
+  }
+  return parse_options(static_cast<int>(common.size()), common.data());
+}
+
 // A self-check: prints "check: <what>: worst difference <d> (tolerance <t>) ok", or "... FAILED" (also when the
 // difference is not a number), with %.3g; a failure is remembered for exit_status().
 inline void check(const std::string& what, double worst_difference, double tolerance) {
