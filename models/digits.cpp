@@ -11,6 +11,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "models/text.hpp"
+
 namespace attend::models {
 
 namespace {
@@ -39,6 +41,7 @@ std::string read_maybe_gzipped(const std::string& path) {
 
 DigitImages parse_digits(const std::string& text, const std::string& name) {
   DigitImages digits;
+  digits.fingerprint = fingerprint(text);
   std::size_t line_number = 0;
   std::size_t start = 0;
   while (start < text.size()) {

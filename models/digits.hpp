@@ -23,6 +23,7 @@ inline constexpr std::size_t digit_side = 8;  // every digit image is 8×8
 struct DigitImages {
   std::vector<std::array<std::uint8_t, digit_side * digit_side>> pixels;  // row by row, 0..16
   std::vector<int> labels;                                                // 0..9
+  std::string fingerprint;  // of the file's text (text.hpp's fingerprint; the same compressed or not)
   std::size_t size() const { return labels.size(); }
 };
 

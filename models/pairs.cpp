@@ -34,12 +34,6 @@ std::size_t invalid_utf8_at(const std::string& text) {
   return std::string::npos;
 }
 
-std::string hex64(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 }  // namespace
 
 PairFile read_pair_file(const std::string& path, const PairReadOptions& options) {
@@ -61,9 +55,7 @@ PairFile read_pair_file(const std::string& path, const PairReadOptions& options)
 
   PairFile file;
   file.bytes = content.size();
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a 64
-  for (unsigned char byte : content) hash = (hash ^ byte) * 1099511628211ull;
-  file.fingerprint = hex64(hash);
+  file.fingerprint = fingerprint(content);
 
   std::size_t begin = content.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (begin < content.size()) {

@@ -1,6 +1,8 @@
 // Normalisation and tokenisation of sentences (text.hpp), on utf8proc.
 #include "models/text.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -150,6 +152,14 @@ std::size_t word_count(const std::vector<std::string>& tokens) {
     }
   }
   return count;
+}
+
+std::string fingerprint(const std::string& bytes) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (const unsigned char byte : bytes) hash = (hash ^ byte) * 1099511628211ull;
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 std::string join_tokens(const std::vector<std::string>& tokens, const std::string& separator) {

@@ -41,4 +41,7 @@ std::string join_tokens(const std::vector<std::string>& tokens, const std::strin
 // opening punctuation ("¿", "(") to the word after; characters concatenated with "▁" as a space.
 std::string detokenize(const std::vector<std::string>& tokens, Tokenization tokenization);
 
+// FNV-1a 64 of the bytes as 16 hex digits: says whether a data file changed since a model was trained on it.
+std::string fingerprint(const std::string& bytes);
+
 }  // namespace attend::models
