@@ -117,7 +117,10 @@ Image parse_pgm(const std::string& bytes, const std::string& name, std::size_t e
     in.fail("the image is " + std::to_string(height) + "×" + std::to_string(width) + " (height×width); the model reads " +
             std::to_string(expected_height) + "×" + std::to_string(expected_width));
   }
-  Image image(height, width);
+  // the pixels are allocated only for data that is there: a header may claim 32768×32768 pixels of a short file
+  Image image;
+  image.height = height;
+  image.width = width;
   const std::size_t count = height * width;
   const auto scale = static_cast<float>(maxval);
   auto check = [&](std::size_t value, std::size_t i) {
@@ -133,6 +136,7 @@ Image parse_pgm(const std::string& bytes, const std::string& name, std::size_t e
     if (available < count) {
       in.fail("truncated: " + std::to_string(available) + " of " + std::to_string(count) + " pixels");
     }
+    image.pixels.resize(count);
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + in.position());
     for (std::size_t i = 0; i < count; ++i) {
       const std::size_t value = bytes_per_pixel == 1 ? p[i] : (std::size_t(p[2 * i]) << 8) | p[2 * i + 1];
@@ -145,12 +149,13 @@ Image parse_pgm(const std::string& bytes, const std::string& name, std::size_t e
               std::to_string(width) + " image has " + std::to_string(count * bytes_per_pixel) + " bytes of pixels)");
     }
   } else {
+    image.pixels.reserve(std::min(count, in.remaining() / 2 + 1));  // a value and a space at least, each
     for (std::size_t i = 0; i < count; ++i) {
       in.skip_space_and_comments();
       if (in.remaining() == 0) in.fail("truncated: " + std::to_string(i) + " of " + std::to_string(count) + " pixels");
       const std::size_t value = in.number("pixel value", 0, 65535);
       check(value, i);
-      image.pixels[i] = static_cast<float>(value) / scale;
+      image.pixels.push_back(static_cast<float>(value) / scale);
     }
     if (!in.only_space_left(true)) in.fail("more values after the last of " + std::to_string(count) + " pixels");
   }
