@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "apps/task.hpp"
+#include "models/captioner.hpp"
 #include "models/seq2seq.hpp"
 
 namespace attend::app {
 
 struct TrainOptions {
   TaskSpec task;
-  models::Seq2seqConfig model;  // sizes of the vocabularies are filled in from the task
+  models::Seq2seqConfig model;  // text tasks; sizes of the vocabularies are filled in from the task
   std::string decoder = "bahdanau";
+  models::CaptionerConfig captioner;  // the digits task; the vocabulary size is filled in
   std::size_t batch_size = 64;
   std::size_t epochs = 5;
   double learning_rate = 2e-3;
@@ -45,14 +47,16 @@ struct EvalOptions {
 struct PredictOptions {
   std::string model_path;
   std::vector<std::string> inputs;  // none: read lines from standard input
+  std::vector<std::string> images;  // digits: PGM files (then no inputs)
   std::size_t beam = 1;
-  std::string svg;                  // attention heatmap file; several inputs: FILE-1.svg, FILE-2.svg, …
+  std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t threads = 1;
 };
 
 struct DataOptions {
   TaskSpec task;
-  std::string write;  // folder to write the tokenised splits and vocabularies to; empty: only the summary
+  std::string write;  // folder to write the tokenised splits and vocabularies (digits: the held-out images as PGM
+                      // files and their captions) to; empty: only the summary
 };
 
 int run_train(const TrainOptions& options);

@@ -4,6 +4,10 @@
 //   DIR/validation.tsv, DIR/test.tsv `source tokens<TAB>reference 1[<TAB>reference 2 …]`, one source sentence per line
 //   DIR/source.vocab, target.vocab   one token per line, line k (from 0) holding the token of id k
 // Tokens are joined by single spaces (a token never holds a space; the character tokenisation writes a space as "▁").
+// The digits task (its training images are composed afresh every batch) writes its held-out images instead:
+//   DIR/validation-0001.pgm …, DIR/test-0001.pgm …   the composed images (binary PGM, 255 levels)
+//   DIR/validation.tsv, DIR/test.tsv                 `FILE.pgm<TAB>caption` ("test-0001.pgm<TAB>3 0 7 1")
+//   DIR/target.vocab                                 as above
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -12,6 +16,7 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "models/image.hpp"
 #include "models/text.hpp"
 #include "nn/atomic_file.hpp"
 
@@ -35,6 +40,18 @@ std::string vocabulary_file(const models::Vocabulary& vocabulary) {
   return text;
 }
 
+// The images of a held-out split as PGM files, and the list of them with their captions.
+void write_images(const std::string& folder, const std::string& split, const std::vector<Example>& examples) {
+  std::string list;
+  for (std::size_t k = 0; k < examples.size(); ++k) {
+    char name[64];
+    std::snprintf(name, sizeof name, "%s-%04zu.pgm", split.c_str(), k + 1);
+    models::write_pgm(folder + name, examples[k].image);
+    list += std::string(name) + "\t" + models::join_tokens(examples[k].references.front()) + "\n";
+  }
+  nn::write_file_atomically(folder + split + ".tsv", list);
+}
+
 }  // namespace
 
 int run_data(const DataOptions& options) {
@@ -50,12 +67,26 @@ int run_data(const DataOptions& options) {
   if (!options.write.empty() && !folder_exists && ::mkdir(options.write.c_str(), 0777) != 0) {
     throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
   }
-  std::printf("%s\nvocabularies: %zu source tokens, %zu target tokens\n", data.summary.c_str(), source.size(),
-              target.size());
+  if (options.task.is_digits()) {
+    std::printf("%s\ncaptions: %zu target tokens (the four specials and the digits 0 to 9)\n", data.summary.c_str(),
+                target.size());
+  } else {
+    std::printf("%s\nvocabularies: %zu source tokens, %zu target tokens\n", data.summary.c_str(), source.size(),
+                target.size());
+  }
   if (options.write.empty()) return 0;
+  const std::string folder = options.write + "/";
+  if (options.task.is_digits()) {
+    write_images(folder, "validation", data.validation);
+    write_images(folder, "test", data.test);
+    nn::write_file_atomically(folder + "target.vocab", vocabulary_file(target));
+    std::cerr << "attend data: wrote " << data.validation.size() << " validation and " << data.test.size()
+              << " test images (validation-NNNN.pgm, test-NNNN.pgm), validation.tsv, test.tsv and target.vocab in "
+              << options.write << "\n";
+    return 0;
+  }
   std::string train;
   for (const auto& p : data.train) train += models::join_tokens(p.source) + "\t" + models::join_tokens(p.target) + "\n";
-  const std::string folder = options.write + "/";
   nn::write_file_atomically(folder + "train.tsv", train);
   nn::write_file_atomically(folder + "validation.tsv", held_out_file(data.validation));
   nn::write_file_atomically(folder + "test.tsv", held_out_file(data.test));

@@ -4,6 +4,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
+#include "models/image.hpp"
 #include "models/svg.hpp"
 #include "models/text.hpp"
 
@@ -27,11 +28,12 @@ int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
   if (!options.data.empty()) {
-    if (!file.task.is_pairs()) throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
+    if (!file.task.reads_file()) throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
     file.task.data = options.data;
   }
-  const std::vector<Example> examples = make_task_data(file.task).held_out(options.split);
-  const auto outputs = predict_examples(file, examples, {options.beam, 0, 1.0});
+  const std::vector<Example> examples = make_task_data(file.task).held_out(options.split, file.task);
+  std::vector<std::vector<std::string>> outputs;
+  const Scores scores = evaluate(file, examples, {options.beam, 0, 1.0}, &outputs);
   if (!options.output.empty()) {
     // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)
     std::string text;
@@ -39,15 +41,68 @@ int run_eval(const EvalOptions& options) {
     models::write_file_atomically(options.output, text);
   }
   std::printf("split: %s\ncount: %zu\n", options.split.c_str(), examples.size());
-  for (const auto& [name, value] : score_outputs(file.task, outputs, examples)) {
+  for (const auto& [name, value] : scores) {
     std::printf("%s\n", format_score(name, value).c_str());
   }
   return 0;
 }
 
+namespace {
+
+// `attend predict --image …` with a digits model: every image is read (at the model's size) before anything is
+// decoded or written; one caption a line; the SVG shows each output token's attention over the image.
+int predict_images(ModelFile& file, const PredictOptions& options) {
+  models::Captioner<float>& model = *file.captioner;
+  const models::CaptionerConfig& config = model.config();
+  std::vector<models::Image> images;
+  for (const std::string& path : options.images) {
+    try {
+      images.push_back(models::read_pgm(path, config.image_height, config.image_width));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("--image ") + e.what());
+    }
+  }
+  std::vector<const models::Image*> pointers;
+  for (const models::Image& image : images) pointers.push_back(&image);
+  const std::vector<models::Hypothesis> outputs = decode_images(model, pointers, {options.beam, 0, 1.0});
+  std::vector<std::string> pictures;
+  for (std::size_t k = 0; k < images.size(); ++k) {
+    const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
+    std::cout << join_target(file.task, tokens) << "\n";
+    if (options.svg.empty()) continue;
+    // one panel per emitted token, the end token included
+    std::vector<std::string> rows;
+    for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
+    if (outputs[k].finished) rows.push_back("<eos>");
+    std::vector<std::vector<double>> maps;
+    for (std::size_t t = 0; t < rows.size(); ++t) maps.push_back(models::attention_map(config, outputs[k].attention[t]));
+    models::ImageAttentionOptions picture;
+    picture.title = options.images[k] + " → " + join_target(file.task, tokens);
+    pictures.push_back(models::image_attention_svg(images[k], rows, maps, picture));
+  }
+  std::cout << std::flush;
+  for (std::size_t k = 0; k < pictures.size(); ++k) {
+    const std::string path = numbered(options.svg, k, pictures.size());
+    models::write_file_atomically(path, pictures[k]);
+    std::cerr << "attend predict: wrote " << path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
+  if (file.captioner) {
+    if (options.images.empty()) {
+      throw InputError("the model (task digits) captions images: give them with --image FILE.pgm, not as text");
+    }
+    return predict_images(file, options);
+  }
+  if (!options.images.empty()) {
+    throw InputError("--image: the model (task " + file.task.name + ") reads text, not images");
+  }
   std::vector<std::string> inputs = options.inputs;
   if (inputs.empty()) {
     for (std::string line; std::getline(std::cin, line);) {

@@ -16,6 +16,7 @@ namespace attend::app {
 namespace {
 
 constexpr const char* format_name = "attend-seq2seq";
+constexpr const char* captioner_format_name = "attend-captioner";
 constexpr int format_version = 1;
 
 // Every weight of the model is a tensor of the file, so a configuration that asks for more weights than the file holds
@@ -37,19 +38,46 @@ void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& confi
   }
 }
 
+// The same for a captioner: its position embeddings (L × A), the projection of a patch or feature (A × ph·pw or
+// A × 2C), the hidden layer (K × ph·pw), the recurrent weight (H × H) and the attention's (A' × H).
+void check_sizes_fit(const std::string& path, const models::CaptionerConfig& config) {
+  std::uint64_t bytes = 0;
+  for (const auto& t : nn::list_checkpoint(path)) bytes += t.end - t.begin;
+  const auto fits = [bytes](std::uint64_t a, std::uint64_t b) {
+    std::uint64_t product = 0;
+    return !__builtin_mul_overflow(a, b, &product) && product <= bytes;
+  };
+  const std::uint64_t patch = config.patch_height * config.patch_width;
+  if (!fits(config.image_height, config.image_width) || !fits(config.annotation_size, patch) ||
+      !fits(config.patch_hidden, patch) || !fits(config.annotation_size, config.patch_hidden) ||
+      !fits(config.annotation_size, 2 * config.channels) || !fits(config.hidden_size, config.hidden_size) ||
+      !fits(config.attention_size, config.hidden_size) || !fits(config.vocab_size, config.embedding_dim)) {
+    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
+  }
+  if (!fits(config.grid_rows() * config.grid_columns(), config.annotation_size)) {
+    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
+  }
+}
+
 }  // namespace
 
+nn::Module<float>& ModelFile::module() const {
+  if (captioner) return *captioner;
+  if (!model) throw std::logic_error("ModelFile: no model");
+  return *model;
+}
+
 void save_model_file(const std::string& path, const ModelFile& file, const nn::Optimizer<float>* optimizer) {
-  nlohmann::json metadata = {{"format", format_name},
+  nlohmann::json metadata = {{"format", file.captioner ? captioner_format_name : format_name},
                              {"version", format_version},
                              {"task", file.task.to_json()},
-                             {"model", file.model->config().to_json()},
+                             {"model", file.captioner ? file.captioner->config().to_json() : file.model->config().to_json()},
                              {"source_vocabulary", file.source_vocabulary.to_json()},
                              {"target_vocabulary", file.target_vocabulary.to_json()},
                              {"training", file.training}};
   nn::NamedTensors<float> extra;
   if (optimizer) extra = optimizer->state();
-  nn::save_checkpoint(path, file.model->parameters(), metadata, extra);
+  nn::save_checkpoint(path, file.module().parameters(), metadata, extra);
 }
 
 ModelFile load_model_file(const std::string& path) {
@@ -59,7 +87,8 @@ ModelFile load_model_file(const std::string& path) {
   ModelFile file;
   try {
     const nlohmann::json metadata = nn::read_checkpoint_metadata(path);
-    if (!metadata.is_object() || metadata.value("format", "") != format_name) {
+    const std::string format = metadata.is_object() ? metadata.value("format", "") : "";
+    if (format != format_name && format != captioner_format_name) {
       throw InputError("model file " + path + ": a checkpoint, but not a model saved by `attend train`");
     }
     if (metadata.value("version", 0) != format_version) {
@@ -69,6 +98,20 @@ ModelFile load_model_file(const std::string& path) {
     file.task = TaskSpec::from_json(metadata.at("task"));
     file.source_vocabulary = models::Vocabulary::from_json(metadata.at("source_vocabulary"));
     file.target_vocabulary = models::Vocabulary::from_json(metadata.at("target_vocabulary"));
+    file.training = metadata.value("training", nlohmann::json::object());
+    if ((format == captioner_format_name) != file.task.is_digits()) {
+      throw InputError("model file " + path + ": a " + format + " model cannot be of the task " + file.task.name);
+    }
+    if (format == captioner_format_name) {
+      const auto config = models::CaptionerConfig::from_json(metadata.at("model"));
+      if (config.vocab_size != file.target_vocabulary.size()) {
+        throw InputError("model file " + path + ": the vocabulary size does not match the model configuration");
+      }
+      check_sizes_fit(path, config);
+      file.captioner = std::make_unique<models::Captioner<float>>(config);
+      nn::load_checkpoint(path, file.captioner->parameters(), {}, {"optimizer."});
+      return file;
+    }
     const auto config = models::Seq2seqConfig::from_json(metadata.at("model"));
     if (config.source_vocab_size != file.source_vocabulary.size() ||
         config.target_vocab_size != file.target_vocabulary.size()) {
@@ -76,7 +119,6 @@ ModelFile load_model_file(const std::string& path) {
     }
     check_sizes_fit(path, config);
     file.model = std::make_unique<models::Seq2seq<float>>(config);
-    file.training = metadata.value("training", nlohmann::json::object());
     // the optimizer's state is only needed to go on training
     nn::load_checkpoint(path, file.model->parameters(), {}, {"optimizer."});
   } catch (const std::exception& e) {
@@ -128,13 +170,53 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
   return result;
 }
 
-std::vector<std::vector<std::string>> predict_examples(ModelFile& file, const std::vector<Example>& examples,
-                                                       const models::SearchOptions& search) {
-  std::vector<std::vector<std::int64_t>> sources;
-  for (const Example& e : examples) sources.push_back(file.source_vocabulary.encode(e.source));
-  std::vector<std::vector<std::string>> outputs;
-  for (const auto& h : decode_all(*file.model, sources, search)) outputs.push_back(file.target_vocabulary.decode(h.tokens));
-  return outputs;
+std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
+                                              const std::vector<const models::Image*>& images,
+                                              const models::SearchOptions& search, std::size_t batch_size) {
+  model.eval();
+  std::vector<models::Hypothesis> result;
+  for (std::size_t start = 0; start < images.size(); start += batch_size) {
+    const std::size_t end = std::min(images.size(), start + batch_size);
+    const std::vector<const models::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
+                                                  images.begin() + static_cast<std::ptrdiff_t>(end));
+    const models::ImageBatch<float> batch = models::make_image_batch<float>(chunk, {}, model.config());
+    for (models::Hypothesis& h : models::decode(model, batch.images, search)) result.push_back(std::move(h));
+  }
+  return result;
+}
+
+bool moves_left_to_right(const models::CaptionerConfig& config, const models::Hypothesis& hypothesis) {
+  double previous = -1;
+  for (std::size_t t = 0; t < hypothesis.tokens.size() && t < hypothesis.attention.size(); ++t) {
+    const double m_t = models::mean_column(config, hypothesis.attention[t]);
+    if (!(m_t > previous)) return false;
+    previous = m_t;
+  }
+  return true;
+}
+
+Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
+                std::vector<std::vector<std::string>>* outputs) {
+  std::vector<models::Hypothesis> hypotheses;
+  if (file.captioner) {
+    std::vector<const models::Image*> images;
+    for (const Example& e : examples) images.push_back(&e.image);
+    hypotheses = decode_images(*file.captioner, images, search);
+  } else {
+    std::vector<std::vector<std::int64_t>> sources;
+    for (const Example& e : examples) sources.push_back(file.source_vocabulary.encode(e.source));
+    hypotheses = decode_all(*file.model, sources, search);
+  }
+  std::vector<std::vector<std::string>> tokens;
+  for (const auto& h : hypotheses) tokens.push_back(file.target_vocabulary.decode(h.tokens));
+  Scores scores = score_outputs(file.task, tokens, examples);
+  if (file.captioner) {
+    double moving = 0;
+    for (const auto& h : hypotheses) moving += moves_left_to_right(file.captioner->config(), h) ? 1 : 0;
+    scores.emplace_back("left_to_right", hypotheses.empty() ? 0.0 : moving / static_cast<double>(hypotheses.size()));
+  }
+  if (outputs) *outputs = std::move(tokens);
+  return scores;
 }
 
 std::string format_score(const std::string& name, double value) {

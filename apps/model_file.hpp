@@ -1,6 +1,7 @@
 // A trained model as the `attend` program keeps it: one safetensors checkpoint holding the weights, and in its metadata
 // the model configuration, the task description and both vocabularies (so the file alone is enough to predict), plus
-// where training stood. Also the batched decoding every command shares.
+// where training stood. A text task's model is a Seq2seq (format "attend-seq2seq"); the digits task's a Captioner
+// (format "attend-captioner", no source vocabulary). Also the batched decoding and scoring every command shares.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/task.hpp"
+#include "models/captioner.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
 #include "models/vocabulary.hpp"
@@ -21,8 +23,12 @@ struct ModelFile {
   TaskSpec task;
   models::Vocabulary source_vocabulary;
   models::Vocabulary target_vocabulary;
-  std::unique_ptr<models::Seq2seq<float>> model;
+  std::unique_ptr<models::Seq2seq<float>> model;        // text tasks (dates, pairs)
+  std::unique_ptr<models::Captioner<float>> captioner;  // the digits task
   nlohmann::json training;  // progress when saved: epoch, step, validation scores
+
+  // The model, whichever it is.
+  nn::Module<float>& module() const;
 };
 
 // Writes the model (and the optimizer's state, if given) atomically: a failure leaves a previous file intact.
@@ -39,9 +45,21 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
                                            const std::vector<std::vector<std::int64_t>>& sources,
                                            const models::SearchOptions& search, std::size_t batch_size = 256);
 
-// The model's outputs (tokens, end token excluded) for the examples' sources, decoded with `search`.
-std::vector<std::vector<std::string>> predict_examples(ModelFile& file, const std::vector<Example>& examples,
-                                                       const models::SearchOptions& search);
+// Decodes images (each the model's size) in batches of batch_size; the model is put in evaluation mode.
+std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
+                                              const std::vector<const models::Image*>& images,
+                                              const models::SearchOptions& search, std::size_t batch_size = 256);
+
+// The examples decoded with `search` (text: their sources; digits: their images) and scored: score_outputs' scores,
+// and for a captioner also left_to_right, the fraction of examples whose attention-weighted mean column (captioner.hpp's
+// mean_column) increases from each output digit to the next. `outputs`, when given, receives the outputs (tokens,
+// end token excluded).
+Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
+                std::vector<std::vector<std::string>>* outputs = nullptr);
+
+// Whether the attention of a caption's output tokens moves right from each token to the next (the end token's row,
+// if any, is not counted): the test of docs/13-visual-attention.md.
+bool moves_left_to_right(const models::CaptionerConfig& config, const models::Hypothesis& hypothesis);
 
 // "bleu: 23.4" (BLEU and n-gram precisions in percent, one decimal) or "exact_match: 0.9950" (four decimals).
 std::string format_score(const std::string& name, double value);

@@ -2,6 +2,7 @@
 #include "apps/task.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "models/bleu.hpp"
@@ -13,7 +14,9 @@ namespace attend::app {
 namespace {
 
 void check_known(const std::string& name) {
-  if (name != "dates" && name != "pairs") throw InputError("unknown task \"" + name + "\" (expected dates or pairs)");
+  if (name != "dates" && name != "pairs" && name != "digits") {
+    throw InputError("unknown task \"" + name + "\" (expected dates, pairs or digits)");
+  }
 }
 
 template <class V>
@@ -115,7 +118,81 @@ TaskData pairs_data(const TaskSpec& spec) {
   }
 }
 
+// splitmix64's finaliser: well-spread seeds from (seed, epoch, position)
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::vector<std::string> digit_tokens(const std::vector<int>& digits) {
+  std::vector<std::string> tokens;
+  for (const int d : digits) tokens.push_back(std::to_string(d));
+  return tokens;
+}
+
+std::vector<Example> digit_examples(const std::vector<models::Composed>& images) {
+  std::vector<Example> examples;
+  for (const models::Composed& c : images) examples.push_back({{}, {digit_tokens(c.digits)}, c.image});
+  return examples;
+}
+
+TaskData digits_data(const TaskSpec& spec) {
+  if (spec.data.empty()) throw InputError("task digits needs the digits file: --data FILE (digits.csv or digits.csv.gz)");
+  try {
+    spec.composer(true).validate();
+    const models::DigitImages digits = models::load_digits(spec.data);
+    if (!spec.fingerprint.empty() && spec.fingerprint != digits.fingerprint) {
+      throw InputError(spec.data + ": not the file the model was trained on (its fingerprint is " + digits.fingerprint +
+                       ", the model's " + spec.fingerprint + "); give the original with --data");
+    }
+    models::DigitSplit split = models::split_digits(digits, spec.validation_digits, spec.test_digits, spec.seed);
+    TaskData data;
+    data.validation = digit_examples(
+        models::compose_many(split.validation, spec.composer(false), spec.validation_size, mix(spec.seed ^ 0x76616c)));
+    data.test = digit_examples(
+        models::compose_many(split.test, spec.composer(false), spec.test_size, mix(spec.seed ^ 0x74657374)));
+    data.train_digits = std::move(split.train);
+    data.fingerprint = digits.fingerprint;
+    char noise[32];
+    std::snprintf(noise, sizeof noise, "%g", spec.noise);
+    data.summary = spec.data + ": " + std::to_string(digits.size()) + " digits; " +
+                   std::to_string(data.train_digits.size()) + " training, " + std::to_string(spec.validation_digits) +
+                   " validation and " + std::to_string(spec.test_digits) + " test digits; images of " +
+                   std::to_string(spec.min_digits) + "–" + std::to_string(spec.max_digits) + " digits (" +
+                   std::to_string(models::ComposerOptions().height) + "×" +
+                   std::to_string(models::ComposerOptions().width) + "): " + std::to_string(spec.train_size) +
+                   " a training epoch (composed afresh, noise " + noise + "), " + std::to_string(data.validation.size()) +
+                   " validation, " + std::to_string(data.test.size()) + " test";
+    return data;
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+}
+
 }  // namespace
+
+models::ComposerOptions TaskSpec::composer(bool training) const {
+  models::ComposerOptions options;
+  options.min_digits = min_digits;
+  options.max_digits = max_digits;
+  options.min_gap = min_gap;
+  options.max_gap = max_gap;
+  options.noise = training ? noise : 0.0;
+  return options;
+}
+
+std::vector<models::Composed> training_images(const TaskSpec& spec, const models::DigitImages& pool, std::size_t epoch,
+                                              std::size_t first, std::size_t count) {
+  const models::ComposerOptions options = spec.composer(true);
+  std::vector<models::Composed> images;
+  for (std::size_t k = first; k < first + count; ++k) {
+    Rng rng(mix(mix(mix(spec.seed) ^ epoch) ^ k));
+    images.push_back(models::compose(pool, options, rng));
+  }
+  return images;
+}
 
 nlohmann::json TaskSpec::to_json() const {
   nlohmann::json json = {{"name", name},
@@ -135,6 +212,17 @@ nlohmann::json TaskSpec::to_json() const {
                  {"skip_bad_lines", skip_bad_lines},
                  {"fingerprint", fingerprint},
                  {"source_column", source_column}});
+  }
+  if (is_digits()) {
+    json.update({{"data", data},
+                 {"fingerprint", fingerprint},
+                 {"validation_digits", validation_digits},
+                 {"test_digits", test_digits},
+                 {"min_digits", min_digits},
+                 {"max_digits", max_digits},
+                 {"min_gap", min_gap},
+                 {"max_gap", max_gap},
+                 {"noise", noise}});
   }
   return json;
 }
@@ -165,12 +253,31 @@ TaskSpec TaskSpec::from_json(const nlohmann::json& json) {
     spec.source_column = json.contains("source_column") ? field<std::size_t>(json, "source_column") : 0;
     if (spec.source_column > 2) throw InputError("task description: source_column must be 1 or 2");
   }
+  if (spec.is_digits()) {
+    spec.data = field<std::string>(json, "data");
+    spec.fingerprint = field<std::string>(json, "fingerprint");
+    spec.validation_digits = field<std::size_t>(json, "validation_digits");
+    spec.test_digits = field<std::size_t>(json, "test_digits");
+    spec.min_digits = field<std::size_t>(json, "min_digits");
+    spec.max_digits = field<std::size_t>(json, "max_digits");
+    spec.min_gap = field<std::size_t>(json, "min_gap");
+    spec.max_gap = field<std::size_t>(json, "max_gap");
+    spec.noise = field<double>(json, "noise");
+    try {
+      spec.composer(true).validate();
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("task description: ") + e.what());
+    }
+  }
   return spec;
 }
 
-std::vector<Example> TaskData::held_out(const std::string& split) const {
+std::vector<Example> TaskData::held_out(const std::string& split, const TaskSpec& spec) const {
   if (split == "validation") return validation;
   if (split == "test") return test;
+  if (split == "train" && spec.is_digits()) {
+    return digit_examples(training_images(spec, train_digits, 1, 0, spec.train_size));
+  }
   if (split == "train") {
     std::vector<Example> examples;
     for (const auto& p : train) examples.push_back({p.source, {p.target}});
@@ -181,10 +288,12 @@ std::vector<Example> TaskData::held_out(const std::string& split) const {
 
 TaskData make_task_data(const TaskSpec& spec) {
   check_known(spec.name);
+  if (spec.is_digits()) return digits_data(spec);
   return spec.is_pairs() ? pairs_data(spec) : dates_data(spec);
 }
 
 std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& text) {
+  if (spec.is_digits()) throw InputError("a digits model reads images, not text: give them with --image FILE.pgm");
   if (!spec.is_pairs()) return characters_of(text);
   try {
     return models::tokenize(text, tokenization(spec.source_tokens, "--source-tokens"));
@@ -194,12 +303,14 @@ std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& 
 }
 
 std::string join_target(const TaskSpec& spec, const std::vector<std::string>& tokens) {
+  if (spec.is_digits()) return models::join_tokens(tokens);
   if (!spec.is_pairs()) return joined(tokens);
   return models::detokenize(tokens, tokenization(spec.target_tokens, "--target-tokens"));
 }
 
 models::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data) {
   models::Vocabulary vocabulary;
+  if (spec.is_digits()) return vocabulary;  // images: no source tokens
   if (spec.is_pairs()) {
     std::vector<std::vector<std::string>> sentences;
     for (const auto& p : data.train) sentences.push_back(p.source);
@@ -217,6 +328,7 @@ models::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& 
     for (const auto& p : data.train) sentences.push_back(p.target);
     return models::build_vocabulary(sentences, spec.min_count);
   }
+  if (spec.is_digits()) return models::digit_vocabulary();
   for (const auto& c : models::dates::target_alphabet()) vocabulary.add(c);
   return vocabulary;
 }
@@ -264,6 +376,17 @@ Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::st
                                                                     static_cast<double>(bleu.reference_length)
                                                               : 0.0);
     return scores;
+  }
+  if (spec.is_digits()) {
+    double exact = 0, right = 0, total = 0;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const std::vector<std::string>& reference = examples[k].references.front();
+      exact += outputs[k] == reference ? 1 : 0;
+      for (std::size_t t = 0; t < reference.size(); ++t) right += t < outputs[k].size() && outputs[k][t] == reference[t];
+      total += static_cast<double>(reference.size());
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(outputs.size(), 1));
+    return {{"exact_match", exact / n}, {"digit_accuracy", total > 0 ? right / total : 0.0}};
   }
   std::vector<std::string> predictions, targets;
   for (std::size_t k = 0; k < outputs.size(); ++k) {

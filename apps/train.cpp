@@ -16,6 +16,7 @@
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
 #include "models/batch.hpp"
+#include "models/digits.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 
@@ -40,19 +41,101 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-// The training pairs as token ids.
-struct Encoded {
-  std::vector<std::vector<std::int64_t>> sources, targets;
+// What the training loop needs of a model and its task: how many steps an epoch has, the batches of an epoch in order,
+// and the loss of one batch. The loop itself (progress, limits, signals, NaN, validation, saving, resume) is one.
+class Trainee {
+ public:
+  virtual ~Trainee() = default;
+  virtual std::size_t steps_per_epoch() const = 0;
+  // The example indices of each batch of one epoch, in order; may draw from rng (the saved batch-order generator).
+  virtual std::vector<std::vector<std::size_t>> epoch_order(Rng& rng) const = 0;
+  // The loss of a batch of epoch `epoch`; adds the batch's output tokens (end tokens included) to `tokens`.
+  virtual Variable<float> loss(Tape<float>& tape, std::size_t epoch, const std::vector<std::size_t>& batch,
+                               std::size_t& tokens) = 0;
 };
 
-Encoded encode_pairs(const std::vector<models::TokenPair>& pairs, const models::Vocabulary& source,
-                     const models::Vocabulary& target) {
-  Encoded encoded;
-  for (const models::TokenPair& p : pairs) {
-    encoded.sources.push_back(source.encode(p.source));
-    encoded.targets.push_back(target.encode(p.target));
+// Text: the training pairs as token ids, in batches of similar source length, reshuffled every epoch.
+class TextTrainee : public Trainee {
+ public:
+  TextTrainee(models::Seq2seq<float>& model, const std::vector<models::TokenPair>& pairs,
+              const models::Vocabulary& source, const models::Vocabulary& target, std::size_t batch_size)
+      : model_(model), batch_size_(batch_size) {
+    for (const models::TokenPair& p : pairs) {
+      sources_.push_back(source.encode(p.source));
+      targets_.push_back(target.encode(p.target));
+      source_lengths_.push_back(sources_.back().size());
+    }
   }
-  return encoded;
+  std::size_t steps_per_epoch() const override { return (sources_.size() + batch_size_ - 1) / batch_size_; }
+  std::vector<std::vector<std::size_t>> epoch_order(Rng& rng) const override {
+    return models::bucketed_batch_order(source_lengths_, batch_size_, rng);
+  }
+  Variable<float> loss(Tape<float>& tape, std::size_t, const std::vector<std::size_t>& batch,
+                       std::size_t& tokens) override {
+    std::vector<std::vector<std::int64_t>> sources, targets;
+    for (std::size_t i : batch) {
+      sources.push_back(sources_[i]);
+      targets.push_back(targets_[i]);
+      tokens += targets_[i].size() + 1;
+    }
+    return model_.loss(tape, models::make_batch(sources, targets));
+  }
+
+ private:
+  models::Seq2seq<float>& model_;
+  std::size_t batch_size_;
+  std::vector<std::vector<std::int64_t>> sources_, targets_;
+  std::vector<std::size_t> source_lengths_;
+};
+
+// Digits: train_size images an epoch, composed afresh for every batch (task.hpp's training_images), in order.
+class DigitsTrainee : public Trainee {
+ public:
+  DigitsTrainee(models::Captioner<float>& model, const TaskSpec& spec, const models::DigitImages& pool,
+                std::size_t batch_size)
+      : model_(model), spec_(spec), pool_(pool), batch_size_(batch_size) {}
+  std::size_t steps_per_epoch() const override { return (spec_.train_size + batch_size_ - 1) / batch_size_; }
+  std::vector<std::vector<std::size_t>> epoch_order(Rng&) const override {
+    std::vector<std::vector<std::size_t>> order(steps_per_epoch());
+    for (std::size_t i = 0; i < spec_.train_size; ++i) order[i / batch_size_].push_back(i);
+    return order;
+  }
+  Variable<float> loss(Tape<float>& tape, std::size_t epoch, const std::vector<std::size_t>& batch,
+                       std::size_t& tokens) override {
+    const std::vector<models::Composed> images = training_images(spec_, pool_, epoch, batch.front(), batch.size());
+    std::vector<const models::Image*> pictures;
+    std::vector<std::vector<std::int64_t>> captions;
+    for (const models::Composed& c : images) {
+      pictures.push_back(&c.image);
+      captions.push_back(models::caption_ids(c.digits));
+      tokens += c.digits.size() + 1;
+    }
+    return model_.loss(tape, models::make_image_batch<float>(pictures, captions, model_.config()));
+  }
+
+ private:
+  models::Captioner<float>& model_;
+  const TaskSpec& spec_;
+  const models::DigitImages& pool_;
+  std::size_t batch_size_;
+};
+
+// "model bahdanau gru bidirectional, 123456 parameters" or "model patches (8×8, stride 2) → bahdanau gru, …"
+std::string model_text(const ModelFile& file) {
+  std::ostringstream text;
+  if (file.captioner) {
+    const models::CaptionerConfig& c = file.captioner->config();
+    text << "model " << models::to_string(c.encoder);
+    if (c.encoder == models::ImageEncoderKind::patches) {
+      text << " (" << c.patch_height << "×" << c.patch_width << ", stride " << c.patch_stride << ")";
+    }
+    text << " → bahdanau " << nn::to_string(c.cell) << " over " << c.grid_rows() * c.grid_columns() << " positions";
+  } else {
+    const models::Seq2seqConfig& c = file.model->config();
+    text << "model " << c.decoder_name() << " " << nn::to_string(c.cell) << (c.bidirectional ? " bidirectional" : "");
+  }
+  text << ", " << file.module().parameter_count() << " parameters";
+  return text.str();
 }
 
 // One progress line: rewritten in place on a terminal, printed as plain lines otherwise.
@@ -131,7 +214,7 @@ nlohmann::json options_to_json(const TrainOptions& options) {
           {"decoder", options.decoder}};
 }
 
-nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& options, models::Seq2seq<float>& model) {
+nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& options, nn::Module<float>& model) {
   nlohmann::json generators = nlohmann::json::object();
   for (const auto& [name, rng] : model.generators()) generators[name] = rng_to_json(rng->state());
   return {{"step", state.step},
@@ -148,7 +231,7 @@ nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& opt
 // The options and the state saved in `file` (read by load_model_file), with the flags given now applied on top.
 // Throws InputError naming the file when it holds no training state or a damaged one.
 TrainingState resume_state(const ModelFile& file, const std::string& path, TrainOptions& options,
-                           models::Seq2seq<float>& model) {
+                           nn::Module<float>& model) {
   const nlohmann::json* state = nullptr;
   if (file.training.is_object() && file.training.contains("state")) state = &file.training.at("state");
   if (!state) {
@@ -222,10 +305,16 @@ int run_train(const TrainOptions& given) {
   if (options.resume.empty()) {
     // the model's configuration is checked before any work (the vocabulary sizes are not known yet: any will do)
     models::Seq2seqConfig config = options.model;
-    config.set_decoder(options.decoder);
-    config.source_vocab_size = config.target_vocab_size = models::Vocabulary().size();
+    models::CaptionerConfig captioner = options.captioner;
     try {
-      config.validate();
+      if (options.task.is_digits()) {
+        captioner.vocab_size = models::digit_vocabulary().size();
+        captioner.validate();
+      } else {
+        config.set_decoder(options.decoder);
+        config.source_vocab_size = config.target_vocab_size = models::Vocabulary().size();
+        config.validate();
+      }
     } catch (const std::invalid_argument& e) {
       throw InputError(e.what());
     }
@@ -235,22 +324,31 @@ int run_train(const TrainOptions& given) {
     file.task.source_column = data.source_column;
     file.source_vocabulary = make_source_vocabulary(options.task, data);
     file.target_vocabulary = make_target_vocabulary(options.task, data);
-    config.source_vocab_size = file.source_vocabulary.size();
-    config.target_vocab_size = file.target_vocabulary.size();
-    file.model = std::make_unique<models::Seq2seq<float>>(config);
+    if (options.task.is_digits()) {
+      captioner.vocab_size = file.target_vocabulary.size();
+      file.captioner = std::make_unique<models::Captioner<float>>(captioner);
+    } else {
+      config.source_vocab_size = file.source_vocabulary.size();
+      config.target_vocab_size = file.target_vocabulary.size();
+      file.model = std::make_unique<models::Seq2seq<float>>(config);
+    }
     state.epoch_order = Rng(options.task.seed + 7).state();
   } else {
     file = load_model_file(options.resume);
-    state = resume_state(file, options.resume, options, *file.model);
+    state = resume_state(file, options.resume, options, file.module());
     check_output_path(options.out, "--out");
     data = make_task_data(file.task);  // the same data: the file's fingerprint is checked
   }
-  models::Seq2seq<float>& model = *file.model;
+  nn::Module<float>& model = file.module();
   const std::string last_path = last_state_path(options.out);
 
-  const Encoded train = encode_pairs(data.train, file.source_vocabulary, file.target_vocabulary);
-  std::vector<std::size_t> source_lengths;
-  for (const auto& s : train.sources) source_lengths.push_back(s.size());
+  std::unique_ptr<Trainee> trainee;
+  if (file.captioner) {
+    trainee = std::make_unique<DigitsTrainee>(*file.captioner, file.task, data.train_digits, options.batch_size);
+  } else {
+    trainee = std::make_unique<TextTrainee>(*file.model, data.train, file.source_vocabulary, file.target_vocabulary,
+                                            options.batch_size);
+  }
   nn::Adam<float> adam(model.parameters(), {options.learning_rate});
   if (!options.resume.empty()) {
     // the weights again, and the optimizer's state: everything checked before anything changes
@@ -262,7 +360,7 @@ int run_train(const TrainOptions& given) {
   }
   Rng order_rng;
   order_rng.set_state(state.epoch_order);
-  const std::size_t steps_per_epoch = (train.sources.size() + options.batch_size - 1) / options.batch_size;
+  const std::size_t steps_per_epoch = trainee->steps_per_epoch();
   const std::size_t total_steps = options.max_steps > 0 ? std::min(options.max_steps, steps_per_epoch * options.epochs)
                                                         : steps_per_epoch * options.epochs;
   if (!options.resume.empty()) {
@@ -289,12 +387,14 @@ int run_train(const TrainOptions& given) {
   const std::size_t log_every = options.log_every ? options.log_every : std::max<std::size_t>(1, steps_per_epoch / 20);
   Progress progress(isatty(STDERR_FILENO) != 0);
 
-  std::cerr << "attend train: task " << file.task.name << ", " << data.train.size() << " training pairs, "
-            << data.validation.size() << " validation; vocabularies " << file.source_vocabulary.size() << " → "
-            << file.target_vocabulary.size() << "; model " << model.config().decoder_name() << " "
-            << nn::to_string(model.config().cell) << (model.config().bidirectional ? " bidirectional" : "") << ", "
-            << model.parameter_count() << " parameters; " << options.epochs << " epochs of " << steps_per_epoch
-            << " steps\n";
+  std::cerr << "attend train: task " << file.task.name << ", ";
+  if (file.captioner) {
+    std::cerr << file.task.train_size << " training images an epoch, " << data.validation.size() << " validation; ";
+  } else {
+    std::cerr << data.train.size() << " training pairs, " << data.validation.size() << " validation; vocabularies "
+              << file.source_vocabulary.size() << " → " << file.target_vocabulary.size() << "; ";
+  }
+  std::cerr << model_text(file) << "; " << options.epochs << " epochs of " << steps_per_epoch << " steps\n";
 
   // Saves the model with the optimizer and the training state. A failed save throws and leaves the file as it was.
   const double seconds_before = state.seconds;
@@ -336,22 +436,14 @@ int run_train(const TrainOptions& given) {
   while (state.epoch <= options.epochs && !stop) {
     model.train();
     state.epoch_order = order_rng.state();
-    const std::vector<std::vector<std::size_t>> order =
-        models::bucketed_batch_order(source_lengths, options.batch_size, order_rng);
+    const std::vector<std::vector<std::size_t>> order = trainee->epoch_order(order_rng);
     for (; state.batches_done < order.size() && !stop; ++state.batches_done) {
       if (stop_signal) break;  // one before the first step of this run
-      std::vector<std::vector<std::int64_t>> sources, targets;
-      for (std::size_t i : order[state.batches_done]) {
-        sources.push_back(train.sources[i]);
-        targets.push_back(train.targets[i]);
-        tokens += train.targets[i].size() + 1;
-      }
-      const models::Batch batch = models::make_batch(sources, targets);
       tape.clear();
       adam.zero_grad();
       float value = 0, norm = 0;
       try {
-        Variable<float> loss = model.loss(tape, batch);
+        Variable<float> loss = trainee->loss(tape, state.epoch, order[state.batches_done], tokens);
         tape.backward(loss);
         norm = options.clip > 0 ? nn::clip_grad_norm(model.parameters(), options.clip) : 0.0f;
         value = loss.value().item();
@@ -402,7 +494,7 @@ int run_train(const TrainOptions& given) {
                 << "\n";
       return 128 + stop_signal;
     }
-    // the end of the epoch, or of training: validation score (dates: exact match; pairs: BLEU); the best model so far
+    // the end of the epoch, or of training: validation score (dates, digits: exact match; pairs: BLEU); the best model
     // is saved
     const bool epoch_done = state.batches_done == order.size();
     const std::size_t epoch = state.epoch;
@@ -411,7 +503,7 @@ int run_train(const TrainOptions& given) {
       state.batches_done = 0;
       state.epoch_order = order_rng.state();
     }
-    const Scores scores = score_outputs(file.task, predict_examples(file, data.validation, {1, 0, 1.0}), data.validation);
+    const Scores scores = evaluate(file, data.validation, {1, 0, 1.0});
     const auto& [metric, value] = scores.front();
     last_validation = format_score(metric, value);
     std::ostringstream line;

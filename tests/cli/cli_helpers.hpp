@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -76,6 +77,16 @@ inline void check_usage_error(const Run& run, const std::vector<std::string>& pa
   for (const auto& part : parts) {
     BOOST_TEST(run.err.find(part) != std::string::npos, "\"" << part << "\" not in: " << run.err);
   }
+}
+
+// The tensors of a checkpoint: the data section after the header (the header's metadata holds times, which differ
+// between runs).
+inline std::string tensor_bytes(const std::string& path) {
+  const std::string file = read_file(path);
+  BOOST_TEST_REQUIRE(file.size() > 8u, path);
+  std::uint64_t header = 0;
+  for (int k = 7; k >= 0; --k) header = header * 256 + static_cast<unsigned char>(file[static_cast<std::size_t>(k)]);
+  return file.substr(8 + header);
 }
 
 inline std::size_t count(const std::string& text, const std::string& what) {

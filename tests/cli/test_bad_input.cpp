@@ -13,6 +13,7 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 
+#include "models/digits.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -95,6 +96,27 @@ const std::string& fixtures() {
   write(f + "/no-tab.tsv", "Hola.\tHello.\nAdiós. Goodbye.\nGracias.\tThanks.\n");
   write(f + "/latin1.tsv", "Hola.\tHello.\nSí.\tYes.\nAdi\xf3s.\tGoodbye.\n");
   write(f + "/changed.tsv", read_file(f + "/spa-eng.tsv") + "Hola.\tHello.\n");
+  // the digits task: the shared file, a model of it, the same digits plus one line, and images wrong in one way each
+  write(f + "/digits.csv.gz", read_file(std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz"));
+  BOOST_TEST_REQUIRE(run_attend("train --task digits --data " + f + "/digits.csv.gz --train-size 32 --valid-size 4 "
+                                "--test-size 4 --epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 "
+                                "--batch 16 --out " + f + "/digits.safetensors").status == 0);
+  {
+    const attend::models::DigitImages digits = attend::models::load_digits(f + "/digits.csv.gz");
+    std::string text;
+    for (std::size_t k = 0; k <= digits.size(); ++k) {  // the first digit twice
+      for (const int v : digits.pixels[k % digits.size()]) text += std::to_string(v) + ",";
+      text += std::to_string(digits.labels[k % digits.size()]) + "\n";
+    }
+    write(f + "/digits-changed.csv", text);
+  }
+  std::string blank_digit;  // 64 pixels 0 and the label 0
+  for (int k = 0; k < 65; ++k) blank_digit += k ? ",0" : "0";
+  write(f + "/garbled.csv", blank_digit + "\n0,1,2\n");  // line 2: three fields
+  write(f + "/bad-header.pgm", "P5\n64 x\n255\n");
+  write(f + "/small.pgm", "P5\n8 8\n255\n" + std::string(64, '\0'));
+  write(f + "/truncated.pgm", "P5\n64 12\n255\n" + std::string(40, '\0'));
+  write(f + "/blank.pgm", "P5\n64 12\n255\n" + std::string(12 * 64, '\0'));
   made = true;
   return scratch.dir;
 }

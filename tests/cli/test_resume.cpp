@@ -24,16 +24,6 @@ const std::string training =
     "train --task dates --train-size 2048 --valid-size 32 --test-size 16 --epochs 3 --hidden 32 --embed 8 "
     "--layers 2 --dropout 0.2 --batch 64 --seed 5 --log-every 1 ";
 
-// The tensors of a checkpoint, as bytes by name: the data section after the header (the header's metadata holds
-// times, which differ between runs).
-std::string tensor_bytes(const std::string& path) {
-  const std::string file = read_file(path);
-  BOOST_TEST_REQUIRE(file.size() > 8u, path);
-  std::uint64_t header = 0;
-  for (int k = 7; k >= 0; --k) header = header * 256 + static_cast<unsigned char>(file[static_cast<std::size_t>(k)]);
-  return file.substr(8 + header);
-}
-
 // Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
 // there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
 int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number) {
