@@ -124,7 +124,13 @@ void check_model_file(const std::string& path) {
   } catch (const std::exception& e) {
     finding("load_model_file threw an exception that is not an InputError: " + fuzz::printable(e.what()));
   }
-  check(file.model != nullptr, "load_model_file returned no model");
+  check((file.model != nullptr) != (file.captioner != nullptr), "load_model_file returned no model, or two");
+  if (file.captioner) {
+    check(file.task.is_digits(), "a captioner loaded for a task other than digits");
+    check(file.captioner->config().vocab_size == file.target_vocabulary.size(),
+          "a loaded captioner's vocabulary size differs from its vocabulary");
+    return;
+  }
   check(file.model->config().source_vocab_size == file.source_vocabulary.size() &&
             file.model->config().target_vocab_size == file.target_vocabulary.size(),
         "a loaded model's vocabulary sizes differ from its vocabularies");

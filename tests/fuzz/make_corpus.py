@@ -104,7 +104,7 @@ def checkpoint_seeds(folder, model_files):
 
 
 def model_files(attend, scratch):
-    """Tiny models of both tasks, as `attend train` writes them (with the optimizer's state)."""
+    """Tiny models of the three tasks, as `attend train` writes them (with the optimizer's state)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     tiny = ["--hidden", "2", "--embed", "2", "--epochs", "1", "--batch", "8"]
     dates = os.path.join(scratch, "dates.safetensors")
@@ -118,11 +118,39 @@ def model_files(attend, scratch):
                     "--valid-size", "2", "--test-size", "2", "--min-count", "1", "--decoder", "luong-general",
                     "--cell", "lstm", "--bidirectional", *tiny, "--out", pairs],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    digits_data = os.path.join(scratch, "digits.csv")
+    with open(digits_data, "w") as f:
+        f.write("".join(digit_line(k) + "\n" for k in range(24)))
+    digits = os.path.join(scratch, "digits.safetensors")
+    subprocess.run([attend, "train", "--task", "digits", "--data", digits_data, "--valid-digits", "2", "--test-digits",
+                    "2", "--train-size", "8", "--valid-size", "2", "--test-size", "2", "--annotation-size", "2",
+                    "--patch-hidden", "0", *tiny, "--out", digits],
+                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     result = {}
-    for name, path in (("model-dates", dates), ("model-pairs", pairs)):
+    for name, path in (("model-dates", dates), ("model-pairs", pairs), ("model-digits", digits)):
         with open(path, "rb") as f:
             result[name] = f.read()
     return result
+
+
+# ---- images and digits ------------------------------------------------------------------------------------------
+
+def digit_line(k):
+    """A line of a digits file: 64 intensities 0..16 (a pattern, not a real digit) and the label k mod 10."""
+    return ",".join(str((k * 7 + i * 3) % 17) for i in range(64)) + "," + str(k % 10)
+
+
+def images_seeds(folder):
+    write(folder, "p5-2x2", b"P5\n2 2\n255\n\x00\x10\x80\xff")
+    write(folder, "p2-comments", b"P2\n# a comment\n3 2 # width height\n15\n0 1 2\n3 4 15\n")
+    write(folder, "p5-16bit", b"P5\n2 1\n65535\n\x00\x01\xff\xff")
+    write(folder, "p5-12x64", b"P5\n64 12\n255\n" + bytes((i * 7) % 256 for i in range(768)))
+    write(folder, "p5-truncated", b"P5\n64 12\n255\n" + bytes(40))
+    write(folder, "p2-above-maxval", b"P2\n2 1\n9\n1 10\n")
+    write(folder, "digits-two-lines", digit_line(3) + "\n" + digit_line(9) + "\n")
+    write(folder, "digits-bad-field", ",".join(["0"] * 63) + ",x,3\n")
+    write(folder, "digits-crlf", ",".join(["16"] * 64) + ",0\r\n")
+    write(folder, "empty", b"")
 
 
 # ---- sentence pairs ---------------------------------------------------------------------------------------------
@@ -235,6 +263,7 @@ def main(argv):
         pairs_seeds(os.path.join(corpus, "pairs"))
         dates_seeds(os.path.join(corpus, "dates"), attend, scratch)
         cli_seeds(os.path.join(corpus, "cli"))
+        images_seeds(os.path.join(corpus, "images"))
     return 0
 
 
