@@ -2,7 +2,6 @@
 // rng.normal(), one per statement, so that a seed gives the same images everywhere. Chapter: docs/13-visual-attention.md.
 #include "models/digits.hpp"
 
-#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "models/data_file.hpp"
 #include "models/text.hpp"
 
 namespace attend::models {
@@ -19,11 +19,7 @@ namespace {
 
 // The whole file, uncompressed: zlib's gzread passes an uncompressed file through unchanged.
 std::string read_maybe_gzipped(const std::string& path) {
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
-    throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
-  }
-  if (S_ISDIR(status.st_mode)) throw std::invalid_argument(path + ": is a directory, not a digits file");
+  check_data_file(path, "a digits file");
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
   std::string text;

@@ -4,18 +4,13 @@
 // (P2). Chapter: docs/13-visual-attention.md.
 #include "models/image.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "models/data_file.hpp"
 #include "nn/atomic_file.hpp"
 
 namespace attend::models {
@@ -163,17 +158,7 @@ Image parse_pgm(const std::string& bytes, const std::string& name, std::size_t e
 }
 
 Image read_pgm(const std::string& path, std::size_t expected_height, std::size_t expected_width) {
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
-    throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
-  }
-  if (S_ISDIR(status.st_mode)) throw std::invalid_argument(path + ": is a directory, not a PGM image");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw std::invalid_argument(path + ": read error");
-  return parse_pgm(content.str(), path, expected_height, expected_width);
+  return parse_pgm(read_data_file(path, "a PGM image"), path, expected_height, expected_width);
 }
 
 std::string pgm_bytes(const Image& image) {

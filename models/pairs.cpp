@@ -1,21 +1,17 @@
 // Sentence-pair files, splits and vocabularies for the translation task (pairs.hpp).
 #include "models/pairs.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
 #include <utf8proc.h>
 
 #include "autograd/tensor.hpp"
+#include "models/data_file.hpp"
 
 namespace attend::models {
 
@@ -41,17 +37,7 @@ PairFile read_pair_file(const std::string& path, const PairReadOptions& options)
     throw std::invalid_argument(path + ": the source column must be 1 or 2, not " +
                                 std::to_string(options.source_column));
   }
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
-    throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
-  }
-  if (S_ISDIR(status.st_mode)) throw std::invalid_argument(path + ": is a directory, not a sentence-pair file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw std::invalid_argument(path + ": read error");
-  const std::string content = buffer.str();
+  const std::string content = read_data_file(path, "a sentence-pair file");
 
   PairFile file;
   file.bytes = content.size();
