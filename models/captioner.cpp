@@ -117,14 +117,25 @@ CaptionerConfig CaptionerConfig::from_json(const nlohmann::json& json) {
 
 // ---- encoders --------------------------------------------------------------------------------------------------
 
+namespace {
+
+// Images (B, H, W) of the configuration's size, B ≥ 1; `who` names the caller in the error.
+template <class T>
+void check_images(const Tensor<T>& images, const CaptionerConfig& config, const char* who) {
+  const Shape& shape = images.shape();
+  if (shape.rank() != 3 || shape[0] == 0 || shape[1] != config.image_height || shape[2] != config.image_width) {
+    throw std::invalid_argument(std::string(who) + ": images " + to_string(shape) + ", expected (B, " +
+                                std::to_string(config.image_height) + ", " + std::to_string(config.image_width) +
+                                ") with B ≥ 1");
+  }
+}
+
+}  // namespace
+
 template <class T>
 Tensor<T> extract_patches(const Tensor<T>& images, const CaptionerConfig& config) {
-  const Shape& shape = images.shape();
-  if (shape.rank() != 3 || shape[1] != config.image_height || shape[2] != config.image_width) {
-    throw std::invalid_argument("extract_patches: images " + to_string(shape) + ", expected (B, " +
-                                std::to_string(config.image_height) + ", " + std::to_string(config.image_width) + ")");
-  }
-  const std::size_t B = shape[0], H = shape[1], W = shape[2];
+  check_images(images, config, "extract_patches");
+  const std::size_t B = images.shape()[0], H = config.image_height, W = config.image_width;
   const std::size_t ph = config.patch_height, pw = config.patch_width, s = config.patch_stride;
   const std::size_t rows = config.grid_rows(), columns = config.grid_columns(), L = rows * columns;
   Tensor<T> patches(Shape{B, L, ph * pw}, uninitialized);
@@ -154,16 +165,6 @@ Parameter<T> position_embedding(const CaptionerConfig& config, Rng& rng) {
   return Parameter<T>(rng.normal_tensor<T>(Shape{L, config.annotation_size}, 0.0, stddev));
 }
 
-template <class T>
-void check_images(const Tensor<T>& images, const CaptionerConfig& config, const char* who) {
-  const Shape& shape = images.shape();
-  if (shape.rank() != 3 || shape[0] == 0 || shape[1] != config.image_height || shape[2] != config.image_width) {
-    throw std::invalid_argument(std::string(who) + ": images " + to_string(shape) + ", expected (B, " +
-                                std::to_string(config.image_height) + ", " + std::to_string(config.image_width) +
-                                ") with B ≥ 1");
-  }
-}
-
 }  // namespace
 
 template <class T>
@@ -178,8 +179,7 @@ PatchEncoder<T>::PatchEncoder(const CaptionerConfig& config, Rng& rng)
 
 template <class T>
 Variable<T> PatchEncoder<T>::forward(Tape<T>& tape, const Tensor<T>& images) {
-  check_images(images, config_, "PatchEncoder");
-  // x_i: (B, L, ph·pw), the pixels of each patch
+  // x_i (extract_patches checks the images' shape): (B, L, ph·pw), the pixels of each patch
   Variable<T> x = tape.constant(extract_patches(images, config_));
   // with a hidden layer: h_i = relu(W_h x_i + b_h), (B, L, K), in place of x_i
   if (W_h) x = relu((*W_h)(x));

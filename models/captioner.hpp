@@ -60,8 +60,9 @@ struct CaptionerConfig {
   static CaptionerConfig from_json(const nlohmann::json& json);  // throws std::invalid_argument naming the field
 };
 
-// The images (B, H·W) cut into patches: (B, L, ph·pw), position i = row · grid_columns + column. No gradient: the
-// pixels are the input.
+// The images (B, H, W) cut into patches: (B, L, ph·pw), position i = row · grid_columns + column. No gradient: the
+// pixels are the input. Throws std::invalid_argument naming the shape unless the images are (B, H, W) of the
+// configuration, B ≥ 1.
 template <class T>
 Tensor<T> extract_patches(const Tensor<T>& images, const CaptionerConfig& config);
 
