@@ -32,6 +32,7 @@ using attend::Variable;
 using attend::tutorial::ids_of;
 using attend::tutorial::row_of;
 using attend::tutorial::row_times;
+using attend::tutorial::seconds_since;
 using attend::tutorial::sigmoid;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
@@ -86,10 +87,6 @@ dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates
 std::string padded(const std::string& text, std::size_t width) {
   const std::size_t length = models::utf8_characters(text).size();
   return text + std::string(length < width ? width - length : 0, ' ');
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace

@@ -70,10 +70,6 @@ std::string joined(const Tokens& tokens) {
   return text;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // [docs:ascii-words]
 // (12.1) by hand, for text that is all ASCII: lower case; spaces and control characters separate words; every other
 // character that is not a letter or digit is a token of its own, except ' and - between two letters or digits and
@@ -270,7 +266,7 @@ Run train(models::Seq2seq<float>& model, const Corpus& corpus, std::size_t steps
       }
     }
   }
-  run.seconds = seconds_since(start);
+  run.seconds = tutorial::seconds_since(start);
   model.eval();
   return run;
 }
@@ -549,7 +545,8 @@ int main(int argc, char** argv) {
     std::printf("%-14s %10zu   %s\n", decoder.c_str(), model->parameter_count(), losses_of(run).c_str());
     char line[200];
     std::snprintf(line, sizeof line, "time: %-14s training %6.1f s (%5.0f target tokens/s), translating %5.1f s",
-                  decoder.c_str(), run.seconds, double(run.tokens) / run.seconds, seconds_since(decode_start));
+                  decoder.c_str(), run.seconds, double(run.tokens) / run.seconds,
+                  tutorial::seconds_since(decode_start));
     times.push_back(line);
     trained.push_back(std::move(model));
   }
@@ -815,6 +812,6 @@ int main(int argc, char** argv) {
                 models::detokenize(hindi.data.test[k].references[0], models::Tokenization::words).c_str(),
                 text_of(hindi_test[k], hindi.target_vocabulary).c_str());
   }
-  std::printf("time: the whole program %.0f s\n", seconds_since(program_start));
+  std::printf("time: the whole program %.0f s\n", tutorial::seconds_since(program_start));
   return tutorial::exit_status();
 }

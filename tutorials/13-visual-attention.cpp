@@ -30,16 +30,13 @@ using attend::Tensor;
 using attend::Variable;
 using attend::tutorial::row_of;
 using attend::tutorial::row_times;
+using attend::tutorial::seconds_since;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // A batch of composed images with their captions as token ids.
 models::ImageBatch<float> batch_of(const std::vector<models::Composed>& examples, std::size_t first, std::size_t last,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -155,6 +156,11 @@ inline double worst_difference(const std::vector<double>& a, const std::vector<d
   double worst = 0;
   for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]));
   return worst;
+}
+
+// Wall-clock seconds since `start`, for the chapters' "time: ..." lines (the only lines that differ between runs).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // σ(v) = 1 / (1 + e^-v) on a plain double, for the computations by hand (the library's sigmoid works on the tape).
