@@ -22,6 +22,15 @@ std::string numbered(const std::string& path, std::size_t index, std::size_t cou
   return stem + "-" + std::to_string(index + 1) + (has_extension ? path.substr(dot) : "");
 }
 
+// The pictures, after every output line: `svg` for one, numbered after it for several.
+void write_pictures(const std::string& svg, const std::vector<std::string>& pictures) {
+  for (std::size_t k = 0; k < pictures.size(); ++k) {
+    const std::string path = numbered(svg, k, pictures.size());
+    models::write_file_atomically(path, pictures[k]);
+    std::cerr << "attend predict: wrote " << path << "\n";
+  }
+}
+
 }  // namespace
 
 int run_eval(const EvalOptions& options) {
@@ -81,11 +90,7 @@ int predict_images(ModelFile& file, const PredictOptions& options) {
     pictures.push_back(models::image_attention_svg(images[k], rows, maps, picture));
   }
   std::cout << std::flush;
-  for (std::size_t k = 0; k < pictures.size(); ++k) {
-    const std::string path = numbered(options.svg, k, pictures.size());
-    models::write_file_atomically(path, pictures[k]);
-    std::cerr << "attend predict: wrote " << path << "\n";
-  }
+  write_pictures(options.svg, pictures);
   return 0;
 }
 
@@ -135,11 +140,7 @@ int run_predict(const PredictOptions& options) {
     }
   }
   std::cout << std::flush;
-  for (std::size_t k = 0; k < pictures.size(); ++k) {
-    const std::string path = numbered(options.svg, k, pictures.size());
-    models::write_file_atomically(path, pictures[k]);
-    std::cerr << "attend predict: wrote " << path << "\n";
-  }
+  write_pictures(options.svg, pictures);
   return 0;
 }
 
