@@ -308,6 +308,10 @@ int run_train(const TrainOptions& given) {
     models::CaptionerConfig captioner = options.captioner;
     try {
       if (options.task.is_digits()) {
+        // the model reads images of the size the task composes
+        const models::ComposerOptions composer = options.task.composer(false);
+        captioner.image_height = composer.height;
+        captioner.image_width = composer.width;
         captioner.vocab_size = models::digit_vocabulary().size();
         captioner.validate();
       } else {
