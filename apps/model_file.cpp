@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,42 +22,37 @@ constexpr int format_version = 1;
 
 // Every weight of the model is a tensor of the file, so a configuration that asks for more weights than the file holds
 // is damaged: refused here, before building the model would allocate (and initialise) what it asks for, which a few
-// edited digits can make gigabytes, or a million layers.
-void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& config) {
-  const std::vector<nn::CheckpointTensor> tensors = nn::list_checkpoint(path);
+// edited digits can make gigabytes, or a million layers. `products` are the element counts of some of the model's
+// weights (a × b each); `tensors` a lower bound on the number of tensors it has.
+void check_sizes_fit(const std::string& path, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& products,
+                     std::uint64_t tensors) {
+  const std::vector<nn::CheckpointTensor> listed = nn::list_checkpoint(path);
   std::uint64_t bytes = 0;  // of all tensors together: more than their elements
-  for (const auto& t : tensors) bytes += t.end - t.begin;
-  const auto fits = [bytes](std::uint64_t a, std::uint64_t b) {
+  for (const auto& t : listed) bytes += t.end - t.begin;
+  bool fits = tensors <= listed.size();
+  for (const auto& [a, b] : products) {
     std::uint64_t product = 0;
-    return !__builtin_mul_overflow(a, b, &product) && product <= bytes;
-  };
-  // the embeddings (V × E), one recurrent weight (H × H), the attention's (A × H), a tensor or more per layer
-  if (!fits(config.source_vocab_size, config.embedding_dim) || !fits(config.target_vocab_size, config.embedding_dim) ||
-      !fits(config.hidden_size, config.hidden_size) || !fits(config.attention_size, config.hidden_size) ||
-      config.num_layers > tensors.size()) {
-    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
+    fits = fits && !__builtin_mul_overflow(a, b, &product) && product <= bytes;
   }
+  if (!fits) throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
 }
 
-// The same for a captioner: its position embeddings (L × A), the projection of a patch or feature (A × ph·pw or
-// A × 2C), the hidden layer (K × ph·pw), the recurrent weight (H × H) and the attention's (A' × H).
-void check_sizes_fit(const std::string& path, const models::CaptionerConfig& config) {
-  std::uint64_t bytes = 0;
-  for (const auto& t : nn::list_checkpoint(path)) bytes += t.end - t.begin;
-  const auto fits = [bytes](std::uint64_t a, std::uint64_t b) {
-    std::uint64_t product = 0;
-    return !__builtin_mul_overflow(a, b, &product) && product <= bytes;
-  };
-  const std::uint64_t patch = config.patch_height * config.patch_width;
-  if (!fits(config.image_height, config.image_width) || !fits(config.annotation_size, patch) ||
-      !fits(config.patch_hidden, patch) || !fits(config.annotation_size, config.patch_hidden) ||
-      !fits(config.annotation_size, 2 * config.channels) || !fits(config.hidden_size, config.hidden_size) ||
-      !fits(config.attention_size, config.hidden_size) || !fits(config.vocab_size, config.embedding_dim)) {
-    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
-  }
-  if (!fits(config.grid_rows() * config.grid_columns(), config.annotation_size)) {
-    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
-  }
+// Seq2seq: the embeddings (V × E), one recurrent weight (H × H), the attention's (A × H), a tensor or more per layer.
+void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& c) {
+  check_sizes_fit(path, {{c.source_vocab_size, c.embedding_dim}, {c.target_vocab_size, c.embedding_dim},
+                         {c.hidden_size, c.hidden_size}, {c.attention_size, c.hidden_size}}, c.num_layers);
+}
+
+// Captioner: the image (H × W: its patches or pooled grid), the projection of a patch or feature (A × ph·pw,
+// A × 2C), the hidden layer (K × ph·pw, A × K), the recurrent weight (H × H), the attention's (A' × H), the
+// embedding (V × E); the position embeddings (L × A) once the grid's size is known to be sane.
+void check_sizes_fit(const std::string& path, const models::CaptionerConfig& c) {
+  const std::uint64_t patch = c.patch_height * c.patch_width;
+  check_sizes_fit(path, {{c.image_height, c.image_width}, {c.annotation_size, patch}, {c.patch_hidden, patch},
+                         {c.annotation_size, c.patch_hidden}, {c.annotation_size, 2 * c.channels},
+                         {c.hidden_size, c.hidden_size}, {c.attention_size, c.hidden_size},
+                         {c.vocab_size, c.embedding_dim}}, 1);
+  check_sizes_fit(path, {{c.grid_rows() * c.grid_columns(), c.annotation_size}}, 1);
 }
 
 }  // namespace
@@ -109,18 +105,17 @@ ModelFile load_model_file(const std::string& path) {
       }
       check_sizes_fit(path, config);
       file.captioner = std::make_unique<models::Captioner<float>>(config);
-      nn::load_checkpoint(path, file.captioner->parameters(), {}, {"optimizer."});
-      return file;
+    } else {
+      const auto config = models::Seq2seqConfig::from_json(metadata.at("model"));
+      if (config.source_vocab_size != file.source_vocabulary.size() ||
+          config.target_vocab_size != file.target_vocabulary.size()) {
+        throw InputError("model file " + path + ": the vocabulary sizes do not match the model configuration");
+      }
+      check_sizes_fit(path, config);
+      file.model = std::make_unique<models::Seq2seq<float>>(config);
     }
-    const auto config = models::Seq2seqConfig::from_json(metadata.at("model"));
-    if (config.source_vocab_size != file.source_vocabulary.size() ||
-        config.target_vocab_size != file.target_vocabulary.size()) {
-      throw InputError("model file " + path + ": the vocabulary sizes do not match the model configuration");
-    }
-    check_sizes_fit(path, config);
-    file.model = std::make_unique<models::Seq2seq<float>>(config);
     // the optimizer's state is only needed to go on training
-    nn::load_checkpoint(path, file.model->parameters(), {}, {"optimizer."});
+    nn::load_checkpoint(path, file.module().parameters(), {}, {"optimizer."});
   } catch (const std::exception& e) {
     const std::string what = e.what();
     // checkpoint errors already name the file
@@ -185,16 +180,6 @@ std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
   return result;
 }
 
-bool moves_left_to_right(const models::CaptionerConfig& config, const models::Hypothesis& hypothesis) {
-  double previous = -1;
-  for (std::size_t t = 0; t < hypothesis.tokens.size() && t < hypothesis.attention.size(); ++t) {
-    const double m_t = models::mean_column(config, hypothesis.attention[t]);
-    if (!(m_t > previous)) return false;
-    previous = m_t;
-  }
-  return true;
-}
-
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs) {
   std::vector<models::Hypothesis> hypotheses;
@@ -212,7 +197,7 @@ Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const mod
   Scores scores = score_outputs(file.task, tokens, examples);
   if (file.captioner) {
     double moving = 0;
-    for (const auto& h : hypotheses) moving += moves_left_to_right(file.captioner->config(), h) ? 1 : 0;
+    for (const auto& h : hypotheses) moving += models::moves_left_to_right(file.captioner->config(), h) ? 1 : 0;
     scores.emplace_back("left_to_right", hypotheses.empty() ? 0.0 : moving / static_cast<double>(hypotheses.size()));
   }
   if (outputs) *outputs = std::move(tokens);
