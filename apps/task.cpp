@@ -50,6 +50,14 @@ std::string joined(const std::vector<std::string>& tokens) {
   return text;
 }
 
+// A model's data file must still be the one it was trained on (spec.fingerprint empty: a new model, any file).
+void check_fingerprint(const TaskSpec& spec, const std::string& fingerprint) {
+  if (!spec.fingerprint.empty() && spec.fingerprint != fingerprint) {
+    throw InputError(spec.data + ": not the file the model was trained on (its fingerprint is " + fingerprint +
+                     ", the model's " + spec.fingerprint + "); give the original with --data");
+  }
+}
+
 TaskData dates_data(const TaskSpec& spec) {
   models::dates::Splits splits;
   try {
@@ -82,10 +90,7 @@ TaskData pairs_data(const TaskSpec& spec) {
     }
     read.skip_bad_lines = spec.skip_bad_lines;
     const models::PairFile file = models::read_pair_file(spec.data, read);
-    if (!spec.fingerprint.empty() && spec.fingerprint != file.fingerprint) {
-      throw InputError(spec.data + ": not the file the model was trained on (its fingerprint is " + file.fingerprint +
-                       ", the model's " + spec.fingerprint + "); give the original with --data");
-    }
+    check_fingerprint(spec, file.fingerprint);
     models::TranslationSplitOptions split;
     split.seed = spec.seed;
     split.train_size = spec.train_size;
@@ -143,10 +148,7 @@ TaskData digits_data(const TaskSpec& spec) {
   try {
     spec.composer(true).validate();
     const models::DigitImages digits = models::load_digits(spec.data);
-    if (!spec.fingerprint.empty() && spec.fingerprint != digits.fingerprint) {
-      throw InputError(spec.data + ": not the file the model was trained on (its fingerprint is " + digits.fingerprint +
-                       ", the model's " + spec.fingerprint + "); give the original with --data");
-    }
+    check_fingerprint(spec, digits.fingerprint);
     models::DigitSplit split = models::split_digits(digits, spec.validation_digits, spec.test_digits, spec.seed);
     TaskData data;
     data.validation = digit_examples(
@@ -155,16 +157,16 @@ TaskData digits_data(const TaskSpec& spec) {
         models::compose_many(split.test, spec.composer(false), spec.test_size, mix(spec.seed ^ 0x74657374)));
     data.train_digits = std::move(split.train);
     data.fingerprint = digits.fingerprint;
+    const models::ComposerOptions canvas = spec.composer(false);
     char noise[32];
     std::snprintf(noise, sizeof noise, "%g", spec.noise);
     data.summary = spec.data + ": " + std::to_string(digits.size()) + " digits; " +
                    std::to_string(data.train_digits.size()) + " training, " + std::to_string(spec.validation_digits) +
                    " validation and " + std::to_string(spec.test_digits) + " test digits; images of " +
                    std::to_string(spec.min_digits) + "–" + std::to_string(spec.max_digits) + " digits (" +
-                   std::to_string(models::ComposerOptions().height) + "×" +
-                   std::to_string(models::ComposerOptions().width) + "): " + std::to_string(spec.train_size) +
-                   " a training epoch (composed afresh, noise " + noise + "), " + std::to_string(data.validation.size()) +
-                   " validation, " + std::to_string(data.test.size()) + " test";
+                   std::to_string(canvas.height) + "×" + std::to_string(canvas.width) + "): " +
+                   std::to_string(spec.train_size) + " a training epoch (composed afresh, noise " + noise + "), " +
+                   std::to_string(data.validation.size()) + " validation, " + std::to_string(data.test.size()) + " test";
     return data;
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
