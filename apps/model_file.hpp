@@ -51,15 +51,12 @@ std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
                                               const models::SearchOptions& search, std::size_t batch_size = 256);
 
 // The examples decoded with `search` (text: their sources; digits: their images) and scored: score_outputs' scores,
-// and for a captioner also left_to_right, the fraction of examples whose attention-weighted mean column (captioner.hpp's
-// mean_column) increases from each output digit to the next. `outputs`, when given, receives the outputs (tokens,
+// and for a captioner also left_to_right, the fraction of examples whose attention moves from left to right
+// (captioner.hpp's moves_left_to_right). `outputs`, when given, receives the outputs (tokens,
 // end token excluded).
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs = nullptr);
 
-// Whether the attention of a caption's output tokens moves right from each token to the next (the end token's row,
-// if any, is not counted): the test of docs/13-visual-attention.md.
-bool moves_left_to_right(const models::CaptionerConfig& config, const models::Hypothesis& hypothesis);
 
 // "bleu: 23.4" (BLEU and n-gram precisions in percent, one decimal) or "exact_match: 0.9950" (four decimals).
 std::string format_score(const std::string& name, double value);

@@ -387,6 +387,16 @@ double mean_column(const CaptionerConfig& config, const std::vector<float>& alph
   return mean;
 }
 
+bool moves_left_to_right(const CaptionerConfig& config, const Hypothesis& hypothesis) {
+  double previous = -1;  // below every column
+  for (std::size_t t = 0; t < hypothesis.tokens.size() && t < hypothesis.attention.size(); ++t) {
+    const double m_t = mean_column(config, hypothesis.attention[t]);
+    if (!(m_t > previous)) return false;
+    previous = m_t;
+  }
+  return true;
+}
+
 template <class T>
 std::vector<Hypothesis> decode(Captioner<T>& model, const Tensor<T>& images, const SearchOptions& options) {
   check_images(images, model.config(), "decode");

@@ -147,6 +147,9 @@ std::vector<double> attention_map(const CaptionerConfig& config, const std::vect
 // The attention-weighted mean column Σ_i α_i · pixel_column(column of i) (with Σ α_i = 1: where, from left to right,
 // the step looked).
 double mean_column(const CaptionerConfig& config, const std::vector<float>& alpha);
+// The left-to-right test of chapter 13: whether m_t (mean_column of α_t) increases strictly from each output token to
+// the next. Only the rows of the hypothesis's tokens count (the end token's row, if any, does not).
+bool moves_left_to_right(const CaptionerConfig& config, const Hypothesis& hypothesis);
 
 // Greedy decoding (beam_width 1) or beam search of a batch of images, as decode() of search.hpp: each hypothesis's
 // attention rows hold α_t over the L grid positions. The model should be in evaluation mode.

@@ -70,6 +70,17 @@ BOOST_AUTO_TEST_CASE(patches_are_cut_row_by_row_from_the_grid) {
   BOOST_TEST(mean_column(config, alpha) == 1.5);
   alpha[4] = 0.5f, alpha[2] = 0.5f;  // and grid row 0, column 2
   BOOST_TEST(mean_column(config, alpha) == 2.0);
+  // the left-to-right test: m_t strictly increasing over the tokens' rows; the end token's row does not count
+  Hypothesis h;
+  h.tokens = {4, 5};
+  h.attention = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 1, 0}, {1, 0, 0, 0, 0, 0}};  // m = 0.5, 1.5, then <eos> back at 0.5
+  BOOST_TEST(moves_left_to_right(config, h));
+  h.attention[1] = {0, 0, 0, 1, 0, 0};  // grid row 1, column 0: m = 0.5 again, not to the right
+  BOOST_TEST(!moves_left_to_right(config, h));
+  h.attention[1] = {0, 0, 0, 0, 0, 0.5f};  // half a weight on column 2: m = 1.25, to the right
+  BOOST_TEST(moves_left_to_right(config, h));
+  std::swap(h.attention[0], h.attention[1]);  // 1.25 then 0.5
+  BOOST_TEST(!moves_left_to_right(config, h));
   // the attention map spreads each weight over its patch's pixels: α_4 = 0.5 over rows 1–2, columns 1–2
   const std::vector<double> map = attention_map(config, alpha);
   BOOST_TEST_REQUIRE(map.size() == 12u);
