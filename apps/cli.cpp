@@ -221,7 +221,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   // the options a checkpoint fixes: not allowed with --resume (the task's are in train_task); some are only for text
   // tasks (a Seq2seq), some only for the digits task (a Captioner)
   CLI::Option* cell_option = train_command->add_option("--cell", cell, "recurrent cell of encoder and decoder (digits: "
-                                                                       "of the decoder; gru or lstm)")
+                                                                       "of the decoder)")
                                  ->check(CLI::IsMember({"gru", "lstm", "rnn_tanh", "rnn_relu"}))
                                  ->capture_default_str();
   CLI::Option* hidden = train_command->add_option("--hidden", train.model.hidden_size, "hidden size H (digits: 128)")
@@ -400,10 +400,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
         if (digits) {
           captioner.encoder = models::image_encoder_from_string(encoder);
           captioner.patch_height = captioner.patch_width;
-          if (cell_option->count() > 0) {
-            if (cell != "gru" && cell != "lstm") throw InputError("--cell " + cell + ": the digits task takes gru or lstm");
-            captioner.cell = nn::cell_kind_from_string(cell);
-          }
+          if (cell_option->count() > 0) captioner.cell = nn::cell_kind_from_string(cell);
           if (hidden->count() > 0) captioner.hidden_size = train.model.hidden_size;
           if (embed->count() > 0) captioner.embedding_dim = train.model.embedding_dim;
           if (attention_size->count() > 0) captioner.attention_size = train.model.attention_size;
