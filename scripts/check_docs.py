@@ -17,6 +17,9 @@
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
+       check_docs.py --update-quotes SOURCE_DIR   rewrites every quoted code block (1.) from its region, keeping the
+                                                  block's indentation; checks nothing else. For a refactoring or a
+                                                  reformatting that moved quoted code: review the diff it leaves.
 """
 import pathlib
 import re
@@ -25,6 +28,10 @@ import subprocess
 import sys
 import textwrap
 
+update_quotes = len(sys.argv) > 1 and sys.argv[1] == "--update-quotes"
+if update_quotes:
+    sys.argv.pop(1)
+    sys.argv.append(sys.argv[1])  # no build folder: nothing is run
 source = pathlib.Path(sys.argv[1]).resolve()
 build = pathlib.Path(sys.argv[2]).resolve()
 errors = []
@@ -93,6 +100,41 @@ def appears_in(expected, actual):
 
 
 docs = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
+
+
+def update_quoted_blocks(doc):
+    """Rewrites each quoted code block of `doc` from its region; returns how many blocks changed."""
+    lines = doc.read_text().splitlines()
+    changed, i = 0, 0
+    while i < len(lines):
+        m = MARK.search(lines[i])
+        if not m or not (source / m.group(1)).exists():
+            i += 1
+            continue
+        want = region(m.group(1), m.group(2))
+        j = i + 1
+        while j < len(lines) and not lines[j].startswith("```"):
+            j += 1
+        k = j + 1
+        while k < len(lines) and not lines[k].startswith("```"):
+            k += 1
+        body = lines[j + 1 : k]
+        if want is not None and k < len(lines) and textwrap.dedent("\n".join(body)).strip("\n") != want:
+            lines[j + 1 : k] = want.split("\n")
+            changed += 1
+        i = j + 1
+    if changed:
+        doc.write_text("\n".join(lines) + "\n")
+    return changed
+
+
+if update_quotes:
+    for doc in docs:
+        n = update_quoted_blocks(doc)
+        if n:
+            print(f"{doc.relative_to(source)}: {n} quoted blocks rewritten")
+    sys.exit(0)
+
 for doc in docs:
     lines = doc.read_text().splitlines()
     rel = doc.relative_to(source)
