@@ -2,13 +2,12 @@
 // line with the program's error contract.
 #include "apps/cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
 
 #include "apps/model_file.hpp"
 
@@ -55,7 +54,8 @@ CLI::Validator seed_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const std::string expected = "must be a whole number from 0 to 18446744073709551615, not \"" + text + "\"";
-        if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return expected;
+        if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
+          return expected;
         if (text.size() == 20 && text > "18446744073709551615") return expected;
         return "";
       },
@@ -93,7 +93,7 @@ void add_beam(CLI::App& command, std::size_t& beam) {
 struct TaskOptions {
   CLI::Option* train_size = nullptr;
   CLI::Option* validation_size = nullptr;
-  CLI::Option* data = nullptr;  // pairs and digits
+  CLI::Option* data = nullptr;        // pairs and digits
   CLI::Option* max_length = nullptr;  // text tasks
   std::vector<CLI::Option*> pairs_only;
   std::vector<CLI::Option*> digits_only;
@@ -102,33 +102,42 @@ struct TaskOptions {
 
 TaskOptions add_task_options(CLI::App& command, TaskSpec& task) {
   TaskOptions options;
-  CLI::Option* name = command.add_option("--task", task.name,
-                                         "what to learn: dates (generated), pairs (a sentence-pair file) or digits "
-                                         "(captions of images of handwritten digit strings)")
-      ->check(CLI::IsMember({"dates", "pairs", "digits"}))
-      ->capture_default_str();
-  CLI::Option* seed = command.add_option("--seed", task.seed, "seed of the data split, the initial weights and the batch order")
-      ->check(seed_number())
-      ->capture_default_str();
-  options.train_size = command.add_option("--train-size", task.train_size,
-                                          "training pairs (default: dates 40000, pairs all not held out); digits: "
-                                          "images an epoch (default 19200)")
+  CLI::Option* name = command
+                          .add_option("--task", task.name,
+                                      "what to learn: dates (generated), pairs (a sentence-pair file) or digits "
+                                      "(captions of images of handwritten digit strings)")
+                          ->check(CLI::IsMember({"dates", "pairs", "digits"}))
+                          ->capture_default_str();
+  CLI::Option* seed =
+      command.add_option("--seed", task.seed, "seed of the data split, the initial weights and the batch order")
+          ->check(seed_number())
+          ->capture_default_str();
+  options.train_size = command
+                           .add_option("--train-size", task.train_size,
+                                       "training pairs (default: dates 40000, pairs all not held out); digits: "
+                                       "images an epoch (default 19200)")
                            ->check(whole(many));
-  options.validation_size = command.add_option("--valid-size", task.validation_size,
-                                               "validation examples (default: dates 2000, pairs 1000 sentences, "
-                                               "digits 1000 images)")
+  options.validation_size = command
+                                .add_option("--valid-size", task.validation_size,
+                                            "validation examples (default: dates 2000, pairs 1000 sentences, "
+                                            "digits 1000 images)")
                                 ->check(whole(many));
-  CLI::Option* test_size = command.add_option("--test-size", task.test_size, "test examples")->check(whole(many))->capture_default_str();
-  options.max_length = command.add_option("--max-length", task.max_source_length,
-                                          "longest input, in tokens, the model will accept (text tasks)")
+  CLI::Option* test_size =
+      command.add_option("--test-size", task.test_size, "test examples")->check(whole(many))->capture_default_str();
+  options.max_length = command
+                           .add_option("--max-length", task.max_source_length,
+                                       "longest input, in tokens, the model will accept (text tasks)")
                            ->check(whole(100000))
                            ->capture_default_str();
-  options.data = command.add_option("--data", task.data,
-                                    "pairs: the sentence-pair file (TSV, as ../shared/data/tatoeba/spa-eng.tsv); digits: "
-                                    "the digits file (../shared/data/digits/digits.csv.gz)");
+  options.data =
+      command.add_option("--data", task.data,
+                         "pairs: the sentence-pair file (TSV, as ../shared/data/tatoeba/spa-eng.tsv); digits: "
+                         "the digits file (../shared/data/digits/digits.csv.gz)");
   const std::vector<std::string> tokenizations = {"words", "characters"};
   options.pairs_only = {
-      command.add_option("--source", task.source, "pairs: source language as the file name gives it (spa-eng.tsv: spa), or 1 or 2")
+      command
+          .add_option("--source", task.source,
+                      "pairs: source language as the file name gives it (spa-eng.tsv: spa), or 1 or 2")
           ->capture_default_str(),
       command.add_option("--target", task.target, "pairs: target language, likewise")->capture_default_str(),
       command.add_option("--source-tokens", task.source_tokens, "pairs: how the source is cut into tokens")
@@ -146,14 +155,19 @@ TaskOptions add_task_options(CLI::App& command, TaskSpec& task) {
       command.add_flag("--skip-bad-lines", task.skip_bad_lines, "pairs: skip (and count) malformed lines"),
   };
   options.digits_only = {
-      command.add_option("--valid-digits", task.validation_digits, "digits: digit images held out for validation images")
+      command
+          .add_option("--valid-digits", task.validation_digits, "digits: digit images held out for validation images")
           ->check(whole(many))
           ->capture_default_str(),
       command.add_option("--test-digits", task.test_digits, "digits: digit images held out for test images")
           ->check(whole(many))
           ->capture_default_str(),
-      command.add_option("--min-digits", task.min_digits, "digits: fewest digits an image")->check(whole(8))->capture_default_str(),
-      command.add_option("--max-digits", task.max_digits, "digits: most digits an image")->check(whole(8))->capture_default_str(),
+      command.add_option("--min-digits", task.min_digits, "digits: fewest digits an image")
+          ->check(whole(8))
+          ->capture_default_str(),
+      command.add_option("--max-digits", task.max_digits, "digits: most digits an image")
+          ->check(whole(8))
+          ->capture_default_str(),
       command.add_option("--min-gap", task.min_gap, "digits: fewest empty columns between digits")
           ->check(CLI::Range(0, 64))
           ->capture_default_str(),
@@ -203,11 +217,11 @@ void finish_task(TaskSpec& task, const TaskOptions& options) {
 
 }  // namespace
 
-
 CommandLine parse_command_line(const std::vector<std::string>& args) {
   CommandLine line;
-  CLI::App app{"attend: encoder-decoder models with attention (Bahdanau, Luong), trained and used from the command line",
-               "attend"};
+  CLI::App app{
+      "attend: encoder-decoder models with attention (Bahdanau, Luong), trained and used from the command line",
+      "attend"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "attend 0.1.0");
 
@@ -220,8 +234,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const TaskOptions train_task = add_task_options(*train_command, train.task);
   // the options a checkpoint fixes: not allowed with --resume (the task's are in train_task); some are only for text
   // tasks (a Seq2seq), some only for the digits task (a Captioner)
-  CLI::Option* cell_option = train_command->add_option("--cell", cell, "recurrent cell of encoder and decoder (digits: "
-                                                                       "of the decoder)")
+  CLI::Option* cell_option = train_command
+                                 ->add_option("--cell", cell,
+                                              "recurrent cell of encoder and decoder (digits: "
+                                              "of the decoder)")
                                  ->check(CLI::IsMember({"gru", "lstm", "rnn_tanh", "rnn_relu"}))
                                  ->capture_default_str();
   CLI::Option* hidden = train_command->add_option("--hidden", train.model.hidden_size, "hidden size H (digits: 128)")
@@ -243,7 +259,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
           ->capture_default_str(),
       train_command->add_flag("--bidirectional", bidirectional, "read the source in both directions"),
       train_command->add_flag("--no-input-feeding", no_input_feeding, "Luong: do not feed h̃_{j-1} into the next step"),
-      train_command->add_option("--layers", train.model.num_layers, "recurrent layers")->check(whole(8))->capture_default_str(),
+      train_command->add_option("--layers", train.model.num_layers, "recurrent layers")
+          ->check(whole(8))
+          ->capture_default_str(),
       train_command->add_option("--dropout", train.model.dropout, "dropout between encoder layers")
           ->check(number_in(0.0, 0.99))
           ->capture_default_str(),
@@ -260,8 +278,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       train_command->add_option("--stride", captioner.patch_stride, "digits, patches: step between patches")
           ->check(whole(64))
           ->capture_default_str(),
-      train_command->add_option("--patch-hidden", captioner.patch_hidden,
-                                "digits, patches: size of the per-patch hidden layer (0: a_i linear in the pixels)")
+      train_command
+          ->add_option("--patch-hidden", captioner.patch_hidden,
+                       "digits, patches: size of the per-patch hidden layer (0: a_i linear in the pixels)")
           ->check(CLI::Range(0, 1 << 16))
           ->capture_default_str(),
       train_command->add_option("--channels", captioner.channels, "digits, conv: channels of the first convolution")
@@ -270,14 +289,21 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       train_command->add_option("--annotation-size", captioner.annotation_size, "digits: size A of each annotation a_i")
           ->check(whole(16384))
           ->capture_default_str(),
-      train_command->add_option("--doubly-stochastic", captioner.doubly_stochastic,
-                                "digits: λ of the regulariser λ Σ_i (1 − Σ_t α_ti)² (0: none)")
+      train_command
+          ->add_option("--doubly-stochastic", captioner.doubly_stochastic,
+                       "digits: λ of the regulariser λ Σ_i (1 − Σ_t α_ti)² (0: none)")
           ->check(number_in(0.0, 1e6))
           ->capture_default_str(),
   };
   std::vector<CLI::Option*> fixed = {
-      cell_option, hidden, embed, attention_size, batch,
-      train_command->add_option("--lr", train.learning_rate, "Adam learning rate")->check(number_in(1e-7, 10.0))->capture_default_str(),
+      cell_option,
+      hidden,
+      embed,
+      attention_size,
+      batch,
+      train_command->add_option("--lr", train.learning_rate, "Adam learning rate")
+          ->check(number_in(1e-7, 10.0))
+          ->capture_default_str(),
       train_command->add_option("--clip", train.clip, "clip the gradient's global norm to this (0: no clipping)")
           ->check(number_in(0.0, 1e6))
           ->capture_default_str(),
@@ -286,7 +312,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   fixed.insert(fixed.end(), digits_only.begin(), digits_only.end());
   // the options a resumed run may change
   std::vector<CLI::Option*> changeable = {
-      train_command->add_option("--epochs", train.epochs, "passes over the training data")->check(whole(many))->capture_default_str(),
+      train_command->add_option("--epochs", train.epochs, "passes over the training data")
+          ->check(whole(many))
+          ->capture_default_str(),
       train_command->add_option("--time-limit", train.time_limit_minutes, "stop after this many minutes (0: none)")
           ->check(number_in(0.0, 1e6))
           ->capture_default_str(),
@@ -296,9 +324,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       train_command->add_option("--log-every", train.log_every, "progress line every N steps (0: ~20 per epoch)")
           ->check(CLI::Range(std::size_t{0}, many))
           ->capture_default_str(),
-      train_command->add_option("--save-every", train.save_every,
-                                "also write the training state (OUT's .last.safetensors) every N steps (0: at the end "
-                                "of each epoch and when stopped)")
+      train_command
+          ->add_option("--save-every", train.save_every,
+                       "also write the training state (OUT's .last.safetensors) every N steps (0: at the end "
+                       "of each epoch and when stopped)")
           ->check(CLI::Range(std::size_t{0}, many))
           ->capture_default_str(),
       train_command->add_option("--out", train.out, "model file to write (.safetensors); resumed: the saved one"),
@@ -312,7 +341,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   // ---- eval ----
   EvalOptions& eval = line.eval;
   CLI::App* eval_command = app.add_subcommand(
-      "eval", "score a model on a held-out split (dates: exact match; pairs: BLEU; digits: exact match, left to right)");
+      "eval",
+      "score a model on a held-out split (dates: exact match; pairs: BLEU; digits: exact match, left to right)");
   eval_command->add_option("--model", eval.model_path, "model file written by attend train")->required();
   eval_command->add_option("--split", eval.split, "which split")
       ->check(CLI::IsMember({"test", "validation", "train"}))
@@ -348,7 +378,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data"};
   if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
       std::find(commands.begin(), commands.end(), args[0]) == commands.end()) {
-    line.error = "unknown command \"" + one_line(args[0]) + "\" (expected train, eval, predict, translate or data; see attend --help)";
+    line.error = "unknown command \"" + one_line(args[0]) +
+                 "\" (expected train, eval, predict, translate or data; see attend --help)";
     line.status = 2;
     return line;
   }
@@ -380,7 +411,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
         not_with_resume.insert(not_with_resume.end(), train_task.all.begin(), train_task.all.end());
         for (const CLI::Option* option : not_with_resume) {
           if (option->count() > 0) {
-            throw InputError(option->get_name() + " cannot be given with --resume: the saved training state fixes the "
+            throw InputError(option->get_name() +
+                             " cannot be given with --resume: the saved training state fixes the "
                              "task, the model and the training settings");
           }
         }
@@ -393,8 +425,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
         const bool digits = train.task.is_digits();
         for (const CLI::Option* option : digits ? text_only : digits_only) {
           if (option->count() > 0) {
-            throw InputError(option->get_name() + (digits ? " is only for the text tasks (dates, pairs)"
-                                                          : " is only for --task digits"));
+            throw InputError(option->get_name() +
+                             (digits ? " is only for the text tasks (dates, pairs)" : " is only for --task digits"));
           }
         }
         if (digits) {

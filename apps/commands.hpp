@@ -19,15 +19,15 @@ struct TrainOptions {
   std::size_t batch_size = 64;
   std::size_t epochs = 5;
   double learning_rate = 2e-3;
-  double clip = 1.0;              // gradient clipping by global norm; 0: none
-  std::size_t threads = 1;        // OpenBLAS threads
-  double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
-  std::size_t max_steps = 0;      // stop (validate, save) after this many steps; 0: no limit
-  std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 a epoch
-  std::size_t save_every = 0;     // write the training state every N steps too; 0: at epoch ends and when stopped
-  bool detect_anomaly = false;    // the tape checks every output and gradient for NaN/Inf (names the op)
-  std::string out;                // the best model; the training state goes beside it (last_state_path)
-  std::string resume;             // a training state file to go on from (the task, model and settings come from it)
+  double clip = 1.0;                 // gradient clipping by global norm; 0: none
+  std::size_t threads = 1;           // OpenBLAS threads
+  double time_limit_minutes = 0;     // stop (validate, save) after this long; 0: no limit
+  std::size_t max_steps = 0;         // stop (validate, save) after this many steps; 0: no limit
+  std::size_t log_every = 0;         // plain progress lines every N steps; 0: about 20 a epoch
+  std::size_t save_every = 0;        // write the training state every N steps too; 0: at epoch ends and when stopped
+  bool detect_anomaly = false;       // the tape checks every output and gradient for NaN/Inf (names the op)
+  std::string out;                   // the best model; the training state goes beside it (last_state_path)
+  std::string resume;                // a training state file to go on from (the task, model and settings come from it)
   std::vector<std::string> changed;  // with resume: the flags given on the command line ("--epochs"), which override
 };
 
@@ -38,7 +38,7 @@ std::string last_state_path(const std::string& out);
 struct EvalOptions {
   std::string model_path;
   std::string split = "test";
-  std::string data;  // pairs: the sentence-pair file, when it is no longer where training read it
+  std::string data;    // pairs: the sentence-pair file, when it is no longer where training read it
   std::string output;  // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
@@ -49,7 +49,7 @@ struct PredictOptions {
   std::vector<std::string> inputs;  // none: read lines from standard input
   std::vector<std::string> images;  // digits: PGM files (then no inputs)
   std::size_t beam = 1;
-  std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
+  std::string svg;  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t threads = 1;
 };
 

@@ -37,7 +37,8 @@ int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
   if (!options.data.empty()) {
-    if (!file.task.reads_file()) throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
+    if (!file.task.reads_file())
+      throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
     file.task.data = options.data;
   }
   const std::vector<Example> examples = make_task_data(file.task).held_out(options.split, file.task);
@@ -84,7 +85,8 @@ int predict_images(ModelFile& file, const PredictOptions& options) {
     for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
     if (outputs[k].finished) rows.push_back("<eos>");
     std::vector<std::vector<double>> maps;
-    for (std::size_t t = 0; t < rows.size(); ++t) maps.push_back(models::attention_map(config, outputs[k].attention[t]));
+    for (std::size_t t = 0; t < rows.size(); ++t)
+      maps.push_back(models::attention_map(config, outputs[k].attention[t]));
     models::ImageAttentionOptions picture;
     picture.title = options.images[k] + " → " + join_target(file.task, tokens);
     pictures.push_back(models::image_attention_svg(images[k], rows, maps, picture));

@@ -1,14 +1,15 @@
 // Saving, loading and batched decoding of the `attend` program's models (model_file.hpp).
 #include "apps/model_file.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "nn/checkpoint.hpp"
 
@@ -34,13 +35,18 @@ void check_sizes_fit(const std::string& path, const std::vector<std::pair<std::u
     std::uint64_t product = 0;
     fits = fits && !__builtin_mul_overflow(a, b, &product) && product <= bytes;
   }
-  if (!fits) throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
+  if (!fits)
+    throw InputError("model file " + path + ": the model configuration asks for more weights than the file holds");
 }
 
 // Seq2seq: the embeddings (V × E), one recurrent weight (H × H), the attention's (A × H), a tensor or more per layer.
 void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& c) {
-  check_sizes_fit(path, {{c.source_vocab_size, c.embedding_dim}, {c.target_vocab_size, c.embedding_dim},
-                         {c.hidden_size, c.hidden_size}, {c.attention_size, c.hidden_size}}, c.num_layers);
+  check_sizes_fit(path,
+                  {{c.source_vocab_size, c.embedding_dim},
+                   {c.target_vocab_size, c.embedding_dim},
+                   {c.hidden_size, c.hidden_size},
+                   {c.attention_size, c.hidden_size}},
+                  c.num_layers);
 }
 
 // Captioner: the image (H × W: its patches or pooled grid), the projection of a patch or feature (A × ph·pw,
@@ -48,10 +54,16 @@ void check_sizes_fit(const std::string& path, const models::Seq2seqConfig& c) {
 // embedding (V × E); the position embeddings (L × A) once the grid's size is known to be sane.
 void check_sizes_fit(const std::string& path, const models::CaptionerConfig& c) {
   const std::uint64_t patch = c.patch_height * c.patch_width;
-  check_sizes_fit(path, {{c.image_height, c.image_width}, {c.annotation_size, patch}, {c.patch_hidden, patch},
-                         {c.annotation_size, c.patch_hidden}, {c.annotation_size, 2 * c.channels},
-                         {c.hidden_size, c.hidden_size}, {c.attention_size, c.hidden_size},
-                         {c.vocab_size, c.embedding_dim}}, 1);
+  check_sizes_fit(path,
+                  {{c.image_height, c.image_width},
+                   {c.annotation_size, patch},
+                   {c.patch_hidden, patch},
+                   {c.annotation_size, c.patch_hidden},
+                   {c.annotation_size, 2 * c.channels},
+                   {c.hidden_size, c.hidden_size},
+                   {c.attention_size, c.hidden_size},
+                   {c.vocab_size, c.embedding_dim}},
+                  1);
   check_sizes_fit(path, {{c.grid_rows() * c.grid_columns(), c.annotation_size}}, 1);
 }
 
@@ -64,13 +76,14 @@ nn::Module<float>& ModelFile::module() const {
 }
 
 void save_model_file(const std::string& path, const ModelFile& file, const nn::Optimizer<float>* optimizer) {
-  nlohmann::json metadata = {{"format", file.captioner ? captioner_format_name : format_name},
-                             {"version", format_version},
-                             {"task", file.task.to_json()},
-                             {"model", file.captioner ? file.captioner->config().to_json() : file.model->config().to_json()},
-                             {"source_vocabulary", file.source_vocabulary.to_json()},
-                             {"target_vocabulary", file.target_vocabulary.to_json()},
-                             {"training", file.training}};
+  nlohmann::json metadata = {
+      {"format", file.captioner ? captioner_format_name : format_name},
+      {"version", format_version},
+      {"task", file.task.to_json()},
+      {"model", file.captioner ? file.captioner->config().to_json() : file.model->config().to_json()},
+      {"source_vocabulary", file.source_vocabulary.to_json()},
+      {"target_vocabulary", file.target_vocabulary.to_json()},
+      {"training", file.training}};
   nn::NamedTensors<float> extra;
   if (optimizer) extra = optimizer->state();
   nn::save_checkpoint(path, file.module().parameters(), metadata, extra);

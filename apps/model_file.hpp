@@ -5,10 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "apps/task.hpp"
 #include "models/captioner.hpp"
@@ -25,7 +24,7 @@ struct ModelFile {
   models::Vocabulary target_vocabulary;
   std::unique_ptr<models::Seq2seq<float>> model;        // text tasks (dates, pairs)
   std::unique_ptr<models::Captioner<float>> captioner;  // the digits task
-  nlohmann::json training;  // progress when saved: epoch, step, validation scores
+  nlohmann::json training;                              // progress when saved: epoch, step, validation scores
 
   // The model, whichever it is.
   nn::Module<float>& module() const;
@@ -56,7 +55,6 @@ std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
 // end token excluded).
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs = nullptr);
-
 
 // "bleu: 23.4" (BLEU and n-gram precisions in percent, one decimal) or "exact_match: 0.9950" (four decimals).
 std::string format_score(const std::string& name, double value);

@@ -67,7 +67,8 @@ TaskData dates_data(const TaskSpec& spec) {
   }
   TaskData data;
   for (const auto& e : splits.train) data.train.push_back({characters_of(e.source), characters_of(e.target)});
-  for (const auto& e : splits.validation) data.validation.push_back({characters_of(e.source), {characters_of(e.target)}});
+  for (const auto& e : splits.validation)
+    data.validation.push_back({characters_of(e.source), {characters_of(e.target)}});
   for (const auto& e : splits.test) data.test.push_back({characters_of(e.source), {characters_of(e.target)}});
   data.summary = "generated dates, " + std::to_string(data.train.size()) + " training / " +
                  std::to_string(data.validation.size()) + " validation / " + std::to_string(data.test.size()) +
@@ -144,7 +145,8 @@ std::vector<Example> digit_examples(const std::vector<models::Composed>& images)
 }
 
 TaskData digits_data(const TaskSpec& spec) {
-  if (spec.data.empty()) throw InputError("task digits needs the digits file: --data FILE (digits.csv or digits.csv.gz)");
+  if (spec.data.empty())
+    throw InputError("task digits needs the digits file: --data FILE (digits.csv or digits.csv.gz)");
   try {
     spec.composer(true).validate();
     const models::DigitImages digits = models::load_digits(spec.data);
@@ -160,13 +162,13 @@ TaskData digits_data(const TaskSpec& spec) {
     const models::ComposerOptions canvas = spec.composer(false);
     char noise[32];
     std::snprintf(noise, sizeof noise, "%g", spec.noise);
-    data.summary = spec.data + ": " + std::to_string(digits.size()) + " digits; " +
-                   std::to_string(data.train_digits.size()) + " training, " + std::to_string(spec.validation_digits) +
-                   " validation and " + std::to_string(spec.test_digits) + " test digits; images of " +
-                   std::to_string(spec.min_digits) + "–" + std::to_string(spec.max_digits) + " digits (" +
-                   std::to_string(canvas.height) + "×" + std::to_string(canvas.width) + "): " +
-                   std::to_string(spec.train_size) + " a training epoch (composed afresh, noise " + noise + "), " +
-                   std::to_string(data.validation.size()) + " validation, " + std::to_string(data.test.size()) + " test";
+    data.summary =
+        spec.data + ": " + std::to_string(digits.size()) + " digits; " + std::to_string(data.train_digits.size()) +
+        " training, " + std::to_string(spec.validation_digits) + " validation and " + std::to_string(spec.test_digits) +
+        " test digits; images of " + std::to_string(spec.min_digits) + "–" + std::to_string(spec.max_digits) +
+        " digits (" + std::to_string(canvas.height) + "×" + std::to_string(canvas.width) +
+        "): " + std::to_string(spec.train_size) + " a training epoch (composed afresh, noise " + noise + "), " +
+        std::to_string(data.validation.size()) + " validation, " + std::to_string(data.test.size()) + " test";
     return data;
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
@@ -384,7 +386,8 @@ Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::st
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       const std::vector<std::string>& reference = examples[k].references.front();
       exact += outputs[k] == reference ? 1 : 0;
-      for (std::size_t t = 0; t < reference.size(); ++t) right += t < outputs[k].size() && outputs[k][t] == reference[t];
+      for (std::size_t t = 0; t < reference.size(); ++t)
+        right += t < outputs[k].size() && outputs[k][t] == reference[t];
       total += static_cast<double>(reference.size());
     }
     const double n = static_cast<double>(std::max<std::size_t>(outputs.size(), 1));

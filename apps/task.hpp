@@ -10,12 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "models/digits.hpp"
 #include "models/image.hpp"
@@ -38,18 +37,18 @@ struct TaskSpec {
   std::size_t max_source_length = 64;  // longest input, in tokens, the program accepts
   std::string data;                    // pairs: the sentence-pair file; digits: the digits file (as given)
   // pairs only
-  std::string source = "1";            // the source: a language code of the file name (spa-eng.tsv: spa) or 1 or 2
+  std::string source = "1";  // the source: a language code of the file name (spa-eng.tsv: spa) or 1 or 2
   std::string target = "2";
-  std::string source_tokens = "words"; // "words" or "characters"
+  std::string source_tokens = "words";  // "words" or "characters"
   std::string target_tokens = "words";
-  std::size_t max_words = 10;          // pairs with both sides at most this many words; 0: no limit
-  std::size_t min_count = 2;           // vocabulary: tokens seen fewer times in training read as <unk>
+  std::size_t max_words = 10;  // pairs with both sides at most this many words; 0: no limit
+  std::size_t min_count = 2;   // vocabulary: tokens seen fewer times in training read as <unk>
   bool skip_bad_lines = false;
-  std::string fingerprint;             // of the data file the model was trained on (set by training)
-  std::size_t source_column = 0;       // 1 or 2 once resolved (set by training), so a renamed file still reads
+  std::string fingerprint;        // of the data file the model was trained on (set by training)
+  std::size_t source_column = 0;  // 1 or 2 once resolved (set by training), so a renamed file still reads
   // digits only (fingerprint too)
-  std::size_t validation_digits = 100;  // single digit images held out for the validation images
-  std::size_t test_digits = 200;        // and for the test images; the rest are the training digits
+  std::size_t validation_digits = 100;         // single digit images held out for the validation images
+  std::size_t test_digits = 200;               // and for the test images; the rest are the training digits
   std::size_t min_digits = 3, max_digits = 6;  // digits an image
   std::size_t min_gap = 1, max_gap = 3;        // empty columns between neighbouring digits
   double noise = 0.05;                         // Gaussian pixel noise of the training images (held-out: none)
@@ -68,16 +67,16 @@ struct TaskSpec {
 struct Example {
   std::vector<std::string> source;  // digits: empty
   std::vector<std::vector<std::string>> references;
-  models::Image image{};            // digits: the composed image
+  models::Image image{};  // digits: the composed image
 };
 
 struct TaskData {
   std::vector<models::TokenPair> train;  // dates, pairs
   models::DigitImages train_digits;      // digits: the pool the training images are composed from
   std::vector<Example> validation, test;
-  std::string fingerprint;  // pairs: of the file read
+  std::string fingerprint;        // pairs: of the file read
   std::size_t source_column = 0;  // pairs: the column the sources came from
-  std::string summary;      // one line: what was read and how it was split
+  std::string summary;            // one line: what was read and how it was split
   // "validation" or "test", or "train" (each training pair as an example with its one target; digits: the images of
   // the first training epoch)
   std::vector<Example> held_out(const std::string& split, const TaskSpec& spec) const;

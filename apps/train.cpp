@@ -1,6 +1,7 @@
-// `attend train`: teacher-forced training with Adam, a progress line, validation after every epoch, the best model saved
-// atomically, and the training state beside it (OUT.last.safetensors) for `attend train --resume`; SIGINT and SIGTERM
-// finish the step, save the state and exit (commands.hpp).
+// `attend train`: teacher-forced training with Adam, a progress line, validation after every epoch, the best model
+// saved atomically, and the training state beside it (OUT.last.safetensors) for `attend train --resume`; SIGINT and
+// SIGTERM finish the step, save the state and exit (commands.hpp).
+#include <cblas.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
-
-#include <cblas.h>
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
@@ -26,9 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string duration_text(double seconds) {
   const long total = std::lround(std::max(0.0, seconds));
@@ -155,7 +152,6 @@ class Progress {
   bool terminal_;
 };
 
-
 // ---- stopping on a signal --------------------------------------------------------------------------------------
 
 // The signal that asked training to stop (SIGINT, SIGTERM), 0 while none has. The handler only records it: the step in
@@ -184,7 +180,8 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 // ---- the training state -----------------------------------------------------------------------------------------
@@ -208,10 +205,11 @@ Rng::State rng_from_json(const nlohmann::json& json) { return json.get<Rng::Stat
 
 // The settings a resumed run takes over (the model and the task are in the file's own metadata).
 nlohmann::json options_to_json(const TrainOptions& options) {
-  return {{"batch", options.batch_size},        {"epochs", options.epochs},         {"lr", options.learning_rate},
-          {"clip", options.clip},               {"max_steps", options.max_steps},   {"time_limit", options.time_limit_minutes},
-          {"log_every", options.log_every},     {"save_every", options.save_every}, {"out", options.out},
-          {"decoder", options.decoder}};
+  return {
+      {"batch", options.batch_size},    {"epochs", options.epochs},         {"lr", options.learning_rate},
+      {"clip", options.clip},           {"max_steps", options.max_steps},   {"time_limit", options.time_limit_minutes},
+      {"log_every", options.log_every}, {"save_every", options.save_every}, {"out", options.out},
+      {"decoder", options.decoder}};
 }
 
 nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& options, nn::Module<float>& model) {
@@ -235,7 +233,8 @@ TrainingState resume_state(const ModelFile& file, const std::string& path, Train
   const nlohmann::json* state = nullptr;
   if (file.training.is_object() && file.training.contains("state")) state = &file.training.at("state");
   if (!state) {
-    throw InputError("--resume " + path + ": the file holds no training state (it was not written by `attend train` "
+    throw InputError("--resume " + path +
+                     ": the file holds no training state (it was not written by `attend train` "
                      "of this version)");
   }
   TrainingState result;
@@ -370,8 +369,8 @@ int run_train(const TrainOptions& given) {
   if (!options.resume.empty()) {
     const std::string file_text = "--resume " + options.resume + ": ";
     if (state.batches_done > steps_per_epoch || state.epoch == 0) {
-      throw InputError(file_text + "damaged training state (batch " + std::to_string(state.batches_done) + " of an epoch of " +
-                       std::to_string(steps_per_epoch) + ")");
+      throw InputError(file_text + "damaged training state (batch " + std::to_string(state.batches_done) +
+                       " of an epoch of " + std::to_string(steps_per_epoch) + ")");
     }
     if (options.max_steps > 0 && state.step >= options.max_steps) {
       throw InputError(file_text + "training already reached its step limit of " + std::to_string(options.max_steps) +
@@ -418,8 +417,9 @@ int run_train(const TrainOptions& given) {
     last_saved_step = state.step;
   };
   auto saved_files = [&]() {
-    std::string text = state.best >= 0 ? "the best model so far (validation " + state.best_text + ") is in " + options.out
-                                       : "no best model was saved yet (no epoch had finished)";
+    std::string text = state.best >= 0
+                           ? "the best model so far (validation " + state.best_text + ") is in " + options.out
+                           : "no best model was saved yet (no epoch had finished)";
     if (last_saved) text += ", the training state of step " + std::to_string(last_saved_step) + " in " + last_path;
     return text;
   };
@@ -433,7 +433,7 @@ int run_train(const TrainOptions& given) {
   double loss_sum = 0;
   std::size_t loss_count = 0;
   std::string last_validation;  // "bleu: 23.4" after the first epoch
-  bool stop = false;             // the time or step limit is reached, or a signal came
+  bool stop = false;            // the time or step limit is reached, or a signal came
   bool out_of_steps = false;
   bool out_of_time = false;
   double last_shown = 0;
@@ -482,7 +482,8 @@ int run_train(const TrainOptions& given) {
         line.precision(0);
         const double done = static_cast<double>(state.step - first_step);
         line << "  " << static_cast<double>(tokens) / elapsed << " tok/s  ETA "
-             << duration_text(total_steps > state.step ? elapsed / done * static_cast<double>(total_steps - state.step) : 0);
+             << duration_text(total_steps > state.step ? elapsed / done * static_cast<double>(total_steps - state.step)
+                                                       : 0);
         progress.show(line.str(), false);
         loss_sum = 0;
         loss_count = 0;
@@ -494,7 +495,8 @@ int run_train(const TrainOptions& given) {
       if (progress.terminal()) std::cerr << "\n";
       std::cerr << "attend train: stopped by " << (stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
                 << state.step << "; the training state is in " << last_path << " (go on with: attend train --resume "
-                << last_path << ")" << (state.best >= 0 ? "; the best model (validation " + state.best_text + ") in " + options.out : "")
+                << last_path << ")"
+                << (state.best >= 0 ? "; the best model (validation " + state.best_text + ") in " + options.out : "")
                 << "\n";
       return 128 + stop_signal;
     }
@@ -516,10 +518,9 @@ int run_train(const TrainOptions& given) {
     if (value > state.best) {
       state.best = value;
       state.best_text = last_validation;
-      save(options.out, {{"epoch", epoch},
-                         {"step", state.step},
-                         {"validation_" + metric, value},
-                         {"seconds", seconds_since(start)}});
+      save(
+          options.out,
+          {{"epoch", epoch}, {"step", state.step}, {"validation_" + metric, value}, {"seconds", seconds_since(start)}});
       line << "  saved " << options.out;
     }
     save_last();

@@ -18,11 +18,11 @@ struct ConvGeometry {
   std::size_t batch = 0, channels = 0, height = 0, width = 0;  // x (B,C,H,W)
   std::size_t out_channels = 0, kernel_h = 0, kernel_w = 0;    // W (O,C,kh,kw)
   std::size_t stride = 1, padding = 0;
-  std::size_t out_h = 0, out_w = 0;                            // y (B,O,H',W')
+  std::size_t out_h = 0, out_w = 0;  // y (B,O,H',W')
 
-  std::size_t image_size() const { return channels * height * width; }    // one x_b
-  std::size_t rows() const { return channels * kernel_h * kernel_w; }     // of cols: C·kh·kw
-  std::size_t positions() const { return out_h * out_w; }                 // columns of cols: H'·W'
+  std::size_t image_size() const { return channels * height * width; }  // one x_b
+  std::size_t rows() const { return channels * kernel_h * kernel_w; }   // of cols: C·kh·kw
+  std::size_t positions() const { return out_h * out_w; }               // columns of cols: H'·W'
 };
 
 // cols (C·kh·kw, H'·W') of one image x_b (C,H,W): cols[(c·kh + u)·kw + v, i·W' + j] = x̃[c, i·s + u, j·s + v], where x̃
@@ -198,7 +198,7 @@ Variable<T> max_pool2d(const Variable<T>& x, std::size_t kernel, std::size_t str
   });
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                  \
+#define ATTEND_INSTANTIATE(T)                                                                                    \
   template Variable<T> conv2d(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Conv2dOptions&); \
   template Variable<T> max_pool2d(const Variable<T>&, std::size_t, std::size_t);
 ATTEND_INSTANTIATE(float)

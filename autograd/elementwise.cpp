@@ -64,38 +64,39 @@ Variable<T> sub(const Variable<T>& a, const Variable<T>& b) {
 template <class T>
 Variable<T> mul(const Variable<T>& a, const Variable<T>& b) {
   Tape<T>& tape = tape_of("mul", {&a, &b});
-  return tape.record("mul", binary("mul", a.value(), b.value(), [](const auto& p, const auto& q) { return p * q; }),
-                     {a, b}, [](BackwardContext<T>& c) {
-                       Tensor<T> storage;
-                       const Shape& shape = c.y().shape();
-                       if (c.wants(0)) {
-                         const Tensor<T>& b_full = expand(c.x(1), shape, storage);
-                         c.accumulate(0, binary("mul", c.dy(), b_full, [](const auto& g, const auto& q) { return g * q; }));
-                       }
-                       if (c.wants(1)) {
-                         const Tensor<T>& a_full = expand(c.x(0), shape, storage);
-                         c.accumulate(1, binary("mul", c.dy(), a_full, [](const auto& g, const auto& p) { return g * p; }));
-                       }
-                     });
+  return tape.record(
+      "mul", binary("mul", a.value(), b.value(), [](const auto& p, const auto& q) { return p * q; }), {a, b},
+      [](BackwardContext<T>& c) {
+        Tensor<T> storage;
+        const Shape& shape = c.y().shape();
+        if (c.wants(0)) {
+          const Tensor<T>& b_full = expand(c.x(1), shape, storage);
+          c.accumulate(0, binary("mul", c.dy(), b_full, [](const auto& g, const auto& q) { return g * q; }));
+        }
+        if (c.wants(1)) {
+          const Tensor<T>& a_full = expand(c.x(0), shape, storage);
+          c.accumulate(1, binary("mul", c.dy(), a_full, [](const auto& g, const auto& p) { return g * p; }));
+        }
+      });
 }
 
 template <class T>
 Variable<T> div(const Variable<T>& a, const Variable<T>& b) {
   Tape<T>& tape = tape_of("div", {&a, &b});
-  return tape.record("div", binary("div", a.value(), b.value(), [](const auto& p, const auto& q) { return p / q; }),
-                     {a, b}, [](BackwardContext<T>& c) {
-                       Tensor<T> storage;
-                       const Tensor<T>& b_full = expand(c.x(1), c.y().shape(), storage);
-                       if (c.wants(0)) {
-                         c.accumulate(0, binary("div", c.dy(), b_full, [](const auto& g, const auto& q) { return g / q; }));
-                       }
-                       if (c.wants(1)) {
-                         // -dy ⊙ a / b² = -dy ⊙ y / b, using the saved output instead of a
-                         Tensor<T> dy_over_b =
-                             binary("div", c.dy(), b_full, [](const auto& g, const auto& q) { return g / q; });
-                         c.accumulate(1, binary("div", dy_over_b, c.y(), [](const auto& h, const auto& y) { return -h * y; }));
-                       }
-                     });
+  return tape.record(
+      "div", binary("div", a.value(), b.value(), [](const auto& p, const auto& q) { return p / q; }), {a, b},
+      [](BackwardContext<T>& c) {
+        Tensor<T> storage;
+        const Tensor<T>& b_full = expand(c.x(1), c.y().shape(), storage);
+        if (c.wants(0)) {
+          c.accumulate(0, binary("div", c.dy(), b_full, [](const auto& g, const auto& q) { return g / q; }));
+        }
+        if (c.wants(1)) {
+          // -dy ⊙ a / b² = -dy ⊙ y / b, using the saved output instead of a
+          Tensor<T> dy_over_b = binary("div", c.dy(), b_full, [](const auto& g, const auto& q) { return g / q; });
+          c.accumulate(1, binary("div", dy_over_b, c.y(), [](const auto& h, const auto& y) { return -h * y; }));
+        }
+      });
 }
 
 template <class T>
@@ -165,8 +166,9 @@ Variable<T> log(const Variable<T>& x) {
 template <class T>
 Variable<T> sqrt(const Variable<T>& x) {
   Tape<T>& tape = tape_of("sqrt", {&x});
-  return tape.record("sqrt", unary(x.value(), [](const auto& v) { return xt::sqrt(v); }), {x},
-                     [](BackwardContext<T>& c) { xt::noalias(c.dx(0).flat()) += c.dy().flat() / (T(2) * c.y().flat()); });
+  return tape.record(
+      "sqrt", unary(x.value(), [](const auto& v) { return xt::sqrt(v); }), {x},
+      [](BackwardContext<T>& c) { xt::noalias(c.dx(0).flat()) += c.dy().flat() / (T(2) * c.y().flat()); });
 }
 
 template <class T>
@@ -195,21 +197,21 @@ Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng) {
   });
 }
 
-#define ATTEND_INSTANTIATE(T)                                                   \
-  template Variable<T> add(const Variable<T>&, const Variable<T>&);             \
-  template Variable<T> sub(const Variable<T>&, const Variable<T>&);             \
-  template Variable<T> mul(const Variable<T>&, const Variable<T>&);             \
-  template Variable<T> div(const Variable<T>&, const Variable<T>&);             \
-  template Variable<T> add(const Variable<T>&, scalar_t<T>);                    \
-  template Variable<T> mul(const Variable<T>&, scalar_t<T>);                    \
-  template Variable<T> neg(const Variable<T>&);                                 \
-  template Variable<T> tanh(const Variable<T>&);                                \
-  template Variable<T> sigmoid(const Variable<T>&);                             \
-  template Variable<T> relu(const Variable<T>&);                                \
-  template Variable<T> exp(const Variable<T>&);                                 \
-  template Variable<T> log(const Variable<T>&);                                 \
-  template Variable<T> sqrt(const Variable<T>&);                                \
-  template Variable<T> pow(const Variable<T>&, scalar_t<T>);                    \
+#define ATTEND_INSTANTIATE(T)                                       \
+  template Variable<T> add(const Variable<T>&, const Variable<T>&); \
+  template Variable<T> sub(const Variable<T>&, const Variable<T>&); \
+  template Variable<T> mul(const Variable<T>&, const Variable<T>&); \
+  template Variable<T> div(const Variable<T>&, const Variable<T>&); \
+  template Variable<T> add(const Variable<T>&, scalar_t<T>);        \
+  template Variable<T> mul(const Variable<T>&, scalar_t<T>);        \
+  template Variable<T> neg(const Variable<T>&);                     \
+  template Variable<T> tanh(const Variable<T>&);                    \
+  template Variable<T> sigmoid(const Variable<T>&);                 \
+  template Variable<T> relu(const Variable<T>&);                    \
+  template Variable<T> exp(const Variable<T>&);                     \
+  template Variable<T> log(const Variable<T>&);                     \
+  template Variable<T> sqrt(const Variable<T>&);                    \
+  template Variable<T> pow(const Variable<T>&, scalar_t<T>);        \
   template Variable<T> dropout(const Variable<T>&, double, bool, Rng&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

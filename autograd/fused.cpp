@@ -178,14 +178,29 @@ Variable<T> additive_attention(const Variable<T>& q, const Variable<T>& keys, co
                        // one instantiation per set of wanted inputs: (dq, dkeys, dv) as bits 4, 2, 1
                        const T* tp = t.data();
                        switch ((dq ? 4 : 0) | (dkeys ? 2 : 0) | (dv ? 1 : 0)) {
-                         case 7: additive_backward<T, true, true, true>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 6: additive_backward<T, true, true, false>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 5: additive_backward<T, true, false, true>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 4: additive_backward<T, true, false, false>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 3: additive_backward<T, false, true, true>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 2: additive_backward<T, false, true, false>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         case 1: additive_backward<T, false, false, true>(dy, v, tp, dq, dkeys, dv, B, S, A); break;
-                         default: break;
+                         case 7:
+                           additive_backward<T, true, true, true>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 6:
+                           additive_backward<T, true, true, false>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 5:
+                           additive_backward<T, true, false, true>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 4:
+                           additive_backward<T, true, false, false>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 3:
+                           additive_backward<T, false, true, true>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 2:
+                           additive_backward<T, false, true, false>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         case 1:
+                           additive_backward<T, false, false, true>(dy, v, tp, dq, dkeys, dv, B, S, A);
+                           break;
+                         default:
+                           break;
                        }
                      });
 }
@@ -276,7 +291,7 @@ Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M) {
   });
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                        \
+#define ATTEND_INSTANTIATE(T)                                                                          \
   template Variable<T> gru_cell(const Variable<T>&, const Variable<T>&, const Variable<T>&);           \
   template Variable<T> lstm_cell(const Variable<T>&, const Variable<T>&, const Variable<T>&);          \
   template Variable<T> additive_attention(const Variable<T>&, const Variable<T>&, const Variable<T>&); \

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <sstream>
-
 #include <xtensor/xmath.hpp>
 
 namespace attend {

@@ -14,8 +14,8 @@
 namespace attend {
 
 struct GradcheckOptions {
-  double eps = 1e-6;    // central-difference step
-  double atol = 1e-6;   // pass when |analytic - numeric| <= atol + rtol · |numeric|
+  double eps = 1e-6;   // central-difference step
+  double atol = 1e-6;  // pass when |analytic - numeric| <= atol + rtol · |numeric|
   double rtol = 1e-5;
   std::uint64_t seed = 20261121;  // for the weights w of the scalar loss
 };

@@ -89,11 +89,13 @@ Variable<T> matmul(const Variable<T>& a, const Variable<T>& b) {
     T* db = !c.wants(1) ? nullptr : add_b ? c.dx(1).data() : c.dx_for_overwrite(1).data();
     for (std::size_t i = 0; i < p.batch; ++i) {
       // da (m,k) += dy (m,n) · bᵀ (n,k)
-      if (da) gemm(false, true, p.m, p.k, p.n, T(1), dy + i * y_step, c.x(1).data() + i * b_step, add_a ? T(1) : T(0),
-                   da + i * a_step);
+      if (da)
+        gemm(false, true, p.m, p.k, p.n, T(1), dy + i * y_step, c.x(1).data() + i * b_step, add_a ? T(1) : T(0),
+             da + i * a_step);
       // db (k,n) += aᵀ (k,m) · dy (m,n)   (summed over the batch when b is shared: assigned once, then added)
-      if (db) gemm(true, false, p.k, p.n, p.m, T(1), c.x(0).data() + i * a_step, dy + i * y_step,
-                   add_b || (i > 0 && !p.b_batched) ? T(1) : T(0), db + i * b_step);
+      if (db)
+        gemm(true, false, p.k, p.n, p.m, T(1), c.x(0).data() + i * a_step, dy + i * y_step,
+             add_b || (i > 0 && !p.b_batched) ? T(1) : T(0), db + i * b_step);
     }
   });
 }

@@ -1,7 +1,7 @@
 // The per-thread cache of tensor storage blocks (memory.hpp). Size classes: 64-byte blocks up to 256 bytes, then four
 // classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block is at most 25% larger than asked for.
-// (The largest class, 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block freed
-// after that (by a static object's destructor) goes straight back to the system.
+// (The largest class, 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block
+// freed after that (by a static object's destructor) goes straight back to the system.
 #include "autograd/memory.hpp"
 
 #include <atomic>

@@ -31,119 +31,151 @@ using Mask = Tensor<std::uint8_t>;
 
 // y = a + b
 // da += dy, db += dy (each summed over the axes it was broadcast along)
-template <class T> Variable<T> add(const Variable<T>& a, const Variable<T>& b);
+template <class T>
+Variable<T> add(const Variable<T>& a, const Variable<T>& b);
 // y = a - b
 // da += dy, db -= dy
-template <class T> Variable<T> sub(const Variable<T>& a, const Variable<T>& b);
+template <class T>
+Variable<T> sub(const Variable<T>& a, const Variable<T>& b);
 // y = a ⊙ b
 // da += dy ⊙ b, db += dy ⊙ a
-template <class T> Variable<T> mul(const Variable<T>& a, const Variable<T>& b);
+template <class T>
+Variable<T> mul(const Variable<T>& a, const Variable<T>& b);
 // y = a / b
 // da += dy / b, db -= dy ⊙ a / b²
-template <class T> Variable<T> div(const Variable<T>& a, const Variable<T>& b);
+template <class T>
+Variable<T> div(const Variable<T>& a, const Variable<T>& b);
 
 // ---- elementwise, with a scalar --------------------------------------------------------------------------------
 
 // y = x + s
 // dx += dy
-template <class T> Variable<T> add(const Variable<T>& x, scalar_t<T> s);
+template <class T>
+Variable<T> add(const Variable<T>& x, scalar_t<T> s);
 // y = s · x
 // dx += s · dy
-template <class T> Variable<T> mul(const Variable<T>& x, scalar_t<T> s);
+template <class T>
+Variable<T> mul(const Variable<T>& x, scalar_t<T> s);
 
 // ---- elementwise, unary ----------------------------------------------------------------------------------------
 
 // y = -x
 // dx -= dy
-template <class T> Variable<T> neg(const Variable<T>& x);
+template <class T>
+Variable<T> neg(const Variable<T>& x);
 // y = tanh(x)
 // dx += dy ⊙ (1 - y²)
-template <class T> Variable<T> tanh(const Variable<T>& x);
+template <class T>
+Variable<T> tanh(const Variable<T>& x);
 // y = σ(x) = 1 / (1 + e^(-x))
 // dx += dy ⊙ y ⊙ (1 - y)
-template <class T> Variable<T> sigmoid(const Variable<T>& x);
+template <class T>
+Variable<T> sigmoid(const Variable<T>& x);
 // y = max(x, 0)
 // dx += dy ⊙ [x > 0]
-template <class T> Variable<T> relu(const Variable<T>& x);
+template <class T>
+Variable<T> relu(const Variable<T>& x);
 // y = e^x
 // dx += dy ⊙ y
-template <class T> Variable<T> exp(const Variable<T>& x);
+template <class T>
+Variable<T> exp(const Variable<T>& x);
 // y = ln x
 // dx += dy / x
-template <class T> Variable<T> log(const Variable<T>& x);
+template <class T>
+Variable<T> log(const Variable<T>& x);
 // y = √x
 // dx += dy / (2y)
-template <class T> Variable<T> sqrt(const Variable<T>& x);
+template <class T>
+Variable<T> sqrt(const Variable<T>& x);
 // y = x^p (p a constant)
 // dx += dy ⊙ p · x^(p-1)
-template <class T> Variable<T> pow(const Variable<T>& x, scalar_t<T> p);
+template <class T>
+Variable<T> pow(const Variable<T>& x, scalar_t<T> p);
 
 // ---- matrix products -------------------------------------------------------------------------------------------
 
 // y = a b, through BLAS gemm. (m,k)·(k,n) → (m,n); batched (B,m,k)·(B,k,n) → (B,m,n); (B,m,k)·(k,n) → (B,m,n).
 // da += dy bᵀ, db += aᵀ dy (for (B,m,k)·(k,n), db sums over the batch)
-template <class T> Variable<T> matmul(const Variable<T>& a, const Variable<T>& b);
+template <class T>
+Variable<T> matmul(const Variable<T>& a, const Variable<T>& b);
 
 // y = x Wᵀ + b for x (..., in) of rank 2 or 3, W (out, in) in PyTorch's layout, b (out) or no bias (empty Variable)
 // dx += dy W, dW += dyᵀ x (over all rows), db += Σ_rows dy
-template <class T> Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b = {});
+template <class T>
+Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b = {});
 
 // ---- shape -----------------------------------------------------------------------------------------------------
 
 // y = x viewed with another shape of the same size; one dimension may be -1 (inferred)
 // dx += dy viewed with x's shape
-template <class T> Variable<T> reshape(const Variable<T>& x, const std::vector<std::int64_t>& shape);
+template <class T>
+Variable<T> reshape(const Variable<T>& x, const std::vector<std::int64_t>& shape);
 // y = x with axes a0 and a1 swapped (by default the last two: a matrix transpose)
 // dx += dy with axes a0 and a1 swapped back
-template <class T> Variable<T> transpose(const Variable<T>& x, std::ptrdiff_t a0 = -2, std::ptrdiff_t a1 = -1);
+template <class T>
+Variable<T> transpose(const Variable<T>& x, std::ptrdiff_t a0 = -2, std::ptrdiff_t a1 = -1);
 // y[i_perm[0], ..., i_perm[r-1]] = x[i_0, ..., i_{r-1}], i.e. axis k of y is axis perm[k] of x
 // dx += dy permuted by the inverse of perm
-template <class T> Variable<T> permute(const Variable<T>& x, const std::vector<std::size_t>& perm);
+template <class T>
+Variable<T> permute(const Variable<T>& x, const std::vector<std::size_t>& perm);
 // y = [x_0; x_1; ...] joined along an existing axis (the other dimensions must agree)
 // dx_k += the slice of dy that x_k occupies
-template <class T> Variable<T> concat(const std::vector<Variable<T>>& xs, std::ptrdiff_t axis);
+template <class T>
+Variable<T> concat(const std::vector<Variable<T>>& xs, std::ptrdiff_t axis);
 // y = [x_0, x_1, ...] along a new axis (all shapes must be equal)
 // dx_k += dy selected at position k of the new axis
-template <class T> Variable<T> stack(const std::vector<Variable<T>>& xs, std::ptrdiff_t axis);
+template <class T>
+Variable<T> stack(const std::vector<Variable<T>>& xs, std::ptrdiff_t axis);
 // y = x[..., begin:end, ...] along one axis
 // dx[..., begin:end, ...] += dy
-template <class T> Variable<T> slice(const Variable<T>& x, std::ptrdiff_t axis, std::size_t begin, std::size_t end);
+template <class T>
+Variable<T> slice(const Variable<T>& x, std::ptrdiff_t axis, std::size_t begin, std::size_t end);
 // y = x[..., index, ...] along one axis, which disappears (time step j of a (batch, time, feature) tensor)
 // dx[..., index, ...] += dy
-template <class T> Variable<T> select(const Variable<T>& x, std::ptrdiff_t axis, std::size_t index);
+template <class T>
+Variable<T> select(const Variable<T>& x, std::ptrdiff_t axis, std::size_t index);
 
 // ---- reductions ------------------------------------------------------------------------------------------------
 
 // y = Σ_i x_i (a scalar)
 // dx += dy (broadcast to every element)
-template <class T> Variable<T> sum(const Variable<T>& x);
+template <class T>
+Variable<T> sum(const Variable<T>& x);
 // y = Σ_k x[..., k, ...] along one axis (kept as size 1 when keepdims)
 // dx[..., k, ...] += dy for every k
-template <class T> Variable<T> sum(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
+template <class T>
+Variable<T> sum(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
 // y = (1/N) Σ_i x_i
 // dx += dy / N
-template <class T> Variable<T> mean(const Variable<T>& x);
+template <class T>
+Variable<T> mean(const Variable<T>& x);
 // y = (1/n) Σ_k x[..., k, ...] along one axis
 // dx[..., k, ...] += dy / n
-template <class T> Variable<T> mean(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
+template <class T>
+Variable<T> mean(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
 // y = max_k x[..., k, ...] along one axis
 // dx[..., k*, ...] += dy, where k* is the first position of the maximum
-template <class T> Variable<T> max(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
+template <class T>
+Variable<T> max(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false);
 
 // ---- softmax and losses ----------------------------------------------------------------------------------------
 
 // y_k = exp(x_k - m) / Σ_j exp(x_j - m) along one axis, m = max_j x_j (so logits of ±1e4 stay finite)
 // dx_k += y_k (dy_k - Σ_j dy_j y_j)
-template <class T> Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
+template <class T>
+Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
 // The same with a mask (x's shape, or broadcastable to it): masked positions get exactly y = 0 and no gradient, and
 // the others are normalised among themselves. A row masked everywhere gives all zeros.
-template <class T> Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
+template <class T>
+Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
 // y_k = x_k - m - ln Σ_j exp(x_j - m) along one axis
 // dx_k += dy_k - softmax(x)_k Σ_j dy_j
-template <class T> Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
+template <class T>
+Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
 // The same with a mask: masked positions are outside the distribution; their output is 0 (a filler, not ln 0) and
 // they get no gradient.
-template <class T> Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
+template <class T>
+Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
 // y = (1/N) Σ_{n: t_n ≠ ignore} -log softmax(x_n)[t_n]   for logits x (..., C) and class ids t (...), N = #non-ignored
 // dx_n += dy (softmax(x_n) - onehot(t_n)) / N for non-ignored n; 0 for ignored rows. All rows ignored: y = 0, dx = 0.
 // With label smoothing ε (as PyTorch): the target distribution is (1 - ε) onehot(t) + ε / C, so
@@ -160,10 +192,12 @@ Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int6
 
 // y[..., :] = W[ids[...], :] for a table W (V, E) and ids of any shape (rank ≤ 3) → (ids..., E)
 // dW[ids[...], :] += dy[..., :] (scatter-add: a repeated id accumulates), except for ids equal to padding_id (if ≥ 0)
-template <class T> Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id = -1);
+template <class T>
+Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id = -1);
 // y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0
 // dx += dy ⊙ m / (1 - p)
-template <class T> Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
+template <class T>
+Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
 
 // ---- images ----------------------------------------------------------------------------------------------------
 // Batches of images (B, C, H, W), as PyTorch's NCHW. Source: conv.cpp.
@@ -185,7 +219,8 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
 // in row-major order; a NaN counts as the maximum and, as in PyTorch's CPU kernel, a later NaN replaces an earlier one.
 // y[b,c,i,j] = max_{u,v<k} x[b,c,i·s+u,j·s+v]
 // dx[b,c,i·s+u*,j·s+v*] += dy[b,c,i,j], (u*,v*) the window's maximum found (and saved) by forward
-template <class T> Variable<T> max_pool2d(const Variable<T>& x, std::size_t kernel = 2, std::size_t stride = 0);
+template <class T>
+Variable<T> max_pool2d(const Variable<T>& x, std::size_t kernel = 2, std::size_t stride = 0);
 
 // ---- fused ops: one node for a whole step ----------------------------------------------------------------------
 // Each replaces a chain of the small ops above in the hot loop of a recurrent or attention step, with a hand-written
@@ -194,21 +229,25 @@ template <class T> Variable<T> max_pool2d(const Variable<T>& x, std::size_t kern
 // GRU step. gx = x W_ihᵀ + b_ih, gh = h W_hhᵀ + b_hh: (B,3H), gates r, z, n (PyTorch's order); h (B,H) → h' (B,H)
 // r = σ(gx_r + gh_r), z = σ(gx_z + gh_z), n = tanh(gx_n + r ⊙ gh_n), h' = n + z ⊙ (h − n)
 // with N = dh'(1−z)(1−n²), Z = dh'(h−n)z(1−z), R = N gh_n r(1−r): dgx += [R, Z, N], dgh += [R, Z, r N], dh += dh' z
-template <class T> Variable<T> gru_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h);
+template <class T>
+Variable<T> gru_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h);
 // LSTM step. gx, gh: (B,4H), gates i, f, g, o (PyTorch's order); c (B,H) → y (2,B,H) = [h', c']
 // a = gx + gh, i = σ(a_i), f = σ(a_f), g = tanh(a_g), o = σ(a_o), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
 // C = dy₁ + dy₀ o(1−tanh²c'), G = [C g i(1−i), C c f(1−f), C i(1−g²), dy₀ tanh(c') o(1−o)]: dgx, dgh += G, dc += C f
-template <class T> Variable<T> lstm_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c);
+template <class T>
+Variable<T> lstm_cell(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c);
 // e[b,s] = Σ_a v_a tanh(q[b,a] + keys[b,s,a])  for q (B,A), keys (B,S,A), v (1,A) (Linear(A,1) weight) or (A,) → (B,S)
 // with t = tanh(q + keys), g = dy[b,s] v_a (1 − t²): dq[b,a] += Σ_s g, dkeys += g, dv[a] += Σ_{b,s} dy[b,s] t[b,s,a]
 template <class T>
 Variable<T> additive_attention(const Variable<T>& q, const Variable<T>& keys, const Variable<T>& v);
 // y[b,s] = Σ_a M[b,s,a] q[b,a]  for M (B,S,A), q (B,A) → (B,S)   (dot/general attention scores)
 // dM[b,s,a] += dy[b,s] q[b,a], dq[b,a] += Σ_s dy[b,s] M[b,s,a]
-template <class T> Variable<T> batched_matvec(const Variable<T>& M, const Variable<T>& q);
+template <class T>
+Variable<T> batched_matvec(const Variable<T>& M, const Variable<T>& q);
 // y[b,a] = Σ_s w[b,s] M[b,s,a]  for w (B,S), M (B,S,A) → (B,A)   (the context c_j = Σ_i α_ij h_i)
 // dw[b,s] += Σ_a dy[b,a] M[b,s,a], dM[b,s,a] += w[b,s] dy[b,a]
-template <class T> Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M);
+template <class T>
+Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M);
 
 // ---- fused recurrences: one node for a whole layer over time ---------------------------------------------------
 // The recurrence of one GRU or LSTM layer over every step of a batch of sequences, from the input gates of all steps
@@ -227,8 +266,8 @@ struct Recurrence {
 // with G_t = gru_cell's [R, Z, r N] at step t: dgx[:,t] += [R, Z, N], dW_hh += Σ_t G_tᵀ h_{t−1}, db_hh += Σ_t G_t,
 // dh_{t−1} += dh_t z + G_t W_hh (dh_t: from y[:,t] and from step t+1), dh0 = the last of these
 template <class T>
-Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
-                         const Variable<T>& h0, const Recurrence& options = {});
+Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h0,
+                         const Recurrence& options = {});
 // gx (B,T,4H), W_hh (4H,H), b_hh (4H,), h0, c0 (B,H) → (2,B,T,H) = [h_t; c_t], [h_t; c_t] = lstm_cell(gx[:,t],
 // h_{t−1} W_hhᵀ + b_hh, c_{t−1}); with G_t = lstm_cell's gate gradient at t: dgx[:,t] += G_t, dW_hh += Σ_t G_tᵀ
 // h_{t−1}, db_hh += Σ_t G_t, dh_{t−1} += G_t W_hh, dc_{t−1} += C_t f_t (into h0, c0 at the first step)
@@ -238,18 +277,57 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
 
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 
-template <class T> Variable<T> operator+(const Variable<T>& a, const Variable<T>& b) { return add(a, b); }
-template <class T> Variable<T> operator-(const Variable<T>& a, const Variable<T>& b) { return sub(a, b); }
-template <class T> Variable<T> operator*(const Variable<T>& a, const Variable<T>& b) { return mul(a, b); }
-template <class T> Variable<T> operator/(const Variable<T>& a, const Variable<T>& b) { return div(a, b); }
-template <class T> Variable<T> operator-(const Variable<T>& x) { return neg(x); }
-template <class T> Variable<T> operator+(const Variable<T>& x, scalar_t<T> s) { return add(x, s); }
-template <class T> Variable<T> operator+(scalar_t<T> s, const Variable<T>& x) { return add(x, s); }
-template <class T> Variable<T> operator-(const Variable<T>& x, scalar_t<T> s) { return add(x, -s); }
-template <class T> Variable<T> operator-(scalar_t<T> s, const Variable<T>& x) { return add(neg(x), s); }
-template <class T> Variable<T> operator*(const Variable<T>& x, scalar_t<T> s) { return mul(x, s); }
-template <class T> Variable<T> operator*(scalar_t<T> s, const Variable<T>& x) { return mul(x, s); }
-template <class T> Variable<T> operator/(const Variable<T>& x, scalar_t<T> s) { return mul(x, T(1) / s); }
-template <class T> Variable<T> operator/(scalar_t<T> s, const Variable<T>& x) { return mul(pow(x, T(-1)), s); }
+template <class T>
+Variable<T> operator+(const Variable<T>& a, const Variable<T>& b) {
+  return add(a, b);
+}
+template <class T>
+Variable<T> operator-(const Variable<T>& a, const Variable<T>& b) {
+  return sub(a, b);
+}
+template <class T>
+Variable<T> operator*(const Variable<T>& a, const Variable<T>& b) {
+  return mul(a, b);
+}
+template <class T>
+Variable<T> operator/(const Variable<T>& a, const Variable<T>& b) {
+  return div(a, b);
+}
+template <class T>
+Variable<T> operator-(const Variable<T>& x) {
+  return neg(x);
+}
+template <class T>
+Variable<T> operator+(const Variable<T>& x, scalar_t<T> s) {
+  return add(x, s);
+}
+template <class T>
+Variable<T> operator+(scalar_t<T> s, const Variable<T>& x) {
+  return add(x, s);
+}
+template <class T>
+Variable<T> operator-(const Variable<T>& x, scalar_t<T> s) {
+  return add(x, -s);
+}
+template <class T>
+Variable<T> operator-(scalar_t<T> s, const Variable<T>& x) {
+  return add(neg(x), s);
+}
+template <class T>
+Variable<T> operator*(const Variable<T>& x, scalar_t<T> s) {
+  return mul(x, s);
+}
+template <class T>
+Variable<T> operator*(scalar_t<T> s, const Variable<T>& x) {
+  return mul(x, s);
+}
+template <class T>
+Variable<T> operator/(const Variable<T>& x, scalar_t<T> s) {
+  return mul(x, T(1) / s);
+}
+template <class T>
+Variable<T> operator/(scalar_t<T> s, const Variable<T>& x) {
+  return mul(pow(x, T(-1)), s);
+}
 
 }  // namespace attend

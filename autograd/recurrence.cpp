@@ -4,9 +4,9 @@
 // and for an LSTM two more copies to split [h'; c']; backward then zero-fills a gradient slot for each of them and runs
 // one small dW_hh gemm per step. Here the forward pass reads each step's input gates and previous state where they lie
 // (the state product is a gemm with row strides into the output), and backward collects every step's gate gradients in
-// one (B, T, G·H) buffer — which is exactly ∂loss/∂gx — so dW_hh is one gemm over all B·T rows and db_hh one column sum.
-// The cell arithmetic is cell_rows.hpp, the same code gru_cell and lstm_cell run. Formulas: ops.hpp.
-// Tests: tests/autograd/test_fused.cpp (equal to the loop of cells with masks; gradient checks).
+// one (B, T, G·H) buffer — which is exactly ∂loss/∂gx — so dW_hh is one gemm over all B·T rows and db_hh one column
+// sum. The cell arithmetic is cell_rows.hpp, the same code gru_cell and lstm_cell run. Formulas: ops.hpp. Tests:
+// tests/autograd/test_fused.cpp (equal to the loop of cells with masks; gradient checks).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -35,8 +35,8 @@ Sizes check_inputs(const char* op, std::size_t gates, const Variable<T>& gx, con
   const Shape& sx = gx.shape();
   const Shape& sw = W_hh.shape();
   const Shape& sb = b_hh.shape();
-  bool fits = sx.rank() == 3 && sw.rank() == 2 && sb.rank() == 1 && sw[0] == gates * sw[1] && sx[2] == sw[0] &&
-              sb[0] == sw[0];
+  bool fits =
+      sx.rank() == 3 && sw.rank() == 2 && sb.rank() == 1 && sw[0] == gates * sw[1] && sx[2] == sw[0] && sb[0] == sw[0];
   std::string state_shapes;
   for (const Variable<T>* s : states) {
     const Shape& ss = s->shape();
@@ -72,9 +72,7 @@ bool active(const Recurrence& options, std::size_t b, std::size_t t) {
 }
 
 // The time index of the s-th step taken.
-std::size_t time_of(const Recurrence& options, std::size_t s, std::size_t T) {
-  return options.reverse ? T - 1 - s : s;
-}
+std::size_t time_of(const Recurrence& options, std::size_t s, std::size_t T) { return options.reverse ? T - 1 - s : s; }
 
 // rows × n, each row = bias (the β = 1 start of gh = bias + h W_hhᵀ, as linear does it)
 template <class T>
@@ -103,8 +101,8 @@ void add_weight_gradient(BackwardContext<T>& c, const T* dgh, const T* h_prev, s
 // ---- gru_sequence --------------------------------------------------------------------------------------------------
 
 template <class T>
-Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
-                         const Variable<T>& h0, const Recurrence& options) {
+Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h0,
+                         const Recurrence& options) {
   Tape<T>& tape = tape_of("gru_sequence", {&gx, &W_hh, &b_hh, &h0});
   const auto [B, Tn, H, G] = check_inputs<T>("gru_sequence", 3, gx, W_hh, b_hh, {&h0}, options);
   const std::size_t GH = G * H;
@@ -135,40 +133,40 @@ Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const V
     state_stride = Tn * H;
   }
   // B, Tn and H are copied by init-captures: C++17 cannot capture a structured binding (GCC allows it, clang refuses)
-  return tape.record(
-      "gru_sequence", std::move(y), {gx, W_hh, b_hh, h0},
-      [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved),
-       h_prev = std::move(h_prev)](BackwardContext<T>& c) {
-        const T* dy = c.dy().data();
-        const T* W = c.x(1).data();
-        // gate gradients of every step: through gx ([R, Z, N]) and through gh ([R, Z, r N])
-        Tensor<T> dgx(Shape{B, Tn, GH});
-        Tensor<T> dgh(Shape{B, Tn, GH});
-        Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the state before the current step), from later steps
-        std::vector<T> d(H);
-        for (std::size_t s = Tn; s-- > 0;) {
-          const std::size_t t = time_of(options, s, Tn);
-          for (std::size_t b = 0; b < B; ++b) {
-            const std::size_t bt = b * Tn + t;
-            T* dh_row = dh.data() + b * H;
-            // the whole gradient of h_t: from the output at t and from the step after
-            for (std::size_t k = 0; k < H; ++k) d[k] = dy[bt * H + k] + dh_row[k];
-            if (active(options, b, t)) {
-              std::fill(dh_row, dh_row + H, T(0));
-              cell_rows::gru_backward(saved.data() + bt * 4 * H, h_prev.data() + bt * H, d.data(),
-                                      dgx.data() + bt * GH, dgh.data() + bt * GH, dh_row, H);
-            } else {
-              std::copy(d.begin(), d.end(), dh_row);  // a padded step passes the gradient through
-            }
-          }
-          // dh += dgh_t W_hh: (B, 3H)·(3H, H)
-          blas_gemm(false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dh.data(), H);
-        }
-        if (c.wants(1)) add_weight_gradient(c, dgh.data(), h_prev.data(), B * Tn, GH, H);
-        if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
-        if (c.wants(3)) c.accumulate(3, std::move(dh));
-        if (c.wants(0)) c.accumulate(0, std::move(dgx));
-      });
+  return tape.record("gru_sequence", std::move(y), {gx, W_hh, b_hh, h0},
+                     [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved),
+                      h_prev = std::move(h_prev)](BackwardContext<T>& c) {
+                       const T* dy = c.dy().data();
+                       const T* W = c.x(1).data();
+                       // gate gradients of every step: through gx ([R, Z, N]) and through gh ([R, Z, r N])
+                       Tensor<T> dgx(Shape{B, Tn, GH});
+                       Tensor<T> dgh(Shape{B, Tn, GH});
+                       Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the state before the current step), from later steps
+                       std::vector<T> d(H);
+                       for (std::size_t s = Tn; s-- > 0;) {
+                         const std::size_t t = time_of(options, s, Tn);
+                         for (std::size_t b = 0; b < B; ++b) {
+                           const std::size_t bt = b * Tn + t;
+                           T* dh_row = dh.data() + b * H;
+                           // the whole gradient of h_t: from the output at t and from the step after
+                           for (std::size_t k = 0; k < H; ++k) d[k] = dy[bt * H + k] + dh_row[k];
+                           if (active(options, b, t)) {
+                             std::fill(dh_row, dh_row + H, T(0));
+                             cell_rows::gru_backward(saved.data() + bt * 4 * H, h_prev.data() + bt * H, d.data(),
+                                                     dgx.data() + bt * GH, dgh.data() + bt * GH, dh_row, H);
+                           } else {
+                             std::copy(d.begin(), d.end(), dh_row);  // a padded step passes the gradient through
+                           }
+                         }
+                         // dh += dgh_t W_hh: (B, 3H)·(3H, H)
+                         blas_gemm(false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dh.data(),
+                                   H);
+                       }
+                       if (c.wants(1)) add_weight_gradient(c, dgh.data(), h_prev.data(), B * Tn, GH, H);
+                       if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
+                       if (c.wants(3)) c.accumulate(3, std::move(dh));
+                       if (c.wants(0)) c.accumulate(0, std::move(dgx));
+                     });
 }
 
 // ---- lstm_sequence -------------------------------------------------------------------------------------------------
@@ -214,52 +212,52 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
     c_state = cs + t * H;
     state_stride = Tn * H;
   }
-  return tape.record(
-      "lstm_sequence", std::move(y), {gx, W_hh, b_hh, h0, c0},
-      [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev),
-       c_prev = std::move(c_prev)](BackwardContext<T>& c) {
-        const T* dhs = c.dy().data();           // ∂loss/∂h_t: (B, T, H)
-        const T* dcs = c.dy().data() + B * Tn * H;  // ∂loss/∂c_t
-        const T* W = c.x(1).data();
-        // the gate gradients of every step (the same through gx and gh): (B, T, 4H)
-        Tensor<T> da(Shape{B, Tn, GH});
-        Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the states before the current step), from later steps
-        Tensor<T> dc(Shape{B, H});
-        std::vector<T> dh_total(H), dc_total(H);
-        for (std::size_t s = Tn; s-- > 0;) {
-          const std::size_t t = time_of(options, s, Tn);
-          for (std::size_t b = 0; b < B; ++b) {
-            const std::size_t bt = b * Tn + t;
-            T* dh_row = dh.data() + b * H;
-            T* dc_row = dc.data() + b * H;
-            for (std::size_t k = 0; k < H; ++k) {
-              dh_total[k] = dhs[bt * H + k] + dh_row[k];
-              dc_total[k] = dcs[bt * H + k] + dc_row[k];
-            }
-            if (active(options, b, t)) {
-              std::fill(dh_row, dh_row + H, T(0));
-              std::fill(dc_row, dc_row + H, T(0));
-              cell_rows::lstm_backward(saved.data() + bt * 5 * H, c_prev.data() + bt * H, dh_total.data(),
-                                       dc_total.data(), da.data() + bt * GH, static_cast<T*>(nullptr), dc_row, H);
-            } else {  // a padded step passes both gradients through
-              std::copy(dh_total.begin(), dh_total.end(), dh_row);
-              std::copy(dc_total.begin(), dc_total.end(), dc_row);
-            }
-          }
-          // dh += da_t W_hh: (B, 4H)·(4H, H)
-          blas_gemm(false, false, B, H, GH, T(1), da.data() + t * GH, Tn * GH, W, H, T(1), dh.data(), H);
-        }
-        if (c.wants(1)) add_weight_gradient(c, da.data(), h_prev.data(), B * Tn, GH, H);
-        if (c.wants(2)) add_column_sums(c.dx(2).data(), da.data(), B * Tn, GH);
-        if (c.wants(3)) c.accumulate(3, std::move(dh));
-        if (c.wants(4)) c.accumulate(4, std::move(dc));
-        if (c.wants(0)) c.accumulate(0, std::move(da));
-      });
+  return tape.record("lstm_sequence", std::move(y), {gx, W_hh, b_hh, h0, c0},
+                     [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev),
+                      c_prev = std::move(c_prev)](BackwardContext<T>& c) {
+                       const T* dhs = c.dy().data();               // ∂loss/∂h_t: (B, T, H)
+                       const T* dcs = c.dy().data() + B * Tn * H;  // ∂loss/∂c_t
+                       const T* W = c.x(1).data();
+                       // the gate gradients of every step (the same through gx and gh): (B, T, 4H)
+                       Tensor<T> da(Shape{B, Tn, GH});
+                       Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the states before the current step), from later steps
+                       Tensor<T> dc(Shape{B, H});
+                       std::vector<T> dh_total(H), dc_total(H);
+                       for (std::size_t s = Tn; s-- > 0;) {
+                         const std::size_t t = time_of(options, s, Tn);
+                         for (std::size_t b = 0; b < B; ++b) {
+                           const std::size_t bt = b * Tn + t;
+                           T* dh_row = dh.data() + b * H;
+                           T* dc_row = dc.data() + b * H;
+                           for (std::size_t k = 0; k < H; ++k) {
+                             dh_total[k] = dhs[bt * H + k] + dh_row[k];
+                             dc_total[k] = dcs[bt * H + k] + dc_row[k];
+                           }
+                           if (active(options, b, t)) {
+                             std::fill(dh_row, dh_row + H, T(0));
+                             std::fill(dc_row, dc_row + H, T(0));
+                             cell_rows::lstm_backward(saved.data() + bt * 5 * H, c_prev.data() + bt * H,
+                                                      dh_total.data(), dc_total.data(), da.data() + bt * GH,
+                                                      static_cast<T*>(nullptr), dc_row, H);
+                           } else {  // a padded step passes both gradients through
+                             std::copy(dh_total.begin(), dh_total.end(), dh_row);
+                             std::copy(dc_total.begin(), dc_total.end(), dc_row);
+                           }
+                         }
+                         // dh += da_t W_hh: (B, 4H)·(4H, H)
+                         blas_gemm(false, false, B, H, GH, T(1), da.data() + t * GH, Tn * GH, W, H, T(1), dh.data(), H);
+                       }
+                       if (c.wants(1)) add_weight_gradient(c, da.data(), h_prev.data(), B * Tn, GH, H);
+                       if (c.wants(2)) add_column_sums(c.dx(2).data(), da.data(), B * Tn, GH);
+                       if (c.wants(3)) c.accumulate(3, std::move(dh));
+                       if (c.wants(4)) c.accumulate(4, std::move(dc));
+                       if (c.wants(0)) c.accumulate(0, std::move(da));
+                     });
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                   \
-  template Variable<T> gru_sequence(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&, \
-                                    const Recurrence&);                                                         \
+#define ATTEND_INSTANTIATE(T)                                                                                        \
+  template Variable<T> gru_sequence(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&,  \
+                                    const Recurrence&);                                                              \
   template Variable<T> lstm_sequence(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&, \
                                      const Variable<T>&, const Recurrence&);
 ATTEND_INSTANTIATE(float)

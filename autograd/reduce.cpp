@@ -58,7 +58,9 @@ Variable<T> mean(const Variable<T>& x, std::ptrdiff_t axis_arg, bool keepdims) {
   tape_of("mean", {&x});
   const std::size_t axis = normalize_axis(axis_arg, x.value().rank(), "mean");
   const std::size_t n = x.value().shape()[axis];
-  if (n == 0) throw std::invalid_argument("mean: axis " + std::to_string(axis) + " of shape " + to_string(x.shape()) + " is empty");
+  if (n == 0)
+    throw std::invalid_argument("mean: axis " + std::to_string(axis) + " of shape " + to_string(x.shape()) +
+                                " is empty");
   return mul(sum(x, axis_arg, keepdims), T(1) / static_cast<T>(n));
 }
 
@@ -67,7 +69,9 @@ Variable<T> max(const Variable<T>& x, std::ptrdiff_t axis_arg, bool keepdims) {
   Tape<T>& tape = tape_of("max", {&x});
   const std::size_t axis = normalize_axis(axis_arg, x.value().rank(), "max");
   const AxisSplit s = split_at(x.value().shape(), axis);
-  if (s.n == 0) throw std::invalid_argument("max: axis " + std::to_string(axis) + " of shape " + to_string(x.shape()) + " is empty");
+  if (s.n == 0)
+    throw std::invalid_argument("max: axis " + std::to_string(axis) + " of shape " + to_string(x.shape()) +
+                                " is empty");
   // argmax (the first position of the maximum) is kept for backward: (outer·inner) indices
   std::vector<std::uint32_t> argmax(s.outer * s.inner, 0);
   Tensor<T> y(reduced_shape(x.value().shape(), axis, keepdims), uninitialized);
@@ -85,15 +89,16 @@ Variable<T> max(const Variable<T>& x, std::ptrdiff_t axis_arg, bool keepdims) {
     const T* dy = c.dy().data();
     T* dx = c.dx(0).data();
     for (std::size_t o = 0; o < s.outer; ++o)
-      for (std::size_t i = 0; i < s.inner; ++i) dx[(o * s.n + argmax[o * s.inner + i]) * s.inner + i] += dy[o * s.inner + i];
+      for (std::size_t i = 0; i < s.inner; ++i)
+        dx[(o * s.n + argmax[o * s.inner + i]) * s.inner + i] += dy[o * s.inner + i];
   });
 }
 
-#define ATTEND_INSTANTIATE(T)                                             \
-  template Variable<T> sum(const Variable<T>&);                           \
-  template Variable<T> sum(const Variable<T>&, std::ptrdiff_t, bool);     \
-  template Variable<T> mean(const Variable<T>&);                          \
-  template Variable<T> mean(const Variable<T>&, std::ptrdiff_t, bool);    \
+#define ATTEND_INSTANTIATE(T)                                          \
+  template Variable<T> sum(const Variable<T>&);                        \
+  template Variable<T> sum(const Variable<T>&, std::ptrdiff_t, bool);  \
+  template Variable<T> mean(const Variable<T>&);                       \
+  template Variable<T> mean(const Variable<T>&, std::ptrdiff_t, bool); \
   template Variable<T> max(const Variable<T>&, std::ptrdiff_t, bool);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -29,8 +29,8 @@ Tensor<T> permuted(const Tensor<T>& x, const std::vector<std::size_t>& perm) {
 // Copies positions [begin, begin + count) along the middle axis of `from` (split sf) to positions
 // [to_begin, to_begin + count) of `to` (split st), adding when `add` is set. Slice, select and concat use it both ways.
 template <class T>
-void copy_block(const T* from, const AxisSplit& sf, std::size_t begin, T* to, const AxisSplit& st,
-                std::size_t to_begin, std::size_t count, bool add) {
+void copy_block(const T* from, const AxisSplit& sf, std::size_t begin, T* to, const AxisSplit& st, std::size_t to_begin,
+                std::size_t count, bool add) {
   for (std::size_t o = 0; o < sf.outer; ++o) {
     const T* src = from + (o * sf.n + begin) * sf.inner;
     T* dst = to + (o * st.n + to_begin) * st.inner;
@@ -101,9 +101,8 @@ Variable<T> permute(const Variable<T>& x, const std::vector<std::size_t>& perm) 
   }
   std::vector<std::size_t> inverse(rank);
   for (std::size_t k = 0; k < rank; ++k) inverse[perm[k]] = k;
-  return tape.record("permute", permuted(x.value(), perm), {x}, [inverse](BackwardContext<T>& c) {
-    c.dx(0).flat() += permuted(c.dy(), inverse).flat();
-  });
+  return tape.record("permute", permuted(x.value(), perm), {x},
+                     [inverse](BackwardContext<T>& c) { c.dx(0).flat() += permuted(c.dy(), inverse).flat(); });
 }
 
 template <class T>
@@ -137,7 +136,7 @@ Variable<T> concat(const std::vector<Variable<T>>& xs, std::ptrdiff_t axis_arg) 
     out[axis] += s[axis];
   }
   const AxisSplit sy = split_at(out, axis);
-  Tensor<T> y(out, uninitialized);  // every position is written by one input's block
+  Tensor<T> y(out, uninitialized);   // every position is written by one input's block
   std::vector<std::size_t> offsets;  // where each input starts along the axis
   std::size_t offset = 0;
   for (const auto& x : xs) {
@@ -202,13 +201,13 @@ Variable<T> select(const Variable<T>& x, std::ptrdiff_t axis_arg, std::size_t in
   return slice_impl("select", x, axis, index, index + 1, in.with_axis_removed(axis));
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                 \
-  template Variable<T> reshape(const Variable<T>&, const std::vector<std::int64_t>&);         \
-  template Variable<T> permute(const Variable<T>&, const std::vector<std::size_t>&);          \
-  template Variable<T> transpose(const Variable<T>&, std::ptrdiff_t, std::ptrdiff_t);         \
-  template Variable<T> concat(const std::vector<Variable<T>>&, std::ptrdiff_t);               \
-  template Variable<T> stack(const std::vector<Variable<T>>&, std::ptrdiff_t);                \
-  template Variable<T> slice(const Variable<T>&, std::ptrdiff_t, std::size_t, std::size_t);   \
+#define ATTEND_INSTANTIATE(T)                                                               \
+  template Variable<T> reshape(const Variable<T>&, const std::vector<std::int64_t>&);       \
+  template Variable<T> permute(const Variable<T>&, const std::vector<std::size_t>&);        \
+  template Variable<T> transpose(const Variable<T>&, std::ptrdiff_t, std::ptrdiff_t);       \
+  template Variable<T> concat(const std::vector<Variable<T>>&, std::ptrdiff_t);             \
+  template Variable<T> stack(const std::vector<Variable<T>>&, std::ptrdiff_t);              \
+  template Variable<T> slice(const Variable<T>&, std::ptrdiff_t, std::size_t, std::size_t); \
   template Variable<T> select(const Variable<T>&, std::ptrdiff_t, std::size_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -209,12 +209,12 @@ Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int6
                      });
 }
 
-#define ATTEND_INSTANTIATE(T)                                                         \
-  template Variable<T> softmax(const Variable<T>&, std::ptrdiff_t);                   \
-  template Variable<T> softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);      \
-  template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t);               \
-  template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);  \
-  template Variable<T> cross_entropy(const Variable<T>&, const Ids&, std::int64_t, double);          \
+#define ATTEND_INSTANTIATE(T)                                                               \
+  template Variable<T> softmax(const Variable<T>&, std::ptrdiff_t);                         \
+  template Variable<T> softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);            \
+  template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t);                     \
+  template Variable<T> log_softmax(const Variable<T>&, std::ptrdiff_t, const Mask&);        \
+  template Variable<T> cross_entropy(const Variable<T>&, const Ids&, std::int64_t, double); \
   template Variable<T> nll_loss(const Variable<T>&, const Ids&, std::int64_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -6,7 +6,6 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
-
 #include <xtensor/xnoalias.hpp>
 
 namespace attend {
@@ -134,8 +133,8 @@ void BackwardContext<T>::accumulate(std::size_t k, const Tensor<T>& g) {
     current = std::move(next);
   }
   if (current.size() != target.size()) {
-    throw std::logic_error("accumulate: gradient of shape " + to_string(g.shape()) + " does not reduce to input shape " +
-                           to_string(in));
+    throw std::logic_error("accumulate: gradient of shape " + to_string(g.shape()) +
+                           " does not reduce to input shape " + to_string(in));
   }
   xt::noalias(target.flat()) += current.flat();
 }
@@ -268,8 +267,8 @@ void Tape<T>::check_finite(const Tensor<T>& t, std::uint32_t node, const char* o
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (!std::isfinite(t.data()[i])) {
       std::ostringstream msg;
-      msg << "anomaly detection: node " << node << " ('" << op << "') produced " << t.data()[i] << " in its " << what << " of shape " << to_string(t.shape())
-          << " at flat index " << i;
+      msg << "anomaly detection: node " << node << " ('" << op << "') produced " << t.data()[i] << " in its " << what
+          << " of shape " << to_string(t.shape()) << " at flat index " << i;
       throw std::runtime_error(msg.str());
     }
   }
@@ -365,8 +364,10 @@ void Tape<T>::print(std::ostream& out) const {
     line << std::left << std::setw(5) << ("%" + std::to_string(i)) << std::setw(22) << call << std::setw(8)
          << to_string(v.shape());
     if (v.size() == 1) line << std::setw(18) << ("value=" + number(v.data()[0]));
-    if (n.has_grad) line << (v.size() == 1 ? "grad=" + number(n.grad.data()[0]) : std::string("grad set"));
-    else if (!n.requires_grad) line << "(no grad)";
+    if (n.has_grad)
+      line << (v.size() == 1 ? "grad=" + number(n.grad.data()[0]) : std::string("grad set"));
+    else if (!n.requires_grad)
+      line << "(no grad)";
     std::string text = line.str();
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << "\n";
@@ -392,11 +393,11 @@ Variable<T> detach(const Variable<T>& x) {
   return tape.constant(x.value());
 }
 
-#define ATTEND_INSTANTIATE(T)                                                               \
-  template class Variable<T>;                                                               \
-  template class BackwardContext<T>;                                                        \
-  template class Tape<T>;                                                                   \
-  template Tape<T>& tape_of<T>(const char*, std::initializer_list<const Variable<T>*>);    \
+#define ATTEND_INSTANTIATE(T)                                                           \
+  template class Variable<T>;                                                           \
+  template class BackwardContext<T>;                                                    \
+  template class Tape<T>;                                                               \
+  template Tape<T>& tape_of<T>(const char*, std::initializer_list<const Variable<T>*>); \
   template Variable<T> detach<T>(const Variable<T>&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -42,8 +42,8 @@ class Variable {
   Tape<T>& tape() const;           // throws std::logic_error for an empty or stale handle
   const Tensor<T>& value() const;  // the node's output; the reference stays valid until the tape is cleared
   const Shape& shape() const { return value().shape(); }
-  // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it. Throws std::logic_error when backward
-  // freed it (an op node on a tape with retain_gradients off).
+  // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it. Throws std::logic_error when
+  // backward freed it (an op node on a tape with retain_gradients off).
   Tensor<T> grad() const;
   bool requires_grad() const;
   std::uint32_t index() const { return index_; }
@@ -95,16 +95,16 @@ using BackwardFn = std::function<void(BackwardContext<T>&)>;
 
 template <class T>
 struct Node {
-  const char* op = "";            // "leaf", "param", "constant", or the op's name
-  Tensor<T> value;                // the output (empty for a parameter leaf: see param)
-  Tensor<T> grad;                 // ∂loss/∂value; allocated by backward when a gradient first arrives
+  const char* op = "";  // "leaf", "param", "constant", or the op's name
+  Tensor<T> value;      // the output (empty for a parameter leaf: see param)
+  Tensor<T> grad;       // ∂loss/∂value; allocated by backward when a gradient first arrives
   bool has_grad = false;
-  bool grad_released = false;     // backward freed grad after using it (retain_gradients off)
+  bool grad_released = false;  // backward freed grad after using it (retain_gradients off)
   bool requires_grad = false;
   Parameter<T>* param = nullptr;  // for a parameter leaf: value is read from, and grad added into, *param
   std::uint32_t first_input = 0;  // inputs are edges_[first_input, first_input + input_count)
   std::uint32_t input_count = 0;
-  BackwardFn<T> backward;         // empty for leaves and for nodes made without gradients
+  BackwardFn<T> backward;  // empty for leaves and for nodes made without gradients
 };
 
 template <class T>
@@ -184,7 +184,7 @@ class Tape {
   std::deque<Node<T>> nodes_;
   std::vector<std::uint32_t> edges_;  // input indices of all nodes, node after node
   std::unordered_map<const Parameter<T>*, std::uint32_t> param_nodes_;
-  std::uint32_t id_;          // distinguishes tapes in messages
+  std::uint32_t id_;  // distinguishes tapes in messages
   std::uint32_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;

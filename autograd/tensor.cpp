@@ -228,7 +228,8 @@ std::uint64_t Rng::next() {
 }
 
 void Rng::set_state(const State& state) {
-  if (state == State{}) throw std::invalid_argument("Rng::set_state: the all-zero state is not a state of xoshiro256**");
+  if (state == State{})
+    throw std::invalid_argument("Rng::set_state: the all-zero state is not a state of xoshiro256**");
   state_ = state;
 }
 

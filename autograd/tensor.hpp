@@ -1,7 +1,7 @@
 // The value type of the autograd: a row-major, contiguous tensor of rank 0..4 whose storage is a static-rank
-// `xt::xtensor<T, 1>` (so whole-tensor arithmetic is one vectorised xtensor expression), plus the small helpers every op
-// shares: shapes, the "outer × n × inner" split used by axis operations, and a seeded random generator.
-// Chapter: docs/01-autograd.md ("Tensors").
+// `xt::xtensor<T, 1>` (so whole-tensor arithmetic is one vectorised xtensor expression), plus the small helpers every
+// op shares: shapes, the "outer × n × inner" split used by axis operations, and a seeded random generator. Chapter:
+// docs/01-autograd.md ("Tensors").
 #pragma once
 
 #include <array>
@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
@@ -161,10 +160,10 @@ using Ids = Tensor<std::int64_t>;
 class Rng {
  public:
   explicit Rng(std::uint64_t seed = 0);
-  std::uint64_t next();     // 64 random bits (xoshiro256**)
-  double uniform();         // in [0, 1)
+  std::uint64_t next();  // 64 random bits (xoshiro256**)
+  double uniform();      // in [0, 1)
   double uniform(double low, double high);
-  double normal();          // N(0, 1), Box–Muller
+  double normal();  // N(0, 1), Box–Muller
   template <class T>
   Tensor<T> uniform_tensor(const Shape& shape, double low, double high);
   template <class T>

@@ -21,7 +21,6 @@
 #include <functional>
 #include <string>
 #include <vector>
-
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xtensor.hpp>
@@ -158,14 +157,14 @@ std::vector<Summary> measure_interleaved(const std::vector<Variant>& variants, s
 void sgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
            float beta, float* c) {
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-              static_cast<int>(trans_a ? m : k), b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(trans_a ? m : k),
+              b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
 }
 
 // ---- part 1: the tape's cost per op on tiny tensors ----------------------------------------------------------------
 
 constexpr std::size_t rows = 4, cols = 8;  // every value of part 1 is (rows, cols), or a row (cols,)
-constexpr std::size_t segment = 32;         // ops recorded between two clears of the tape
+constexpr std::size_t segment = 32;        // ops recorded between two clears of the tape
 
 enum class TinyOp { add, mul, tanh, sigmoid, matmul, select, softmax };
 
@@ -190,11 +189,11 @@ struct TinyInputs {
   Parameter<float> x;  // (4,8) in [-1,1]: where each chain starts
   Parameter<float> b;  // (4,8) in [0.9,1.1]: the other operand of add and mul (near 1: 32 products stay normal)
   Parameter<float> w;  // (8,8) 0.9 I + noise in [-0.05,0.05]: matmul's right operand (a 32-step chain stays bounded)
-  Tensor<float> seed_chain;  // (4,8) ones: d(output) for the backward of a chain
-  Tensor<float> seed_joined;  // (segment·8,) ones: d(output) for the backward of the joined selects
+  Tensor<float> seed_chain;            // (4,8) ones: d(output) for the backward of a chain
+  Tensor<float> seed_joined;           // (segment·8,) ones: d(output) for the backward of the joined selects
   Matrix x_m, b_m, w_m, seed_chain_m;  // the same values as xtensor matrices
   Vector seed_joined_v;
-  Matrix dx_m, db_m, dw_m;                           // the plain backward's parameter gradients
+  Matrix dx_m, db_m, dw_m;  // the plain backward's parameter gradients
 };
 
 Matrix to_matrix(const Tensor<float>& t) {
@@ -236,13 +235,27 @@ void tape_segment(Tape<float>& tape, TinyOp op, TinyInputs& in, bool with_backwa
   if (op == TinyOp::select) selected.reserve(segment);
   for (std::size_t i = 0; i < segment; ++i) {
     switch (op) {
-      case TinyOp::add: y = attend::add(y, b); break;
-      case TinyOp::mul: y = attend::mul(y, b); break;
-      case TinyOp::tanh: y = attend::tanh(y); break;
-      case TinyOp::sigmoid: y = attend::sigmoid(y); break;
-      case TinyOp::matmul: y = attend::matmul(y, w); break;
-      case TinyOp::select: selected.push_back(attend::select(x, 0, i % rows)); break;
-      case TinyOp::softmax: y = attend::softmax(y, -1); break;
+      case TinyOp::add:
+        y = attend::add(y, b);
+        break;
+      case TinyOp::mul:
+        y = attend::mul(y, b);
+        break;
+      case TinyOp::tanh:
+        y = attend::tanh(y);
+        break;
+      case TinyOp::sigmoid:
+        y = attend::sigmoid(y);
+        break;
+      case TinyOp::matmul:
+        y = attend::matmul(y, w);
+        break;
+      case TinyOp::select:
+        selected.push_back(attend::select(x, 0, i % rows));
+        break;
+      case TinyOp::softmax:
+        y = attend::softmax(y, -1);
+        break;
     }
   }
   if (op == TinyOp::select) y = attend::concat(selected, 0);  // (segment·8,)
@@ -276,15 +289,25 @@ void plain_segment(TinyOp op, TinyInputs& in, bool with_backward, std::vector<Ma
   const Matrix* y = &in.x_m;
   for (std::size_t i = 0; i < segment; ++i) {
     switch (op) {
-      case TinyOp::add: values.emplace_back(*y + in.b_m); break;
-      case TinyOp::mul: values.emplace_back(*y * in.b_m); break;
-      case TinyOp::tanh: values.emplace_back(xt::tanh(*y)); break;
-      case TinyOp::sigmoid: values.emplace_back(1.0f / (1.0f + xt::exp(-*y))); break;
+      case TinyOp::add:
+        values.emplace_back(*y + in.b_m);
+        break;
+      case TinyOp::mul:
+        values.emplace_back(*y * in.b_m);
+        break;
+      case TinyOp::tanh:
+        values.emplace_back(xt::tanh(*y));
+        break;
+      case TinyOp::sigmoid:
+        values.emplace_back(1.0f / (1.0f + xt::exp(-*y)));
+        break;
       case TinyOp::matmul:
         values.push_back(Matrix::from_shape({rows, cols}));
         sgemm(false, false, rows, cols, cols, y->data(), in.w_m.data(), 0.0f, values.back().data());
         break;
-      case TinyOp::select: rows_taken.emplace_back(xt::view(in.x_m, i % rows, xt::all())); break;
+      case TinyOp::select:
+        rows_taken.emplace_back(xt::view(in.x_m, i % rows, xt::all()));
+        break;
       case TinyOp::softmax:
         values.push_back(Matrix::from_shape({rows, cols}));
         softmax_rows(*y, values.back());
@@ -354,7 +377,8 @@ void plain_segment(TinyOp op, TinyInputs& in, bool with_backward, std::vector<Ma
         g = std::move(next);
         break;
       }
-      case TinyOp::select: break;
+      case TinyOp::select:
+        break;
     }
   }
   xt::noalias(in.dx_m) += g;
@@ -378,15 +402,15 @@ void json_tiny(const TinyOpInfo& info, const char* pass, const char* variant, co
 
 void run_tiny_ops(const Options& options) {
   const RunSize size = options.quick ? RunSize{10, 1, 3} : RunSize{1000, 2, 9};
-  std::printf("\nPart 1: cost per op on tiny tensors, float32. ns per op = time of %zu ops / %zu, the tape cleared "
-              "every %zu ops;\n        median of %d repetitions after %d warm-ups, the four variants of a row "
-              "interleaved%s.\n\n",
-              size.segments * segment, size.segments * segment, segment, size.reps, size.warmup,
-              options.cold ? " (--cold: runs not primed)" : "");
-  std::printf("%-8s %-15s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "", "", "forward", "", "", "", "fwd+bwd", "", "",
-              "");
-  std::printf("%-8s %-15s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "op", "shapes", "plain", "tape", "overhd",
-              "x", "plain", "tape", "overhd", "x");
+  std::printf(
+      "\nPart 1: cost per op on tiny tensors, float32. ns per op = time of %zu ops / %zu, the tape cleared "
+      "every %zu ops;\n        median of %d repetitions after %d warm-ups, the four variants of a row "
+      "interleaved%s.\n\n",
+      size.segments * segment, size.segments * segment, segment, size.reps, size.warmup,
+      options.cold ? " (--cold: runs not primed)" : "");
+  std::printf("%-8s %-15s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "", "", "forward", "", "", "", "fwd+bwd", "", "", "");
+  std::printf("%-8s %-15s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "op", "shapes", "plain", "tape", "overhd", "x",
+              "plain", "tape", "overhd", "x");
   std::printf("%s\n", std::string(98, '-').c_str());
 
   TinyInputs in = make_tiny_inputs();
@@ -412,9 +436,9 @@ void run_tiny_ops(const Options& options) {
     for (Summary& x : r) {  // per segment → per op
       x.median /= segment, x.min /= segment, x.max /= segment, x.faults /= segment;
     }
-    std::printf("%-8s %-15s | %8.1f %8.1f %8.1f %6.1f | %8.1f %8.1f %8.1f %6.1f\n", info.name, info.shapes,
-                r[0].median, r[1].median, r[1].median - r[0].median, r[1].median / r[0].median, r[2].median,
-                r[3].median, r[3].median - r[2].median, r[3].median / r[2].median);
+    std::printf("%-8s %-15s | %8.1f %8.1f %8.1f %6.1f | %8.1f %8.1f %8.1f %6.1f\n", info.name, info.shapes, r[0].median,
+                r[1].median, r[1].median - r[0].median, r[1].median / r[0].median, r[2].median, r[3].median,
+                r[3].median - r[2].median, r[3].median / r[2].median);
     if (options.json) {
       json_tiny(info, "forward", "plain", r[0], size);
       json_tiny(info, "forward", "tape", r[1], size);
@@ -440,21 +464,22 @@ struct MatmulCase {
 };
 
 const MatmulCase matmul_cases[] = {
-    {64, 64, 64}, {128, 128, 128}, {256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024},
-    {32, 256, 384},   // a GRU step's input projection: (batch 32, input 256) @ (256, 3·hidden 128)
-    {64, 512, 1536},  // the same with batch 64, input 512, hidden 512
+    {64, 64, 64},       {128, 128, 128}, {256, 256, 256}, {512, 512, 512},
+    {1024, 1024, 1024}, {32, 256, 384},  // a GRU step's input projection: (batch 32, input 256) @ (256, 3·hidden 128)
+    {64, 512, 1536},                     // the same with batch 64, input 512, hidden 512
 };
 
 void run_matmul(const Options& options) {
   const int warmup = options.quick ? 1 : 2, reps = options.quick ? 3 : 9;
   const double target_ns = options.quick ? 1e6 : 40e6;  // time of one run of one variant
-  std::printf("\nPart 2: the matmul op's forward pass against raw cblas_sgemm, float32, C = A B.\n"
-              "        Time per call, median of %d repetitions of ~%.0f ms each after %d warm-ups, variants "
-              "interleaved;\n"
-              "        %s.\n\n",
-              reps, target_ns / 1e6, warmup,
-              options.cold ? "--cold: timed runs are not primed, so the first call may fault in fresh pages"
-                           : "each timed run follows one untimed call of the same variant (allocator steady state)");
+  std::printf(
+      "\nPart 2: the matmul op's forward pass against raw cblas_sgemm, float32, C = A B.\n"
+      "        Time per call, median of %d repetitions of ~%.0f ms each after %d warm-ups, variants "
+      "interleaved;\n"
+      "        %s.\n\n",
+      reps, target_ns / 1e6, warmup,
+      options.cold ? "--cold: timed runs are not primed, so the first call may fault in fresh pages"
+                   : "each timed run follows one untimed call of the same variant (allocator steady state)");
   std::printf("%-21s | %9s %7s | %9s %9s | %9s %7s %7s | %6s %s\n", "(m,k)@(k,n)", "raw us", "GFLOP/s", "new us",
               "zeroed us", "matmul us", "GFLOP/s", "faults", "mm/raw", "target");
   std::printf("%s\n", std::string(110, '-').c_str());
@@ -512,12 +537,12 @@ void run_matmul(const Options& options) {
     const double flop = 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
     const double ratio = r[3].median / r[0].median;
     const bool large = c.m >= 256 && c.n >= 256 && c.k >= 256;
-    const std::string label = std::to_string(c.m) + "x" + std::to_string(c.k) + " @ " + std::to_string(c.k) + "x" +
-                              std::to_string(c.n);
+    const std::string label =
+        std::to_string(c.m) + "x" + std::to_string(c.k) + " @ " + std::to_string(c.k) + "x" + std::to_string(c.n);
     const char* verdict = !large ? "-" : ratio <= 1.05 ? "ok (<=1.05)" : "MISSED (>1.05)";
-    std::printf("%-21s | %9.1f %7.1f | %9.1f %9.1f | %9.1f %7.1f %7.1f | %6.3f %s\n", label.c_str(),
-                r[0].median / 1e3, flop / r[0].median, r[1].median / 1e3, r[2].median / 1e3, r[3].median / 1e3,
-                flop / r[3].median, r[3].faults, ratio, verdict);
+    std::printf("%-21s | %9.1f %7.1f | %9.1f %9.1f | %9.1f %7.1f %7.1f | %6.3f %s\n", label.c_str(), r[0].median / 1e3,
+                flop / r[0].median, r[1].median / 1e3, r[2].median / 1e3, r[3].median / 1e3, flop / r[3].median,
+                r[3].faults, ratio, verdict);
     if (options.json) {
       const char* names[] = {"raw_sgemm", "new_buffer_sgemm", "zeroed_tensor_sgemm", "matmul_op"};
       for (std::size_t v = 0; v < r.size(); ++v) {
@@ -552,9 +577,10 @@ int main(int argc, char** argv) {
               options.quick ? " (--quick: smoke test, numbers not meaningful)" : "");
   std::printf("  OpenBLAS: %d thread(s) (--threads N to change), core %s, config: %s\n", openblas_get_num_threads(),
               openblas_get_corename(), openblas_get_config());
-  std::printf("  FTZ/DAZ: on (MXCSR = 0x%04x) on the main thread; OpenBLAS worker threads (--threads > 1) keep "
-              "theirs\n",
-              _mm_getcsr());
+  std::printf(
+      "  FTZ/DAZ: on (MXCSR = 0x%04x) on the main thread; OpenBLAS worker threads (--threads > 1) keep "
+      "theirs\n",
+      _mm_getcsr());
 #ifdef XTENSOR_USE_XSIMD
   const bool xsimd = true;
 #else

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <xmmintrin.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -29,13 +30,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "autograd/memory.hpp"
 #include "autograd/ops.hpp"
@@ -118,8 +117,8 @@ class BenchModel : public nn::Module<float> {
 
   // logits (B, T, V) for src (B, S) and tgt_in (B, T).
   // What does not depend on the decoder's recurrence is computed once for all steps, each as one large product: the
-  // keys U h_i + b_U (or W h_i), the embedding part of the decoder's input gates W_ih[:, :E] y_j + b_ih for every j, and
-  // the logits of every step from the stacked [s_j; c_j]. Inside the loop: the fused attention and cell ops.
+  // keys U h_i + b_U (or W h_i), the embedding part of the decoder's input gates W_ih[:, :E] y_j + b_ih for every j,
+  // and the logits of every step from the stacked [s_j; c_j]. Inside the loop: the fused attention and cell ops.
   Variable<float> forward(Tape<float>& tape, const Ids& src, const Ids& tgt_in) {
     const std::size_t B = src.shape()[0], T = tgt_in.shape()[1], E = tgt_emb.W.value.shape()[1];
     const nn::RecurrentOutput<float> encoded = encoder.forward(src_emb(tape, src));
@@ -159,7 +158,7 @@ class BenchModel : public nn::Module<float> {
       Variable<float> c = tape.constant(Tensor<float>(Shape{B, H_}));
       for (std::size_t j = 0; j < T; ++j) {
         cell_step(j == 0 ? select(gy, 1, j) : select(gy, 1, j) + linear(c, W_ic));  // c_0 = 0
-        const Variable<float> e = batched_matvec(Wh, state.h);  // e_ij = s_jᵀ W h_i: (B, S)
+        const Variable<float> e = batched_matvec(Wh, state.h);                      // e_ij = s_jᵀ W h_i: (B, S)
         const Variable<float> alpha = softmax(e, 1);
         c = batched_vecmat(alpha, keys);
         features.push_back(concat<float>({state.h, c}, 1));
@@ -209,8 +208,8 @@ double current_rss_mib() {
 // Memory after one training step (--rss-at): the process's peak and current RSS, the tensor cache's counters
 // (autograd/memory.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
 struct MemoryPoint {
-  std::size_t step = 0;   // training steps done, warm-up included
-  double seconds = 0;     // since the first training step
+  std::size_t step = 0;  // training steps done, warm-up included
+  double seconds = 0;    // since the first training step
   double peak_rss_mib = 0, rss_mib = 0;
   TensorMemoryStats tensors;  // in_use, cached, peak_in_use (a sum of per-thread peaks), allocations, cache_hits
   double malloc_in_use_mib = 0, malloc_free_mib = 0;
@@ -263,18 +262,18 @@ struct Product {
 std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdanau) {
   const std::size_t G = gates * c.H, A = c.H;
   std::vector<Product> p{
-      {c.B * c.S, G, c.E, 1},              // encoder input gates, all steps at once
-      {c.B, G, c.H, c.S},                  // encoder recurrent gates, one per step
-      {c.B * c.S, A, c.H, 1},              // keys U h_i (or W h_i), once
-      {c.B * c.T, G, c.E, 1},              // decoder input gates, embedding part, all steps at once
-      {c.B, G, c.H, c.T},                  // decoder input gates, context part, per step
-      {c.B, G, c.H, c.T},                  // decoder recurrent gates
+      {c.B * c.S, G, c.E, 1},                 // encoder input gates, all steps at once
+      {c.B, G, c.H, c.S},                     // encoder recurrent gates, one per step
+      {c.B * c.S, A, c.H, 1},                 // keys U h_i (or W h_i), once
+      {c.B * c.T, G, c.E, 1},                 // decoder input gates, embedding part, all steps at once
+      {c.B, G, c.H, c.T},                     // decoder input gates, context part, per step
+      {c.B, G, c.H, c.T},                     // decoder recurrent gates
       {c.B * c.T, target_vocab, 2 * c.H, 1},  // output layer, all steps at once
-      {1, c.H, c.S, c.B * c.T},            // context c_j = α_j h, per sequence
+      {1, c.H, c.S, c.B * c.T},               // context c_j = α_j h, per sequence
   };
   if (bahdanau) {
-    p.push_back({c.B, A, c.H, c.T});        // W s_{j-1}
-    p.push_back({c.B * c.S, 1, A, c.T});    // vᵀ tanh(...)
+    p.push_back({c.B, A, c.H, c.T});      // W s_{j-1}
+    p.push_back({c.B * c.S, 1, A, c.T});  // vᵀ tanh(...)
   } else {
     p.push_back({c.S, 1, c.H, c.B * c.T});  // s_jᵀ (W h_i), per sequence
   }
@@ -426,8 +425,7 @@ int main(int argc, char** argv) {
     auto train_step = [&] {
       adam.zero_grad();
       const float loss = parallel.step(c.B, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t end) {
-        const Variable<float> logits =
-            model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
+        const Variable<float> logits = model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
         // the mean over this shard's (end - begin)·T targets; weighted by their count
         return nn::ShardLoss<float>{cross_entropy(logits, rows_of(tgt_out, begin, end)), double(end - begin)};
       });
@@ -520,7 +518,11 @@ int main(int argc, char** argv) {
     json res = {
         {"impl", "attend"},
         {"config", config_name},
-        {"B", c.B}, {"S", c.S}, {"T", c.T}, {"E", c.E}, {"H", c.H},
+        {"B", c.B},
+        {"S", c.S},
+        {"T", c.T},
+        {"E", c.E},
+        {"H", c.H},
         {"cell", cell_name},
         {"attn", attn},
         {"threads", threads},
@@ -562,9 +564,10 @@ int main(int argc, char** argv) {
       for (const MemoryPoint& m : memory_points) points.push_back(to_json(m));
       res["rss_at"] = points;
       const MemoryPoint &first = memory_points.front(), &last = memory_points.back();
-      std::printf("rss-at peak RSS after step %zu: %.1f MiB, after step %zu: %.1f MiB (%+.1f MiB); RSS %.1f → %.1f MiB\n",
-                  first.step, first.peak_rss_mib, last.step, last.peak_rss_mib, last.peak_rss_mib - first.peak_rss_mib,
-                  first.rss_mib, last.rss_mib);
+      std::printf(
+          "rss-at peak RSS after step %zu: %.1f MiB, after step %zu: %.1f MiB (%+.1f MiB); RSS %.1f → %.1f MiB\n",
+          first.step, first.peak_rss_mib, last.step, last.peak_rss_mib, last.peak_rss_mib - first.peak_rss_mib,
+          first.rss_mib, last.rss_mib);
     }
     double load[1] = {0};
     if (getloadavg(load, 1) == 1) res["loadavg1"] = load[0];

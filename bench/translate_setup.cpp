@@ -1,6 +1,7 @@
 // bench/translate_setup: what `attend train` starts from, written out for bench/torch_translate.py, so that the PyTorch
 // run of issue 6's BLEU comparison can start from attend's own initial weights and visit attend's own batches in
-// attend's own order (--init, --order); the two trainings then differ only by float rounding. How to run: bench/README.md.
+// attend's own order (--init, --order); the two trainings then differ only by float rounding. How to run:
+// bench/README.md.
 //
 //   translate_setup --init INIT.safetensors --order ORDER.txt [--steps N] train --task pairs --data … --seed S …
 //
@@ -42,7 +43,7 @@ constexpr const char* usage =
 
 struct Options {
   std::string init, order;
-  std::size_t steps = 0;  // 0: the step count of the train command
+  std::size_t steps = 0;           // 0: the step count of the train command
   std::vector<std::string> train;  // "train" and its arguments
 };
 

@@ -45,10 +45,14 @@ Variable<T> additive_energy(const Variable<T>& projected_query, const Variable<T
 
 std::string to_string(ScoreKind kind) {
   switch (kind) {
-    case ScoreKind::additive: return "additive";
-    case ScoreKind::dot: return "dot";
-    case ScoreKind::general: return "general";
-    case ScoreKind::concat: return "concat";
+    case ScoreKind::additive:
+      return "additive";
+    case ScoreKind::dot:
+      return "dot";
+    case ScoreKind::general:
+      return "general";
+    case ScoreKind::concat:
+      return "concat";
   }
   return "?";
 }
@@ -124,8 +128,7 @@ void GeneralScore<T>::visit(nn::ModuleVisitor<T>& v) {
 // ---- concat (Luong) --------------------------------------------------------------------------------------------
 
 template <class T>
-ConcatScore<T>::ConcatScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size,
-                            Rng& rng)
+ConcatScore<T>::ConcatScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size, Rng& rng)
     : W_a(linear_weight<T>(attention_size, query_size + annotation_size, rng)),
       v_a(linear_weight<T>(1, attention_size, rng)),
       query_size_(query_size) {}
@@ -205,13 +208,13 @@ Mask source_mask(const std::vector<std::int64_t>& lengths, std::size_t time) {
   return mask;
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                     \
-  template class AdditiveScore<T>;                                                                                \
-  template class DotScore<T>;                                                                                     \
-  template class GeneralScore<T>;                                                                                 \
-  template class ConcatScore<T>;                                                                                  \
-  template std::unique_ptr<Score<T>> make_score<T>(ScoreKind, std::size_t, std::size_t, std::size_t, Rng&);      \
-  template Variable<T> attention_weights<T>(const Variable<T>&, const Mask&);                                     \
+#define ATTEND_INSTANTIATE(T)                                                                               \
+  template class AdditiveScore<T>;                                                                          \
+  template class DotScore<T>;                                                                               \
+  template class GeneralScore<T>;                                                                           \
+  template class ConcatScore<T>;                                                                            \
+  template std::unique_ptr<Score<T>> make_score<T>(ScoreKind, std::size_t, std::size_t, std::size_t, Rng&); \
+  template Variable<T> attention_weights<T>(const Variable<T>&, const Mask&);                               \
   template Variable<T> context<T>(const Variable<T>&, const Variable<T>&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

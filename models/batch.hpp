@@ -13,10 +13,10 @@
 namespace attend::models {
 
 struct Batch {
-  Ids source;                               // (B, S) padded with the padding id, S = the longest source
-  std::vector<std::int64_t> source_lengths; // (B,)
-  Ids target_in;                            // (B, T): <sos> y_1 … y_n; shape (0,) when there are no targets
-  Ids target_out;                           // (B, T): y_1 … y_n <eos>
+  Ids source;                                // (B, S) padded with the padding id, S = the longest source
+  std::vector<std::int64_t> source_lengths;  // (B,)
+  Ids target_in;                             // (B, T): <sos> y_1 … y_n; shape (0,) when there are no targets
+  Ids target_out;                            // (B, T): y_1 … y_n <eos>
   std::size_t size() const { return source_lengths.size(); }
 };
 

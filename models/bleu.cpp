@@ -116,8 +116,7 @@ BleuScore corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
     score.brevity_penalty = c > r ? 1.0 : std::exp(1.0 - r / c);
   }
   // BLEU = BP · exp((1/N) Σ_n log p_n); 0 when any p_n = 0 (the limit of the geometric mean)
-  const bool all_matched =
-      std::all_of(score.matches.begin(), score.matches.end(), [](std::size_t m) { return m > 0; });
+  const bool all_matched = std::all_of(score.matches.begin(), score.matches.end(), [](std::size_t m) { return m > 0; });
   if (all_matched && score.hypothesis_length > 0) {
     double sum_log_precisions = 0;
     for (double p_n : score.precisions) sum_log_precisions += std::log(p_n);

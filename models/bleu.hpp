@@ -26,19 +26,18 @@ namespace attend::models {
 // tokens. BLEU = 0 when c = 0 or when some m_n = 0; NLTK without smoothing gives 0 too, or 1e-77 or less when only an
 // order n > 1 has no match (it stands sys.float_info.min in for p_n = 0).
 struct BleuScore {
-  double bleu = 0;                            // in [0, 1]; print 100·bleu
-  std::vector<double> precisions;             // p_n for n = 1..N (0 when t_n = 0, i.e. no outputs)
-  std::vector<std::size_t> matches, totals;   // m_n and t_n for n = 1..N
-  double brevity_penalty = 0;                 // BP (0 when c = 0)
-  std::size_t hypothesis_length = 0;          // c
-  std::size_t reference_length = 0;           // r
+  double bleu = 0;                           // in [0, 1]; print 100·bleu
+  std::vector<double> precisions;            // p_n for n = 1..N (0 when t_n = 0, i.e. no outputs)
+  std::vector<std::size_t> matches, totals;  // m_n and t_n for n = 1..N
+  double brevity_penalty = 0;                // BP (0 when c = 0)
+  std::size_t hypothesis_length = 0;         // c
+  std::size_t reference_length = 0;          // r
 };
 
 // hypotheses[k]: the tokens of output k; references[k]: one or more token lists for output k; max_order: N. No
 // outputs give BLEU 0. Throws std::invalid_argument when the two sizes differ, when an output has no reference, or
 // when max_order is 0.
 BleuScore corpus_bleu(const std::vector<std::vector<std::string>>& hypotheses,
-                      const std::vector<std::vector<std::vector<std::string>>>& references,
-                      std::size_t max_order = 4);
+                      const std::vector<std::vector<std::vector<std::string>>>& references, std::size_t max_order = 4);
 
 }  // namespace attend::models

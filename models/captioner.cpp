@@ -169,9 +169,9 @@ Parameter<T> position_embedding(const CaptionerConfig& config, Rng& rng) {
 
 template <class T>
 PatchEncoder<T>::PatchEncoder(const CaptionerConfig& config, Rng& rng)
-    : W_h(config.patch_hidden ? std::make_unique<nn::Linear<T>>(config.patch_height * config.patch_width,
-                                                                  config.patch_hidden, rng)
-                              : nullptr),
+    : W_h(config.patch_hidden
+              ? std::make_unique<nn::Linear<T>>(config.patch_height * config.patch_width, config.patch_hidden, rng)
+              : nullptr),
       W_p(config.patch_hidden ? config.patch_hidden : config.patch_height * config.patch_width, config.annotation_size,
           rng),
       P(position_embedding<T>(config, rng)),
@@ -294,7 +294,8 @@ Captioner<T>::Captioner(const CaptionerConfig& config, Rng&& rng)
 
 template <class T>
 Variable<T> Captioner<T>::annotate(Tape<T>& tape, const Tensor<T>& images) {
-  if (config_.encoder == ImageEncoderKind::patches) return static_cast<PatchEncoder<T>&>(*encoder).forward(tape, images);
+  if (config_.encoder == ImageEncoderKind::patches)
+    return static_cast<PatchEncoder<T>&>(*encoder).forward(tape, images);
   return static_cast<ConvEncoder<T>&>(*encoder).forward(tape, images);
 }
 
@@ -350,7 +351,8 @@ Variable<T> Captioner<T>::loss(Tape<T>& tape, const ImageBatch<T>& batch) {
   Variable<T> loss = cross_entropy(out.logits, batch.target_out, Vocabulary::pad_id);
   if (config_.doubly_stochastic == 0) return loss;
   // + λ (1/B) Σ_b Σ_i (1 − Σ_t α_ti)²
-  return add(loss, mul(doubly_stochastic_penalty(out.alpha, batch.target_out), static_cast<T>(config_.doubly_stochastic)));
+  return add(loss,
+             mul(doubly_stochastic_penalty(out.alpha, batch.target_out), static_cast<T>(config_.doubly_stochastic)));
 }
 
 template <class T>

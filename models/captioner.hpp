@@ -17,10 +17,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "models/image.hpp"
 #include "models/search.hpp"
@@ -40,13 +39,13 @@ struct CaptionerConfig {
   std::size_t channels = 16;          // conv: channels of the first convolution (the second has twice as many)
   std::size_t annotation_size = 128;  // A, the size of each a_i
   nn::CellKind cell = nn::CellKind::gru;
-  std::size_t vocab_size = 0;         // of the captions' tokens (the four specials and the ten digits)
-  std::size_t embedding_dim = 16;     // E
-  std::size_t hidden_size = 128;      // H
-  std::size_t attention_size = 0;     // of the additive score; 0 means H
-  std::size_t max_length = 10;        // decoding stops after this many tokens (the end token included)
-  double doubly_stochastic = 0.0;     // λ; 0: no regulariser
-  std::uint64_t seed = 0;             // initial weights
+  std::size_t vocab_size = 0;      // of the captions' tokens (the four specials and the ten digits)
+  std::size_t embedding_dim = 16;  // E
+  std::size_t hidden_size = 128;   // H
+  std::size_t attention_size = 0;  // of the additive score; 0 means H
+  std::size_t max_length = 10;     // decoding stops after this many tokens (the end token included)
+  double doubly_stochastic = 0.0;  // λ; 0: no regulariser
+  std::uint64_t seed = 0;          // initial weights
 
   // The grid the annotations lie on: rows × columns = L.
   std::size_t grid_rows() const;

@@ -428,7 +428,8 @@ std::optional<std::vector<Token>> tokenize(const std::string& text) {
     if (digits > 0) {
       // A number of up to 4 digits, or a day of up to 2 digits with an ordinal suffix.
       const std::string suffix = piece.substr(digits);
-      const bool ordinal = std::find(ordinal_suffixes.begin(), ordinal_suffixes.end(), suffix) != ordinal_suffixes.end();
+      const bool ordinal =
+          std::find(ordinal_suffixes.begin(), ordinal_suffixes.end(), suffix) != ordinal_suffixes.end();
       if (suffix.empty() ? digits > 4 : (!ordinal || digits > 2)) return std::nullopt;
       token.kind = suffix.empty() ? Token::Kind::number : Token::Kind::ordinal;
       token.value = std::stoi(piece.substr(0, digits));

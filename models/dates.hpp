@@ -27,7 +27,7 @@ bool is_valid(const Date& date);         // 1900-01-01 .. 2099-12-31, calendar-c
 std::string to_iso(const Date& date);    // "2018-05-09"
 std::optional<Date> from_iso(const std::string& text);  // exactly YYYY-MM-DD and valid, else nullopt
 
-std::size_t format_count();                           // ≥ 25
+std::size_t format_count();                          // ≥ 25
 const std::string& format_name(std::size_t format);  // a short description; throws std::out_of_range past the end
 
 // The date written in one format, with the random choices of that format (language, casing, abbreviations, stray

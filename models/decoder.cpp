@@ -31,8 +31,9 @@ std::size_t cell_input_size(const DecoderConfig& config) {
 const DecoderConfig& checked(const DecoderConfig& config) {
   if (config.vocab_size == 0 || config.embedding_dim == 0 || config.hidden_size == 0 || config.num_layers == 0 ||
       config.annotation_size == 0 || (config.encoder_directions != 1 && config.encoder_directions != 2)) {
-    throw std::invalid_argument("Decoder: vocab_size, embedding_dim, hidden_size, num_layers and annotation_size "
-                                "must be positive and encoder_directions 1 or 2");
+    throw std::invalid_argument(
+        "Decoder: vocab_size, embedding_dim, hidden_size, num_layers and annotation_size "
+        "must be positive and encoder_directions 1 or 2");
   }
   return config;
 }
@@ -45,8 +46,8 @@ Decoder<T>::Decoder(const DecoderConfig& config, std::size_t cell_input_size, st
       output(output_features, config.vocab_size, rng),
       config_(config) {
   for (std::size_t l = 0; l < config.num_layers; ++l) {
-    cells.push_back(nn::make_cell<T>(config.cell, l == 0 ? cell_input_size : config.hidden_size, config.hidden_size,
-                                     rng));
+    cells.push_back(
+        nn::make_cell<T>(config.cell, l == 0 ? cell_input_size : config.hidden_size, config.hidden_size, rng));
   }
   if (config.encoder_directions == 2) {
     for (std::size_t l = 0; l < config.num_layers; ++l) {
@@ -152,8 +153,7 @@ SourceMemory<T> VanillaDecoder<T>::memory(const nn::RecurrentOutput<T>& encoded,
 }
 
 template <class T>
-DecoderStep<T> VanillaDecoder<T>::step(const Ids& y_prev, const DecoderState<T>& state,
-                                       const SourceMemory<T>& memory) {
+DecoderStep<T> VanillaDecoder<T>::step(const Ids& y_prev, const DecoderState<T>& state, const SourceMemory<T>& memory) {
   const Variable<T>& c = memory.context;
   Variable<T> y = this->embed(c, y_prev);  // E y_{j-1}: (B, E)
   DecoderStep<T> out;
@@ -173,7 +173,8 @@ BahdanauDecoder<T>::BahdanauDecoder(const DecoderConfig& config, Rng& rng)
       score(make_score<T>(config.score, config.hidden_size, config.annotation_size, attention_size(config), rng)) {}
 
 template <class T>
-SourceMemory<T> BahdanauDecoder<T>::memory(const nn::RecurrentOutput<T>& encoded, const std::vector<std::int64_t>& lengths) {
+SourceMemory<T> BahdanauDecoder<T>::memory(const nn::RecurrentOutput<T>& encoded,
+                                           const std::vector<std::int64_t>& lengths) {
   SourceMemory<T> memory = Decoder<T>::memory(encoded, lengths);
   // the part of the score that depends on h_i only, precomputed for every step: (B, S, K)
   memory.keys = score->keys(memory.annotations);
@@ -214,11 +215,12 @@ LuongDecoder<T>::LuongDecoder(const DecoderConfig& config, Rng& rng)
     : Decoder<T>(config, cell_input_size(config), output_features(config), rng),
       score(make_score<T>(config.score, config.hidden_size, config.annotation_size, attention_size(config), rng)),
       W_c(nn::uniform_init<T>({config.hidden_size, config.annotation_size + config.hidden_size},
-                              1.0 / std::sqrt(static_cast<double>(config.annotation_size + config.hidden_size)),
-                              rng)) {}
+                              1.0 / std::sqrt(static_cast<double>(config.annotation_size + config.hidden_size)), rng)) {
+}
 
 template <class T>
-SourceMemory<T> LuongDecoder<T>::memory(const nn::RecurrentOutput<T>& encoded, const std::vector<std::int64_t>& lengths) {
+SourceMemory<T> LuongDecoder<T>::memory(const nn::RecurrentOutput<T>& encoded,
+                                        const std::vector<std::int64_t>& lengths) {
   SourceMemory<T> memory = Decoder<T>::memory(encoded, lengths);
   // the part of the score that depends on h_i only, precomputed for every step: (B, S, K)
   memory.keys = score->keys(memory.annotations);
@@ -257,18 +259,21 @@ void LuongDecoder<T>::visit(nn::ModuleVisitor<T>& v) {
 template <class T>
 std::unique_ptr<Decoder<T>> make_decoder(const DecoderConfig& config, Rng& rng) {
   switch (config.kind) {
-    case DecoderKind::vanilla: return std::make_unique<VanillaDecoder<T>>(config, rng);
-    case DecoderKind::bahdanau: return std::make_unique<BahdanauDecoder<T>>(config, rng);
-    case DecoderKind::luong: return std::make_unique<LuongDecoder<T>>(config, rng);
+    case DecoderKind::vanilla:
+      return std::make_unique<VanillaDecoder<T>>(config, rng);
+    case DecoderKind::bahdanau:
+      return std::make_unique<BahdanauDecoder<T>>(config, rng);
+    case DecoderKind::luong:
+      return std::make_unique<LuongDecoder<T>>(config, rng);
   }
   throw std::invalid_argument("make_decoder: unknown decoder kind");
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                     \
-  template class Decoder<T>;                                                                                      \
-  template class VanillaDecoder<T>;                                                                               \
-  template class BahdanauDecoder<T>;                                                                              \
-  template class LuongDecoder<T>;                                                                                 \
+#define ATTEND_INSTANTIATE(T)        \
+  template class Decoder<T>;         \
+  template class VanillaDecoder<T>;  \
+  template class BahdanauDecoder<T>; \
+  template class LuongDecoder<T>;    \
   template std::unique_ptr<Decoder<T>> make_decoder<T>(const DecoderConfig&, Rng&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -29,16 +29,16 @@ struct DecoderConfig {
   DecoderKind kind = DecoderKind::bahdanau;
   ScoreKind score = ScoreKind::additive;  // Bahdanau: additive; Luong: dot, general or concat; vanilla: unused
   nn::CellKind cell = nn::CellKind::gru;
-  std::size_t vocab_size = 0;             // V
-  std::size_t embedding_dim = 0;          // E
-  std::size_t hidden_size = 0;            // H
+  std::size_t vocab_size = 0;     // V
+  std::size_t embedding_dim = 0;  // E
+  std::size_t hidden_size = 0;    // H
   std::size_t num_layers = 1;
-  std::size_t annotation_size = 0;        // A, the encoder's output size D·H_enc
-  std::size_t encoder_directions = 1;     // D
-  std::size_t attention_size = 0;         // of the additive and concat scores; 0 means H
-  bool input_feeding = true;              // Luong: feed h̃_{j-1} into the step
-  bool output_embedding = true;           // Bahdanau/vanilla: g reads E y_{j-1} besides s_j and c_j
-  std::int64_t padding_id = 0;            // target padding id: its embedding row stays 0
+  std::size_t annotation_size = 0;     // A, the encoder's output size D·H_enc
+  std::size_t encoder_directions = 1;  // D
+  std::size_t attention_size = 0;      // of the additive and concat scores; 0 means H
+  bool input_feeding = true;           // Luong: feed h̃_{j-1} into the step
+  bool output_embedding = true;        // Bahdanau/vanilla: g reads E y_{j-1} besides s_j and c_j
+  std::int64_t padding_id = 0;         // target padding id: its embedding row stays 0
 };
 
 // The decoder's state between steps.

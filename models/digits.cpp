@@ -1,5 +1,6 @@
 // The digits data and the composer of captioning images (digits.hpp). Every random choice is `rng.next() % n` or
-// rng.normal(), one per statement, so that a seed gives the same images everywhere. Chapter: docs/13-visual-attention.md.
+// rng.normal(), one per statement, so that a seed gives the same images everywhere. Chapter:
+// docs/13-visual-attention.md.
 #include "models/digits.hpp"
 
 #include <zlib.h>
@@ -104,7 +105,7 @@ DigitSplit split_digits(const DigitImages& digits, std::size_t validation_size, 
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.next() % i]);
   DigitSplit split;
   for (std::size_t k = 0; k < order.size(); ++k) {
-    DigitImages& part = k < validation_size ? split.validation
+    DigitImages& part = k < validation_size               ? split.validation
                         : k < validation_size + test_size ? split.test
                                                           : split.train;
     part.pixels.push_back(digits.pixels[order[k]]);
@@ -119,7 +120,8 @@ void ComposerOptions::validate() const {
     fail("the digit counts " + std::to_string(min_digits) + "…" + std::to_string(max_digits) +
          " must satisfy 1 ≤ min ≤ max");
   }
-  if (min_gap > max_gap) fail("the gaps " + std::to_string(min_gap) + "…" + std::to_string(max_gap) + " are out of order");
+  if (min_gap > max_gap)
+    fail("the gaps " + std::to_string(min_gap) + "…" + std::to_string(max_gap) + " are out of order");
   if (height < digit_side) fail("the canvas height " + std::to_string(height) + " is below the digits' 8 rows");
   const std::size_t widest = max_digits * digit_side + (max_digits - 1) * max_gap;
   if (widest > width) {

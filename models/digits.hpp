@@ -43,11 +43,11 @@ DigitSplit split_digits(const DigitImages& digits, std::size_t validation_size, 
                         std::uint64_t seed);
 
 struct ComposerOptions {
-  std::size_t height = 12, width = 64;      // the canvas; a digit's top row lies in 0 … height − 8
+  std::size_t height = 12, width = 64;  // the canvas; a digit's top row lies in 0 … height − 8
   std::size_t min_digits = 3, max_digits = 6;
-  std::size_t min_gap = 1, max_gap = 3;     // empty columns between neighbouring digit images (0: they touch)
-  double noise = 0.0;                       // standard deviation of Gaussian noise added to every pixel (then
-                                            // clipped to [0, 1]); 0: none
+  std::size_t min_gap = 1, max_gap = 3;  // empty columns between neighbouring digit images (0: they touch)
+  double noise = 0.0;                    // standard deviation of Gaussian noise added to every pixel (then
+                                         // clipped to [0, 1]); 0: none
   // Throws std::invalid_argument naming the first bad field: counts out of order or 0, a canvas lower than 8, or a
   // canvas too narrow for max_digits digits with max_gap gaps.
   void validate() const;

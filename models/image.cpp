@@ -22,9 +22,7 @@ class PgmReader {
  public:
   PgmReader(const std::string& bytes, const std::string& name) : bytes_(bytes), name_(name) {}
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw std::invalid_argument(name_ + ": " + problem);
-  }
+  [[noreturn]] void fail(const std::string& problem) const { throw std::invalid_argument(name_ + ": " + problem); }
 
   // The next header number: skips whitespace and comments; `what` names the field in messages.
   std::size_t number(const char* what, std::size_t low, std::size_t high) {
@@ -39,8 +37,9 @@ class PgmReader {
       if (value > high) fail(std::string("bad header: the ") + what + " is larger than " + std::to_string(high));
       ++at_;
     }
-    if (value < low) fail(std::string("bad header: the ") + what + " is " + std::to_string(value) + " (at least " +
-                          std::to_string(low) + ")");
+    if (value < low)
+      fail(std::string("bad header: the ") + what + " is " + std::to_string(value) + " (at least " +
+           std::to_string(low) + ")");
     return value;
   }
 
@@ -109,8 +108,9 @@ Image parse_pgm(const std::string& bytes, const std::string& name, std::size_t e
   const std::size_t height = in.number("height", 1, max_side);
   const std::size_t maxval = in.number("maxval", 1, 65535);
   if ((expected_height && height != expected_height) || (expected_width && width != expected_width)) {
-    in.fail("the image is " + std::to_string(height) + "×" + std::to_string(width) + " (height×width); the model reads " +
-            std::to_string(expected_height) + "×" + std::to_string(expected_width));
+    in.fail("the image is " + std::to_string(height) + "×" + std::to_string(width) +
+            " (height×width); the model reads " + std::to_string(expected_height) + "×" +
+            std::to_string(expected_width));
   }
   // the pixels are allocated only for data that is there: a header may claim 32768×32768 pixels of a short file
   Image image;
@@ -170,8 +170,6 @@ std::string pgm_bytes(const Image& image) {
   return bytes;
 }
 
-void write_pgm(const std::string& path, const Image& image) {
-  nn::write_file_atomically(path, pgm_bytes(image));
-}
+void write_pgm(const std::string& path, const Image& image) { nn::write_file_atomically(path, pgm_bytes(image)); }
 
 }  // namespace attend::models

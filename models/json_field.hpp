@@ -2,10 +2,9 @@
 // the configurations of seq2seq.hpp and captioner.hpp.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace attend::models {
 

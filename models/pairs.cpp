@@ -1,14 +1,14 @@
 // Sentence-pair files, splits and vocabularies for the translation task (pairs.hpp).
 #include "models/pairs.hpp"
 
+#include <utf8proc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
-
-#include <utf8proc.h>
 
 #include "autograd/tensor.hpp"
 #include "models/data_file.hpp"
@@ -93,15 +93,16 @@ std::size_t pair_column(const std::string& path, const std::string& language) {
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   name = name.substr(0, name.find('.'));
   const std::size_t dash = name.find('-');
-  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size() || name.find('-', dash + 1) != std::string::npos) {
+  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size() ||
+      name.find('-', dash + 1) != std::string::npos) {
     throw std::invalid_argument(path + ": the file name does not say which language is in which column (as " +
                                 "spa-eng.tsv does); name the column instead, 1 or 2, not \"" + language + "\"");
   }
   const std::string first = name.substr(0, dash), second = name.substr(dash + 1);
   if (language == first) return 1;
   if (language == second) return 2;
-  throw std::invalid_argument(path + ": \"" + language + "\" is not one of the file's languages, " + first + " (column 1) and " +
-                              second + " (column 2)");
+  throw std::invalid_argument(path + ": \"" + language + "\" is not one of the file's languages, " + first +
+                              " (column 1) and " + second + " (column 2)");
 }
 
 TranslationData make_translation_data(const PairFile& file, const TranslationSplitOptions& options) {
@@ -129,10 +130,11 @@ TranslationData make_translation_data(const PairFile& file, const TranslationSpl
   data.kept_pairs = pairs.size();
   data.distinct_sources = groups.size();
   if (options.test_size + options.validation_size >= groups.size()) {
-    throw std::invalid_argument("the data has " + std::to_string(groups.size()) + " distinct source sentences" +
-                                (options.max_words ? " of at most " + std::to_string(options.max_words) + " words" : "") +
-                                "; " + std::to_string(options.test_size) + " test and " +
-                                std::to_string(options.validation_size) + " validation sentences leave none to train on");
+    throw std::invalid_argument(
+        "the data has " + std::to_string(groups.size()) + " distinct source sentences" +
+        (options.max_words ? " of at most " + std::to_string(options.max_words) + " words" : "") + "; " +
+        std::to_string(options.test_size) + " test and " + std::to_string(options.validation_size) +
+        " validation sentences leave none to train on");
   }
   // the distinct sources shuffled (Fisher–Yates): test first, then validation, then training
   std::vector<std::size_t> order(groups.size());
@@ -143,7 +145,8 @@ TranslationData make_translation_data(const PairFile& file, const TranslationSpl
     TranslationExample example;
     example.source = pairs[groups[group].front()].source;
     for (std::size_t k : groups[group]) {
-      if (std::find(example.references.begin(), example.references.end(), pairs[k].target) == example.references.end()) {
+      if (std::find(example.references.begin(), example.references.end(), pairs[k].target) ==
+          example.references.end()) {
         example.references.push_back(pairs[k].target);
       }
     }

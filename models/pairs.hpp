@@ -28,10 +28,10 @@ struct PairReadOptions {
 
 struct PairFile {
   std::vector<SentencePair> pairs;
-  std::size_t lines = 0;          // lines read
-  std::size_t skipped = 0;        // bad lines skipped (skip_bad_lines)
+  std::size_t lines = 0;    // lines read
+  std::size_t skipped = 0;  // bad lines skipped (skip_bad_lines)
   std::size_t bytes = 0;
-  std::string fingerprint;        // FNV-1a 64 of the file's bytes, 16 hex digits: says whether a file changed
+  std::string fingerprint;  // FNV-1a 64 of the file's bytes, 16 hex digits: says whether a file changed
 };
 
 // Reads `path`: UTF-8 (a BOM is skipped, CR LF accepted), one pair per line, `column 1<TAB>column 2`; more columns
@@ -57,7 +57,7 @@ struct TokenPair {
 
 struct TranslationSplitOptions {
   std::uint64_t seed = 1;
-  std::size_t train_size = 0;        // training pairs; 0: all that remain
+  std::size_t train_size = 0;          // training pairs; 0: all that remain
   std::size_t validation_size = 1000;  // distinct source sentences
   std::size_t test_size = 2000;        // distinct source sentences
   std::size_t max_words = 0;           // keep pairs whose word-tokenised sides have at most this many words; 0: all
@@ -66,9 +66,9 @@ struct TranslationSplitOptions {
 };
 
 struct TranslationData {
-  std::vector<TokenPair> train;        // in file order
+  std::vector<TokenPair> train;  // in file order
   std::vector<TranslationExample> validation, test;
-  std::size_t kept_pairs = 0;          // pairs within max_words
+  std::size_t kept_pairs = 0;  // pairs within max_words
   std::size_t distinct_sources = 0;
 };
 

@@ -59,8 +59,8 @@ Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows) {
   const std::size_t S = mask.shape()[1];
   Mask result(Shape{rows.size(), S});
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::copy(mask.data() + rows[r] * static_cast<std::int64_t>(S), mask.data() + (rows[r] + 1) * static_cast<std::int64_t>(S),
-              result.data() + r * S);
+    std::copy(mask.data() + rows[r] * static_cast<std::int64_t>(S),
+              mask.data() + (rows[r] + 1) * static_cast<std::int64_t>(S), result.data() + r * S);
   }
   return result;
 }
@@ -139,9 +139,8 @@ std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& enc
 }
 
 template <class T>
-std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded,
-                               const std::vector<std::int64_t>& lengths, const SearchOptions& options,
-                               std::size_t default_max_length) {
+std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options, std::size_t default_max_length) {
   const std::size_t k = options.beam_width;
   if (k == 0) throw std::invalid_argument("decode: beam width 0");
   const std::size_t max_length = options.max_length ? options.max_length : default_max_length;
@@ -245,9 +244,8 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded,
         pool.push_back(std::move(beam.hypothesis));
       }
     }
-    result[b] = *std::max_element(pool.begin(), pool.end(), [](const Hypothesis& x, const Hypothesis& y) {
-      return x.score < y.score;
-    });
+    result[b] = *std::max_element(pool.begin(), pool.end(),
+                                  [](const Hypothesis& x, const Hypothesis& y) { return x.score < y.score; });
   }
   return result;
 }
@@ -272,15 +270,15 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
   return decode(*model.decoder, encoded, lengths, options, model.config().max_target_length);
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                     \
-  template std::vector<Hypothesis> decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,          \
-                                             const SearchOptions&);                                               \
-  template std::vector<Hypothesis> greedy_decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,   \
-                                                    std::size_t);                                                 \
-  template std::vector<Hypothesis> decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&,   \
-                                             const SearchOptions&, std::size_t);                                  \
-  template std::vector<Hypothesis> greedy_decode<T>(Decoder<T>&, const Encoded<T>&,                              \
-                                                    const std::vector<std::int64_t>&, std::size_t);
+#define ATTEND_INSTANTIATE(T)                                                                                         \
+  template std::vector<Hypothesis> decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,               \
+                                             const SearchOptions&);                                                   \
+  template std::vector<Hypothesis> greedy_decode<T>(Seq2seq<T>&, const Ids&, const std::vector<std::int64_t>&,        \
+                                                    std::size_t);                                                     \
+  template std::vector<Hypothesis> decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&,        \
+                                             const SearchOptions&, std::size_t);                                      \
+  template std::vector<Hypothesis> greedy_decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&, \
+                                                    std::size_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

@@ -24,10 +24,10 @@ struct SearchOptions {
 
 // One output sequence.
 struct Hypothesis {
-  std::vector<std::int64_t> tokens;           // y_1 … y_n, without the end token
-  double log_prob = 0;                        // log p(y | x), the end token's probability included when finished
-  double score = 0;                           // log_prob / |y|^α, what beam search ranks by
-  bool finished = false;                      // ended with the end token (false: stopped at max_length)
+  std::vector<std::int64_t> tokens;  // y_1 … y_n, without the end token
+  double log_prob = 0;               // log p(y | x), the end token's probability included when finished
+  double score = 0;                  // log_prob / |y|^α, what beam search ranks by
+  bool finished = false;             // ended with the end token (false: stopped at max_length)
   // attention[j][i] = α_ij: the weight of source position i (real positions only) at output step j, one row per
   // emitted token, the end token included when finished; empty for the vanilla decoder
   std::vector<std::vector<float>> attention;

@@ -22,9 +22,12 @@ std::string decoder_name_list() {
 
 std::string Seq2seqConfig::decoder_name() const {
   switch (decoder) {
-    case DecoderKind::vanilla: return "vanilla";
-    case DecoderKind::bahdanau: return score == ScoreKind::additive ? "bahdanau" : "bahdanau-" + to_string(score);
-    case DecoderKind::luong: return "luong-" + to_string(score);
+    case DecoderKind::vanilla:
+      return "vanilla";
+    case DecoderKind::bahdanau:
+      return score == ScoreKind::additive ? "bahdanau" : "bahdanau-" + to_string(score);
+    case DecoderKind::luong:
+      return "luong-" + to_string(score);
   }
   return "?";
 }
@@ -64,8 +67,9 @@ void Seq2seqConfig::validate() const {
     throw std::invalid_argument("model config: dropout " + std::to_string(dropout) + " is outside [0, 1)");
   }
   if (decoder != DecoderKind::vanilla && score == ScoreKind::dot && bidirectional) {
-    throw std::invalid_argument("model config: the dot score s_jᵀ h_i needs equal sizes, but a bidirectional encoder "
-                                "gives annotations of 2H; use luong-general or luong-concat");
+    throw std::invalid_argument(
+        "model config: the dot score s_jᵀ h_i needs equal sizes, but a bidirectional encoder "
+        "gives annotations of 2H; use luong-general or luong-concat");
   }
 }
 
@@ -160,8 +164,8 @@ template <class T>
 TeacherForced<T> Seq2seq<T>::forward(Tape<T>& tape, const Batch& batch) {
   const Shape& shape = batch.target_in.shape();
   if (shape.rank() != 2 || shape[0] != batch.size() || batch.target_out.shape() != shape) {
-    throw std::invalid_argument("Seq2seq::forward: the batch has no targets (target_in " + to_string(shape) +
-                                ", " + std::to_string(batch.size()) + " sources)");
+    throw std::invalid_argument("Seq2seq::forward: the batch has no targets (target_in " + to_string(shape) + ", " +
+                                std::to_string(batch.size()) + " sources)");
   }
   return teacher_forced(*decoder, encode(tape, batch.source, batch.source_lengths), batch.target_in);
 }

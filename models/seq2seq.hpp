@@ -5,10 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "models/batch.hpp"
 #include "models/decoder.hpp"
@@ -20,17 +19,17 @@ struct Seq2seqConfig {
   std::size_t source_vocab_size = 0;
   std::size_t target_vocab_size = 0;
   nn::CellKind cell = nn::CellKind::gru;
-  std::size_t embedding_dim = 32;   // E, source and target embeddings alike
-  std::size_t hidden_size = 128;    // H, encoder (each direction) and decoder
-  std::size_t num_layers = 1;       // encoder and decoder alike
+  std::size_t embedding_dim = 32;  // E, source and target embeddings alike
+  std::size_t hidden_size = 128;   // H, encoder (each direction) and decoder
+  std::size_t num_layers = 1;      // encoder and decoder alike
   bool bidirectional = false;
-  double dropout = 0.0;             // between encoder layers, training mode only
+  double dropout = 0.0;  // between encoder layers, training mode only
   DecoderKind decoder = DecoderKind::bahdanau;
   ScoreKind score = ScoreKind::additive;
-  bool input_feeding = true;        // Luong only
-  std::size_t attention_size = 0;   // additive/concat scores; 0 means hidden_size
+  bool input_feeding = true;           // Luong only
+  std::size_t attention_size = 0;      // additive/concat scores; 0 means hidden_size
   std::size_t max_target_length = 50;  // decoding stops after this many tokens (the end token included)
-  std::uint64_t seed = 0;           // initial weights and dropout
+  std::uint64_t seed = 0;              // initial weights and dropout
 
   // "vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat": the decoder kind and its score.
   std::string decoder_name() const;

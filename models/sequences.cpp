@@ -176,8 +176,8 @@ Seq2seqConfig model_config(const LengthExperiment& experiment, const std::string
   return config;
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                     \
-  template std::vector<double> train<T>(Seq2seq<T>&, const std::vector<Example>&, const TrainOptions&);         \
+#define ATTEND_INSTANTIATE(T)                                                                           \
+  template std::vector<double> train<T>(Seq2seq<T>&, const std::vector<Example>&, const TrainOptions&); \
   template std::vector<std::vector<std::int64_t>> predict<T>(Seq2seq<T>&, const std::vector<Example>&, std::size_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -23,8 +23,8 @@ std::string to_string(Task task);  // "copy", "reverse"
 
 struct TaskConfig {
   Task task = Task::copy;
-  std::size_t symbols = 10;     // distinct symbols, 1..26
-  std::size_t min_length = 1;   // source lengths are drawn uniformly from [min_length, max_length]
+  std::size_t symbols = 10;    // distinct symbols, 1..26
+  std::size_t min_length = 1;  // source lengths are drawn uniformly from [min_length, max_length]
   std::size_t max_length = 10;
 };
 
@@ -49,11 +49,11 @@ std::string spell(const std::vector<std::int64_t>& ids);
 // The training loop of docs/03-encoder-decoder.md: Adam on the teacher-forced mean cross-entropy, gradients clipped
 // to a global norm, batches of similar lengths (models::bucketed_batch_order) drawn epoch after epoch.
 struct TrainOptions {
-  std::size_t steps = 1000;     // optimizer steps, one batch each
+  std::size_t steps = 1000;  // optimizer steps, one batch each
   std::size_t batch_size = 32;
-  double lr = 3e-3;             // Adam's learning rate
-  double max_grad_norm = 1.0;   // clip_grad_norm
-  std::uint64_t seed = 0;       // the order of the batches
+  double lr = 3e-3;            // Adam's learning rate
+  double max_grad_norm = 1.0;  // clip_grad_norm
+  std::uint64_t seed = 0;      // the order of the batches
 };
 // Trains model on examples and leaves it in evaluation mode. Returns the loss of every step, in order.
 template <class T>
@@ -79,14 +79,14 @@ std::vector<LengthScore> score_by_length(const std::vector<Example>& examples,
 // The experiment of chapters 4 and 10, in one place so that every decoder it compares sees the same data, the same
 // sizes and the same training budget: train on sources of mixed lengths, then score exact match at each test length.
 struct LengthExperiment {
-  TaskConfig task;                         // the training distribution of lengths
+  TaskConfig task;  // the training distribution of lengths
   std::size_t train_examples = 0;
-  std::vector<std::size_t> test_lengths;   // T_x of the test sets
+  std::vector<std::size_t> test_lengths;  // T_x of the test sets
   std::size_t test_per_length = 0;
-  std::size_t embedding_dim = 0;           // E
-  std::size_t hidden_size = 0;             // H
+  std::size_t embedding_dim = 0;  // E
+  std::size_t hidden_size = 0;    // H
   TrainOptions training;
-  std::uint64_t seed = 0;                  // data, initial weights and batch order
+  std::uint64_t seed = 0;  // data, initial weights and batch order
 };
 // The settings the chapters run with; `small` is the quick version `meson test` runs (--small).
 LengthExperiment bottleneck_experiment(bool small);

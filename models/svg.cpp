@@ -431,7 +431,8 @@ std::string image_attention_svg(const Image& image, const std::vector<std::strin
   }
   const double label_font = 14, title_font = 16, margin = 12, gap = 8;
   double label_width = 0;
-  for (const std::string& token : output_tokens) label_width = std::max(label_width, text_width(visible_token(token), label_font));
+  for (const std::string& token : output_tokens)
+    label_width = std::max(label_width, text_width(visible_token(token), label_font));
   const double panel_left = margin + label_width + gap;
   const double panel_width = static_cast<double>(W) * pixel, panel_height = static_cast<double>(H) * pixel;
   const double top = options.title.empty() ? margin : margin + title_font + gap;
@@ -439,7 +440,8 @@ std::string image_attention_svg(const Image& image, const std::vector<std::strin
   const double height = top + static_cast<double>(output_tokens.size()) * (panel_height + gap) - gap + margin;
   std::string svg;
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + px(width) + "\" height=\"" +
-         px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" font-family=\"sans-serif\" fill=\"#222222\">\n";
+         px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
+         "\" font-family=\"sans-serif\" fill=\"#222222\">\n";
   svg += "<title>" + xml_escape(options.title.empty() ? std::string("visual attention") : options.title) + "</title>\n";
   svg += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) +
          "\" fill=\"#ffffff\"/>\n";
@@ -450,8 +452,9 @@ std::string image_attention_svg(const Image& image, const std::vector<std::strin
   for (std::size_t t = 0; t < output_tokens.size(); ++t) {
     const double y0 = top + static_cast<double>(t) * (panel_height + gap);
     svg += "<g class=\"panel\">\n";
-    svg += "<text x=\"" + px(panel_left - gap) + "\" y=\"" + px(y0 + 0.5 * panel_height) + "\" dy=\"0.35em\" font-size=\"" +
-           px(label_font) + "\" text-anchor=\"end\">" + xml_escape(visible_token(output_tokens[t])) + "</text>\n";
+    svg += "<text x=\"" + px(panel_left - gap) + "\" y=\"" + px(y0 + 0.5 * panel_height) +
+           "\" dy=\"0.35em\" font-size=\"" + px(label_font) + "\" text-anchor=\"end\">" +
+           xml_escape(visible_token(output_tokens[t])) + "</text>\n";
     // the image: a black panel, then every pixel with ink as a grey square
     svg += "<rect x=\"" + px(panel_left) + "\" y=\"" + px(y0) + "\" width=\"" + px(panel_width) + "\" height=\"" +
            px(panel_height) + "\" fill=\"#000000\"/>\n";
@@ -503,8 +506,7 @@ std::string shortest(double value) {
 std::string tick_label(double value, int decimals) {
   if (decimals <= 12 && std::abs(value) < 1e15) return fixed(value, decimals);
   std::array<char, 64> buffer{};
-  const auto result =
-      std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value, std::chars_format::general, 6);
   if (result.ec != std::errc()) throw std::logic_error("line_chart_svg: cannot format a number");
   return std::string(buffer.data(), result.ptr);
 }
@@ -717,8 +719,8 @@ std::string line_chart_svg(const std::vector<Series>& series, const LineChartOpt
   svg += "<g class=\"y-ticks\" font-size=\"" + px(tick_font) + "\" text-anchor=\"end\">\n";
   for (std::size_t k = 0; k < y_ticks.size(); ++k) {
     const std::string tick_y = px(to_y(y_ticks[k]));
-    svg += "<line x1=\"" + px(plot_left - tick_length) + "\" y1=\"" + tick_y + "\" x2=\"" + px(plot_left) +
-           "\" y2=\"" + tick_y + "\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
+    svg += "<line x1=\"" + px(plot_left - tick_length) + "\" y1=\"" + tick_y + "\" x2=\"" + px(plot_left) + "\" y2=\"" +
+           tick_y + "\" stroke=\"#555555\" stroke-width=\"1\"/>\n";
     svg += "<text x=\"" + px(plot_left - tick_length - tick_gap) + "\" y=\"" + tick_y + "\" dy=\"0.35em\">" +
            y_tick_labels[k] + "</text>\n";
   }
@@ -755,6 +757,5 @@ std::string line_chart_svg(const std::vector<Series>& series, const LineChartOpt
   svg += "</svg>\n";
   return svg;
 }
-
 
 }  // namespace attend::models

@@ -34,8 +34,8 @@ std::string attention_svg(const std::vector<std::string>& source_tokens, const s
                           const std::vector<std::vector<double>>& weights, const HeatmapOptions& options = {});
 
 struct ImageAttentionOptions {
-  std::string title;       // drawn above the panels when not empty
-  double pixel_size = 6;   // px per image pixel; must be finite and > 0
+  std::string title;      // drawn above the panels when not empty
+  double pixel_size = 6;  // px per image pixel; must be finite and > 0
 };
 
 // Visual attention: one panel per output token, each the grey-scale image (intensities in [0, 1], 1 drawn white on
@@ -45,7 +45,8 @@ struct ImageAttentionOptions {
 // Throws std::invalid_argument naming the problem: maps and tokens of different counts, a map of the wrong size, a
 // weight that is negative or not finite, a bad pixel_size.
 std::string image_attention_svg(const Image& image, const std::vector<std::string>& output_tokens,
-                                const std::vector<std::vector<double>>& maps, const ImageAttentionOptions& options = {});
+                                const std::vector<std::vector<double>>& maps,
+                                const ImageAttentionOptions& options = {});
 
 // One curve of a line chart: the points (x[k], y[k]) joined in the order given, and its name in the legend.
 struct Series {

@@ -1,13 +1,13 @@
 // Normalisation and tokenisation of sentences (text.hpp), on utf8proc.
 #include "models/text.hpp"
 
+#include <utf8proc.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
-
-#include <utf8proc.h>
 
 #include "models/vocabulary.hpp"
 
@@ -63,8 +63,7 @@ bool joins(std::int32_t before, std::int32_t mark, std::int32_t after) {
 bool is_opening(const std::string& token) {
   const std::int32_t c = token.empty() ? -1 : code_point(token);
   const utf8proc_category_t category = utf8proc_category(c);
-  return category == UTF8PROC_CATEGORY_PS || category == UTF8PROC_CATEGORY_PI || c == 0x00BF ||
-         c == 0x00A1;  // ¿ ¡
+  return category == UTF8PROC_CATEGORY_PS || category == UTF8PROC_CATEGORY_PI || c == 0x00BF || c == 0x00A1;  // ¿ ¡
 }
 
 bool is_closing(const std::string& token) {
@@ -117,7 +116,8 @@ std::vector<std::string> tokenize(const std::string& text, Tokenization tokeniza
   for (const auto& c : characters) points.push_back(code_point(c));
   std::vector<std::string> tokens;
   if (tokenization == Tokenization::characters) {
-    for (std::size_t i = 0; i < characters.size(); ++i) tokens.push_back(points[i] == ' ' ? space_token : characters[i]);
+    for (std::size_t i = 0; i < characters.size(); ++i)
+      tokens.push_back(points[i] == ' ' ? space_token : characters[i]);
     return tokens;
   }
   std::string word;

@@ -81,8 +81,8 @@ std::int64_t Vocabulary::id(const std::string& token) const {
 
 const std::string& Vocabulary::token(std::int64_t id) const {
   if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size()) {
-    throw std::out_of_range("Vocabulary::token: id " + std::to_string(id) + " is out of range for a vocabulary of size " +
-                            std::to_string(tokens_.size()));
+    throw std::out_of_range("Vocabulary::token: id " + std::to_string(id) +
+                            " is out of range for a vocabulary of size " + std::to_string(tokens_.size()));
   }
   return tokens_[static_cast<std::size_t>(id)];
 }

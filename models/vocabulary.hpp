@@ -6,11 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace attend::models {
 
@@ -26,12 +25,12 @@ class Vocabulary {
 
   Vocabulary();  // the four specials only, in this order: "<pad>", "<sos>", "<eos>", "<unk>"
 
-  std::int64_t add(const std::string& token);       // the token's id, adding it if new
+  std::int64_t add(const std::string& token);  // the token's id, adding it if new
   bool contains(const std::string& token) const;
   std::int64_t id(const std::string& token) const;  // unk_id when absent
   const std::string& token(std::int64_t id) const;  // throws std::out_of_range naming the id and the size
   std::size_t size() const;
-  const std::vector<std::string>& tokens() const;   // index = id
+  const std::vector<std::string>& tokens() const;  // index = id
 
   std::vector<std::int64_t> encode(const std::vector<std::string>& tokens) const;  // id() of each; no sos/eos added
   // The tokens of `ids` up to (not including) the first eos_id; pad and sos ids are skipped. Any other id outside
@@ -39,7 +38,8 @@ class Vocabulary {
   std::vector<std::string> decode(const std::vector<std::int64_t>& ids) const;
 
   nlohmann::json to_json() const;  // a JSON array of the tokens, index = id
-  // Throws std::invalid_argument naming the problem: not an array of strings, specials missing or out of place, a duplicate.
+  // Throws std::invalid_argument naming the problem: not an array of strings, specials missing or out of place, a
+  // duplicate.
   static Vocabulary from_json(const nlohmann::json& json);
 
  private:

@@ -6,8 +6,6 @@
 // the start of the data), plus "__metadata__", a map of strings to strings. Reference: docs/reference/checkpoints.md.
 #include "nn/checkpoint.hpp"
 
-#include "nn/atomic_file.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +19,8 @@
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "nn/atomic_file.hpp"
 
 namespace attend::nn {
 
@@ -371,8 +371,8 @@ nlohmann::json load_checkpoint(const std::string& path, const NamedParameters<T>
     }
     const std::vector<std::uint64_t> shape = shape_of(*target.tensor);
     if (source.shape != shape) {
-      fail(path, "tensor " + in_quotes(target.name) + " has shape " + attend::to_string(source.shape) + ", " + target.owner +
-                     " " + attend::to_string(shape));
+      fail(path, "tensor " + in_quotes(target.name) + " has shape " + attend::to_string(source.shape) + ", " +
+                     target.owner + " " + attend::to_string(shape));
     }
     sources.push_back(&source);
   }

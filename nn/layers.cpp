@@ -17,8 +17,9 @@ Linear<T>::Linear(std::size_t in_features, std::size_t out_features, Rng& rng, b
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
   const double w_bound = init == Init::xavier_uniform ? xavier_bound(in_features, out_features) : bound;
   W = Parameter<T>(uniform_init<T>({out_features, in_features}, w_bound, rng));
-  if (bias) b = Parameter<T>(init == Init::xavier_uniform ? Tensor<T>(Shape{out_features})
-                                                        : uniform_init<T>({out_features}, bound, rng));
+  if (bias)
+    b = Parameter<T>(init == Init::xavier_uniform ? Tensor<T>(Shape{out_features})
+                                                  : uniform_init<T>({out_features}, bound, rng));
 }
 
 template <class T>

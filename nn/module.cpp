@@ -44,7 +44,8 @@ class Walker : public ModuleVisitor<T> {
 template <class T>
 NamedParameters<T> Module<T>::parameters() {
   NamedParameters<T> out;
-  Walker<T> walker("", [&](const std::string& name, Parameter<T>& p) { out.emplace_back(name, &p); }, nullptr);
+  Walker<T> walker(
+      "", [&](const std::string& name, Parameter<T>& p) { out.emplace_back(name, &p); }, nullptr);
   visit(walker);
   return out;
 }
@@ -80,8 +81,8 @@ double xavier_bound(std::size_t fan_in, std::size_t fan_out) {
   return std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
 }
 
-GradcheckResult gradcheck_module(Module<double>& module, const GradcheckFn& f, const std::vector<Tensor<double>>& inputs,
-                                 const GradcheckOptions& options) {
+GradcheckResult gradcheck_module(Module<double>& module, const GradcheckFn& f,
+                                 const std::vector<Tensor<double>>& inputs, const GradcheckOptions& options) {
   const NamedParameters<double> named = module.parameters();
   std::vector<NamedParameter> params(named.begin(), named.end());
   return gradcheck(f, inputs, options, params);

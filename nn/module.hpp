@@ -72,7 +72,8 @@ class Module {
 };
 
 // How to initialise weights. PyTorch's defaults are U(-1/√fan, 1/√fan) for Linear (fan = in_features) and for the
-// recurrent cells (fan = hidden_size), and N(0, 1) for Embedding; Xavier/Glorot is U(-a, a), a = √(6 / (fan_in + fan_out)).
+// recurrent cells (fan = hidden_size), and N(0, 1) for Embedding; Xavier/Glorot is U(-a, a), a = √(6 / (fan_in +
+// fan_out)).
 enum class Init { pytorch_default, xavier_uniform };
 
 // U(-bound, bound) of the given shape, drawn from rng.
@@ -85,7 +86,7 @@ Tensor<T> uniform_init(const Shape& shape, double bound, Rng& rng) {
 double xavier_bound(std::size_t fan_in, std::size_t fan_out);
 
 // Gradient check of a module over its inputs and all of its parameters (names as in parameters()).
-GradcheckResult gradcheck_module(Module<double>& module, const GradcheckFn& f, const std::vector<Tensor<double>>& inputs,
-                                 const GradcheckOptions& options = {});
+GradcheckResult gradcheck_module(Module<double>& module, const GradcheckFn& f,
+                                 const std::vector<Tensor<double>>& inputs, const GradcheckOptions& options = {});
 
 }  // namespace attend::nn

@@ -12,7 +12,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
-
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 
@@ -233,9 +232,9 @@ void Adam<T>::update(std::int64_t step) {
   const T decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
   for (std::size_t i = 0; i < this->parameters_.size(); ++i) {
     Parameter<T>& p = *this->parameters_[i].second;
-    auto& w = p.value.flat();                       // (n,)
-    auto& m = this->buffer(exp_avg_, i);            // (n,) first moment
-    auto& v = this->buffer(exp_avg_sq_, i);         // (n,) second moment
+    auto& w = p.value.flat();                // (n,)
+    auto& m = this->buffer(exp_avg_, i);     // (n,) first moment
+    auto& v = this->buffer(exp_avg_sq_, i);  // (n,) second moment
     if (decoupled_) xt::noalias(w) = w * decay_factor;
     // g: (n,) the gradient, with the L2 term for Adam with weight decay
     auto apply = [&](const auto& g) {
@@ -307,8 +306,7 @@ void StepLR::load_state(const State& state) {
   state_ = state;
 }
 
-ReduceLROnPlateau::ReduceLROnPlateau(double& lr, const std::string& optimizer,
-                                     const ReduceLROnPlateauOptions& options)
+ReduceLROnPlateau::ReduceLROnPlateau(double& lr, const std::string& optimizer, const ReduceLROnPlateauOptions& options)
     : lr_(&lr), options_(options) {
   const std::string who = "ReduceLROnPlateau(" + optimizer + ")";
   require(options.factor >= 0.0 && options.factor < 1.0, who, "factor", options.factor, "in [0, 1)");

@@ -250,8 +250,8 @@ struct ReduceLROnPlateauOptions {
 class ReduceLROnPlateau {
  public:
   struct State {
-    std::int64_t epoch = 0;             // the number of step() calls so far
-    double best = 0.0;                  // the best metric so far (±inf before the first)
+    std::int64_t epoch = 0;  // the number of step() calls so far
+    double best = 0.0;       // the best metric so far (±inf before the first)
     std::int64_t num_bad_epochs = 0;
     std::int64_t cooldown_counter = 0;  // epochs of cooldown left
   };

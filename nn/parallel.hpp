@@ -79,9 +79,9 @@ class BatchParallel {
   std::mutex mutex_;
   std::condition_variable start_, done_;
   const std::function<void(std::size_t)>* job_ = nullptr;
-  std::size_t job_count_ = 0;     // shards in the current job
-  std::size_t generation_ = 0;    // increases with every job
-  std::size_t remaining_ = 0;     // workers still running the current job
+  std::size_t job_count_ = 0;   // shards in the current job
+  std::size_t generation_ = 0;  // increases with every job
+  std::size_t remaining_ = 0;   // workers still running the current job
   bool stopping_ = false;
   std::vector<std::exception_ptr> errors_;
 };

@@ -1,5 +1,5 @@
-// The recurrent cells, the recurrent stack over padded batches and the Encoder (recurrent.hpp). A step is one linear for
-// the state part of the gates and then, for the GRU and LSTM, one fused op for the rest of the step (gru_cell,
+// The recurrent cells, the recurrent stack over padded batches and the Encoder (recurrent.hpp). A step is one linear
+// for the state part of the gates and then, for the GRU and LSTM, one fused op for the rest of the step (gru_cell,
 // lstm_cell: one tape node with a hand-written backward); gru_step_composed and lstm_step_composed write the same step
 // with the small ops and are tested equal. The input part of the gates is computed for all steps at once (one linear
 // per layer and direction). RecurrentStack runs a GRU or LSTM layer as one node over all steps (gru_sequence,
@@ -172,10 +172,14 @@ LstmState<T> lstm_step_composed(const Variable<T>& gx, const Variable<T>& gh, co
 
 std::string to_string(CellKind kind) {
   switch (kind) {
-    case CellKind::rnn_tanh: return "rnn_tanh";
-    case CellKind::rnn_relu: return "rnn_relu";
-    case CellKind::gru: return "gru";
-    case CellKind::lstm: return "lstm";
+    case CellKind::rnn_tanh:
+      return "rnn_tanh";
+    case CellKind::rnn_relu:
+      return "rnn_relu";
+    case CellKind::gru:
+      return "gru";
+    case CellKind::lstm:
+      return "lstm";
   }
   return "unknown";
 }
@@ -188,13 +192,16 @@ CellKind cell_kind_from_string(const std::string& name) {
 }
 
 template <class T>
-AnyCell<T> make_cell(CellKind kind, std::size_t input_size, std::size_t hidden_size, Rng& rng,
-                                           Init init) {
+AnyCell<T> make_cell(CellKind kind, std::size_t input_size, std::size_t hidden_size, Rng& rng, Init init) {
   switch (kind) {
-    case CellKind::rnn_tanh: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::tanh, init);
-    case CellKind::rnn_relu: return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::relu, init);
-    case CellKind::gru: return GruCell<T>(input_size, hidden_size, rng, init);
-    case CellKind::lstm: return LstmCell<T>(input_size, hidden_size, rng, init);
+    case CellKind::rnn_tanh:
+      return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::tanh, init);
+    case CellKind::rnn_relu:
+      return RnnCell<T>(input_size, hidden_size, rng, Nonlinearity::relu, init);
+    case CellKind::gru:
+      return GruCell<T>(input_size, hidden_size, rng, init);
+    case CellKind::lstm:
+      return LstmCell<T>(input_size, hidden_size, rng, init);
   }
   throw std::invalid_argument("make_cell: unknown cell kind");
 }
@@ -221,7 +228,6 @@ void check_lengths(const char* module, const std::vector<std::int64_t>& lengths,
     }
   }
 }
-
 
 template <class T>
 RecurrentCell<T>& base_of(typename RecurrentStack<T>::Cell& cell) {
@@ -442,7 +448,8 @@ template class GruCell<double>;
 template class LstmCell<float>;
 template class LstmCell<double>;
 template class RecurrentStack<float>;
-template Variable<float> gru_step_composed<float>(const Variable<float>&, const Variable<float>&, const Variable<float>&);
+template Variable<float> gru_step_composed<float>(const Variable<float>&, const Variable<float>&,
+                                                  const Variable<float>&);
 template Variable<double> gru_step_composed<double>(const Variable<double>&, const Variable<double>&,
                                                     const Variable<double>&);
 template LstmState<float> lstm_step_composed<float>(const Variable<float>&, const Variable<float>&,

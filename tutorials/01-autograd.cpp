@@ -68,9 +68,12 @@ int main(int argc, char** argv) {
   // [docs:finite-differences]
   // (1.7)  dL/dw ≈ (L(w + ε) - L(w - ε)) / 2ε, and likewise for x and b
   const double eps = 1e-6;
-  const double fd_w = (loss_of(w_value + eps, x_value, b_value, t) - loss_of(w_value - eps, x_value, b_value, t)) / (2 * eps);
-  const double fd_x = (loss_of(w_value, x_value + eps, b_value, t) - loss_of(w_value, x_value - eps, b_value, t)) / (2 * eps);
-  const double fd_b = (loss_of(w_value, x_value, b_value + eps, t) - loss_of(w_value, x_value, b_value - eps, t)) / (2 * eps);
+  const double fd_w =
+      (loss_of(w_value + eps, x_value, b_value, t) - loss_of(w_value - eps, x_value, b_value, t)) / (2 * eps);
+  const double fd_x =
+      (loss_of(w_value, x_value + eps, b_value, t) - loss_of(w_value, x_value - eps, b_value, t)) / (2 * eps);
+  const double fd_b =
+      (loss_of(w_value, x_value, b_value + eps, t) - loss_of(w_value, x_value, b_value - eps, t)) / (2 * eps);
   // [docs:end]
 
   std::printf("\nthe tape after backward (grad= is dL/d(node)):\n");
@@ -93,8 +96,8 @@ int main(int argc, char** argv) {
   }
   // the tape and the hand derivation apply the same chain rule: they agree to rounding; finite differences to ~1e-9
   const bool tape_agrees = worst_tape < 1e-12, fd_agrees = worst_fd < 1e-8;
-  std::printf("\nworst |tape - by hand| = %s, worst |finite diff. - by hand| = %s\n", tape_agrees ? "< 1e-12" : "TOO LARGE",
-              fd_agrees ? "< 1e-8" : "TOO LARGE");
+  std::printf("\nworst |tape - by hand| = %s, worst |finite diff. - by hand| = %s\n",
+              tape_agrees ? "< 1e-12" : "TOO LARGE", fd_agrees ? "< 1e-8" : "TOO LARGE");
 
   // [docs:reuse]
   // A value used twice receives both contributions: u = x·x + x, so du/dx = 2x + 1.
@@ -113,9 +116,9 @@ int main(int argc, char** argv) {
     return tanh(matmul(in[0], in[1]) + in[2]);  // (2,3)·(3,4) + (4,): a layer of four neurons
   };
   attend::Rng rng(1);
-  const attend::GradcheckResult check = attend::gradcheck(
-      neuron, {rng.uniform_tensor<double>({2, 3}, -1, 1), rng.uniform_tensor<double>({3, 4}, -1, 1),
-               rng.uniform_tensor<double>({4}, -1, 1)});
+  const attend::GradcheckResult check =
+      attend::gradcheck(neuron, {rng.uniform_tensor<double>({2, 3}, -1, 1), rng.uniform_tensor<double>({3, 4}, -1, 1),
+                                 rng.uniform_tensor<double>({4}, -1, 1)});
   std::printf("gradcheck of tanh(x W + b): %s, %zu elements compared\n", check.passed ? "passed" : "FAILED",
               check.checked);
   // [docs:end]

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     ids.push_back(vocabulary[word]);
   }
   const std::size_t T_x = sentence.size(), E = 4, H = 3, V = vocabulary.size();
-  std::printf("Chapter 2: the encoder h_i = f(x_i, h_{i-1}) on \"the cat sat on the mat\" (E = %zu, H = %zu)\n\n", E, H);
+  std::printf("Chapter 2: the encoder h_i = f(x_i, h_{i-1}) on \"the cat sat on the mat\" (E = %zu, H = %zu)\n\n", E,
+              H);
 
   // [docs:gru-loop]
   Rng rng(2);
@@ -135,8 +136,8 @@ int main(int argc, char** argv) {
   nn::Encoder<double> encoder(config, batch_rng);
   Ids batch(Shape{2, T_x});
   for (std::size_t i = 0; i < T_x; ++i) {
-    batch.data()[i] = ids[i];                          // "the cat sat on the mat"
-    batch.data()[T_x + i] = i < 3 ? ids[i + 3] : 0;    // "on the mat" + 3 × <pad>
+    batch.data()[i] = ids[i];                        // "the cat sat on the mat"
+    batch.data()[T_x + i] = i < 3 ? ids[i + 3] : 0;  // "on the mat" + 3 × <pad>
   }
   const auto padded = encoder(tape, batch, {6, 3});
   const auto alone = encoder(tape, Ids(Shape{1, 3}, {ids[3], ids[4], ids[5]}), {3});
@@ -148,10 +149,12 @@ int main(int argc, char** argv) {
   }
   double final_diff = 0;
   for (std::size_t k = 0; k < H; ++k) {
-    final_diff = std::max(final_diff, std::abs(padded.h_final[0].value().at({1, k}) - alone.h_final[0].value().at({0, k})));
+    final_diff =
+        std::max(final_diff, std::abs(padded.h_final[0].value().at({1, k}) - alone.h_final[0].value().at({0, k})));
   }
   ok = ok && final_diff < 1e-14;
-  std::printf("  its final state vs the sentence run alone, unpadded: %s\n", final_diff < 1e-14 ? "equal" : "DIFFERENT");
+  std::printf("  its final state vs the sentence run alone, unpadded: %s\n",
+              final_diff < 1e-14 ? "equal" : "DIFFERENT");
   for (std::size_t i = 3; i < T_x; ++i)
     for (std::size_t k = 0; k < H; ++k) ok = ok && padded.outputs.value().at({1, i, k}) == 0.0;
 
@@ -165,8 +168,9 @@ int main(int argc, char** argv) {
   const auto both_ways = bi_encoder(tape, batch, {6, 3});
   // [docs:end]
   const Shape& s = both_ways.outputs.shape();
-  std::printf("\n  bidirectional, 2 layers: outputs (%zu, %zu, %zu) = (batch, T_x, 2H); %zu final states of (%zu, %zu)\n",
-              s[0], s[1], s[2], both_ways.h_final.size(), both_ways.h_final[0].shape()[0], both_ways.h_final[0].shape()[1]);
+  std::printf(
+      "\n  bidirectional, 2 layers: outputs (%zu, %zu, %zu) = (batch, T_x, 2H); %zu final states of (%zu, %zu)\n", s[0],
+      s[1], s[2], both_ways.h_final.size(), both_ways.h_final[0].shape()[0], both_ways.h_final[0].shape()[1]);
   std::printf("  sentence 2, h_1 = [h→_1 ; h←_1] = %s\n",
               vector_string(row_of(both_ways.outputs.value(), T_x)).c_str());
 

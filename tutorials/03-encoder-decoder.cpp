@@ -289,8 +289,10 @@ int main(int argc, char** argv) {
     free_exact += wrong_fr == 0;
     disagree += (wrong_tf == 0) != (wrong_fr == 0);
   }
-  tutorial::check("an output is right under teacher forcing exactly when it is right free running: examples that "
-                  "disagree", static_cast<double>(disagree), 0.0);
+  tutorial::check(
+      "an output is right under teacher forcing exactly when it is right free running: examples that "
+      "disagree",
+      static_cast<double>(disagree), 0.0);
   const double examples = static_cast<double>(test_set.size()), all = static_cast<double>(positions);
   std::printf("\nthe same trained decoder, two ways, on %zu test examples (%zu target positions, <eos> included):\n",
               test_set.size(), positions);
@@ -317,10 +319,10 @@ int main(int argc, char** argv) {
     free_curve.y.push_back(free_at_j[j] / at_j[j]);
   }
   std::printf("\n");
-  tutorial::write_figure(options, "03-teacher-forcing-vs-free-running.svg",
-                         models::line_chart_svg({forced_curve, free_curve},
-                                                {"The same trained decoder, two ways", "output position j",
-                                                 "share of test targets right at position j", 0.0, 1.0}));
+  tutorial::write_figure(
+      options, "03-teacher-forcing-vs-free-running.svg",
+      models::line_chart_svg({forced_curve, free_curve}, {"The same trained decoder, two ways", "output position j",
+                                                          "share of test targets right at position j", 0.0, 1.0}));
 
   // An example where one early mistake derails the rest: teacher forcing gets at most one position wrong, while free
   // running, once wrong, stays wrong for at least three more positions.

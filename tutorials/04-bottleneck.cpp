@@ -188,8 +188,10 @@ int main(int argc, char** argv) {
   // [docs:end]
   worst = 0;
   for (std::size_t k = 0; k < H * E; ++k) worst = std::max(worst, std::abs(J.data()[k] - J_1_numeric.data()[k]));
-  std::printf("\nthe Jacobian J_1 = dh_Tx/dx_1 (%zu x %zu) of one source of 10 symbols: ||J_1||_F = %.6f (tape), "
-              "%.6f (finite differences)\n", H, E, frobenius(J, 0, 0), frobenius(J_1_numeric, 0, 0));
+  std::printf(
+      "\nthe Jacobian J_1 = dh_Tx/dx_1 (%zu x %zu) of one source of 10 symbols: ||J_1||_F = %.6f (tape), "
+      "%.6f (finite differences)\n",
+      H, E, frobenius(J, 0, 0), frobenius(J_1_numeric, 0, 0));
   tutorial::check("(4.3) dh_Tx/dx_1 from H backward passes = central differences", worst, 1e-8);
   tutorial::check("(4.4) ||J_1||_F from the tape = from the finite differences",
                   std::abs(frobenius(J, 0, 0) - frobenius(J_1_numeric, 0, 0)), 1e-8);
@@ -228,10 +230,10 @@ int main(int argc, char** argv) {
     x_1_after.x.push_back(static_cast<double>(lengths[n]));
     x_1_after.y.push_back(std::log10(after[n][0]));
   }
-  tutorial::write_figure(options, "04-influence-of-x1.svg",
-                         models::line_chart_svg({x_1_before, x_1_after},
-                                                {"How much x₁ still moves h_Tx", "source length T_x",
-                                                 "log₁₀ ‖∂h_Tx / ∂x₁‖_F"}));
+  tutorial::write_figure(
+      options, "04-influence-of-x1.svg",
+      models::line_chart_svg({x_1_before, x_1_after},
+                             {"How much x₁ still moves h_Tx", "source length T_x", "log₁₀ ‖∂h_Tx / ∂x₁‖_F"}));
 
   // at the longest length, every position
   const std::size_t T_last = lengths.back();

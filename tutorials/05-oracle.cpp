@@ -255,8 +255,8 @@ int main(int argc, char** argv) {
                 (soft_at(e_1 + eps, 1) - soft_at(e_1 - eps, 1)) / (2 * eps),
                 e_1 == 1.5 ? "   <- tie with e_j2: the argmax jumps" : "");
   }
-  std::vector<models::Series> curves{{"hard (argmax)", {}, {}}, {"soft, β = 1", {}, {}},
-                                     {"soft, β = 5", {}, {}}, {"soft, β = 20", {}, {}}};
+  std::vector<models::Series> curves{
+      {"hard (argmax)", {}, {}}, {"soft, β = 1", {}, {}}, {"soft, β = 5", {}, {}}, {"soft, β = 20", {}, {}}};
   for (int k = 0; k <= 80; ++k) {
     const double e_1 = -1.0 + 0.05 * k;
     for (auto& curve : curves) curve.x.push_back(e_1);
@@ -333,7 +333,7 @@ int main(int argc, char** argv) {
     return weights;
   };
   const double beta = 5;
-  const auto fixed_1 = weight_on_translation(source, target, alpha);    // the oracle's table on its own sentence
+  const auto fixed_1 = weight_on_translation(source, target, alpha);      // the oracle's table on its own sentence
   const auto fixed_2 = weight_on_translation(source_2, target_2, alpha);  // the same table on sentence 2
   const auto words_1 = weight_on_translation(source, target, from_the_words(source, target, beta));
   const auto words_2 = weight_on_translation(source_2, target_2, from_the_words(source_2, target_2, beta));

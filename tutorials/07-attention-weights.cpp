@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
   const std::vector<std::int64_t> lengths{4, 3};
   const Ids batch(Shape{2, T_x}, {1, 2, 3, 4, 1, 3, 4, 0});
   const nn::RecurrentOutput<double> padded = encoder(tape, batch, lengths);
-  const Variable<double> h_batch = padded.outputs;        // (2, T_x, H); exactly 0 at the padded step
-  const Variable<double> s_0 = padded.h_final[0];         // (2, H): each sentence's own s_0 = h_Tx
+  const Variable<double> h_batch = padded.outputs;                         // (2, T_x, H); exactly 0 at the padded step
+  const Variable<double> s_0 = padded.h_final[0];                          // (2, H): each sentence's own s_0 = h_Tx
   const Variable<double> e_batch = score.score(s_0, score.keys(h_batch));  // (2, T_x)
   // (7.3)  m_i = 1 for a real word (i ≤ its sentence's length), 0 for padding: (2, T_x)
   const Mask m = models::source_mask(lengths, T_x);
@@ -141,8 +141,8 @@ int main(int argc, char** argv) {
   double worst_shrunk = 0;
   const double alpha_pad = alpha_unmasked.value().at({1, 3});
   for (std::size_t d = 0; d < H; ++d) {
-    worst_shrunk = std::max(worst_shrunk,
-                            std::abs(c_unmasked.value().at({1, d}) - (1 - alpha_pad) * c_batch.value().at({1, d})));
+    worst_shrunk =
+        std::max(worst_shrunk, std::abs(c_unmasked.value().at({1, d}) - (1 - alpha_pad) * c_batch.value().at({1, d})));
   }
   tutorial::check("(7.1) without the mask: c_j = (1 - α_pad) × the masked c_j", worst_shrunk, 1e-15);
 
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   const std::size_t B = 2;
   Rng w_rng(8);
   const Tensor<double> w = w_rng.normal_tensor<double>(Shape{B, H}, 0, 1);
-  const Variable<double> e = tape.leaf(e_batch.value());  // (B, T_x)
+  const Variable<double> e = tape.leaf(e_batch.value());            // (B, T_x)
   const Variable<double> annotations = tape.leaf(h_batch.value());  // h_i for every i: (B, T_x, H)
   const Variable<double> alpha = models::attention_weights(e, m);
   const Variable<double> c = models::context(alpha, annotations);  // (B, H)

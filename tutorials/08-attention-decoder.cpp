@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
   const std::size_t train_size = options.small ? 300 : 20000;
   const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
   const std::size_t epochs = options.small ? 1 : 3;
-  const std::size_t max_steps = options.small ? 6 : 0;     // 0: no limit
+  const std::size_t max_steps = options.small ? 6 : 0;  // 0: no limit
   const std::size_t hidden_size = options.small ? 16 : 64;
   const std::size_t batch_size = 64;
   std::printf("Chapter 8: the attention decoder, trained on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
       adam.zero_grad();
       // (8.6)  L = -(1/N) Σ_j log p(y_j | y_<j, x): every step of every date, padding left out
       const Variable<float> L = model.loss(tape, batch);
-      tape.backward(L);                                 // ∂L/∂θ for every parameter θ
-      nn::clip_grad_norm(model.parameters(), 1.0);      // one rare large gradient must not undo what was learned
+      tape.backward(L);                             // ∂L/∂θ for every parameter θ
+      nn::clip_grad_norm(model.parameters(), 1.0);  // one rare large gradient must not undo what was learned
       adam.step();
       loss_sum += L.value().item();
       if (++step % 100 == 0) {
@@ -200,10 +200,10 @@ int main(int argc, char** argv) {
   const Tensor<float>& U_a = score.U_a.value;  // (A, H)
   const Tensor<float>& v_a = score.v_a.value;  // (1, A)
   auto& cell = std::get<nn::GruCell<float>>(decoder.cells[0]);
-  const Tensor<float>& W_ih = cell.W_ih.value;  // (3H, E + H): [W_r; W_z; W_n] on [E y_{j-1}; c_j]
-  const Tensor<float>& W_hh = cell.W_hh.value;  // (3H, H): [U_r; U_z; U_n] on s_{j-1}
-  const Tensor<float>& b_ih = cell.b_ih.value;  // (3H,)
-  const Tensor<float>& b_hh = cell.b_hh.value;  // (3H,)
+  const Tensor<float>& W_ih = cell.W_ih.value;           // (3H, E + H): [W_r; W_z; W_n] on [E y_{j-1}; c_j]
+  const Tensor<float>& W_hh = cell.W_hh.value;           // (3H, H): [U_r; U_z; U_n] on s_{j-1}
+  const Tensor<float>& b_ih = cell.b_ih.value;           // (3H,)
+  const Tensor<float>& b_hh = cell.b_hh.value;           // (3H,)
   const Tensor<float>& E_y = decoder.embedding.W.value;  // (V_y, E): the target embeddings
   const Tensor<float>& W_o = decoder.output.W.value;     // (V_y, H + H + E)
   const Tensor<float>& b_o = decoder.output.b.value;     // (V_y,)
@@ -256,8 +256,8 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < H; ++k) {
       // (8.4)  s_j = f(s_{j-1}, y_{j-1}, c_j): the GRU step (2.3)-(2.6) on the input [E y_{j-1}; c_j]
       const double r = sigmoid(row_times(W_ih, k, input) + b_ih.at({k}) + row_times(W_hh, k, s_prev) + b_hh.at({k}));
-      const double z = sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) +
-                               b_hh.at({H + k}));
+      const double z =
+          sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) + b_hh.at({H + k}));
       const double n = std::tanh(row_times(W_ih, 2 * H + k, input) + b_ih.at({2 * H + k}) +
                                  r * (row_times(W_hh, 2 * H + k, s_prev) + b_hh.at({2 * H + k})));
       s_j[k] = (1 - z) * n + z * s_prev[k];
@@ -285,9 +285,8 @@ int main(int argc, char** argv) {
 
     std::vector<std::size_t> order(T_x);
     for (std::size_t i = 0; i < T_x; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return alpha_ij[a] > alpha_ij[b];
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return alpha_ij[a] > alpha_ij[b]; });
     std::string largest;
     for (std::size_t k = 0; k < std::min<std::size_t>(3, T_x); ++k) {
       char cell_text[48];

@@ -160,10 +160,10 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
   auto& decoder = dynamic_cast<models::LuongDecoder<float>&>(*model.decoder);
   models::Score<float>& score = *decoder.score;
   auto& cell = std::get<nn::GruCell<float>>(decoder.cells[0]);
-  const Tensor<float>& W_ih = cell.W_ih.value;  // (3H, E + H): [W_r; W_z; W_n] on [E y_{j-1}; h̃_{j-1}]
-  const Tensor<float>& W_hh = cell.W_hh.value;  // (3H, H): [U_r; U_z; U_n] on s_{j-1}
-  const Tensor<float>& b_ih = cell.b_ih.value;  // (3H,)
-  const Tensor<float>& b_hh = cell.b_hh.value;  // (3H,)
+  const Tensor<float>& W_ih = cell.W_ih.value;           // (3H, E + H): [W_r; W_z; W_n] on [E y_{j-1}; h̃_{j-1}]
+  const Tensor<float>& W_hh = cell.W_hh.value;           // (3H, H): [U_r; U_z; U_n] on s_{j-1}
+  const Tensor<float>& b_ih = cell.b_ih.value;           // (3H,)
+  const Tensor<float>& b_hh = cell.b_hh.value;           // (3H,)
   const Tensor<float>& E_y = decoder.embedding.W.value;  // (V_y, E)
   const Tensor<float>& W_c = decoder.W_c.value;          // (H, H + H) on [c_j; s_j]
   const Tensor<float>& W_o = decoder.output.W.value;     // (V_y, H): the output layer reads h̃_j only
@@ -183,8 +183,8 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
   for (std::size_t j = 1; j <= y.size() + 1; ++j) {
     const std::int64_t y_prev = j == 1 ? models::Vocabulary::sos_id : y[j - 2];
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
-    const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);       // s_{j-1}
-    const std::vector<double> h_tilde_prev = row_of(state.feed.value(), 0, H);     // h̃_{j-1}
+    const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);    // s_{j-1}
+    const std::vector<double> h_tilde_prev = row_of(state.feed.value(), 0, H);  // h̃_{j-1}
     // [docs:step]
     // The GRU's input [E y_{j-1}; h̃_{j-1}]: (E + H,)
     std::vector<double> input = row_of(E_y, static_cast<std::size_t>(y_prev) * E, E);
@@ -193,8 +193,8 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
     for (std::size_t k = 0; k < H; ++k) {
       // (9.1)  s_j = f(s_{j-1}, [E y_{j-1}; h̃_{j-1}]): the GRU step (2.3)-(2.6) first, before any attention
       const double r = sigmoid(row_times(W_ih, k, input) + b_ih.at({k}) + row_times(W_hh, k, s_prev) + b_hh.at({k}));
-      const double z = sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) +
-                               b_hh.at({H + k}));
+      const double z =
+          sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) + b_hh.at({H + k}));
       const double n = std::tanh(row_times(W_ih, 2 * H + k, input) + b_ih.at({2 * H + k}) +
                                  r * (row_times(W_hh, 2 * H + k, s_prev) + b_hh.at({2 * H + k})));
       s_j[k] = (1 - z) * n + z * s_prev[k];
@@ -343,14 +343,16 @@ int main(int argc, char** argv) {
     std::printf("%-14s %10zu %11.4f %16.4f %7.4f %7.4f\n", decoder.c_str(), parameters, loss, exact[0], exact[1],
                 (exact[0] + exact[1]) / 2);
     char line[200];
-    std::snprintf(line, sizeof line, "time: %-14s %4zu steps in %5.1f s (%5.1f s of CPU): %6.0f target tokens per "
-                  "CPU second", decoder.c_str(), steps, wall_seconds, cpu_seconds,
-                  static_cast<double>(tokens) / cpu_seconds);
+    std::snprintf(line, sizeof line,
+                  "time: %-14s %4zu steps in %5.1f s (%5.1f s of CPU): %6.0f target tokens per "
+                  "CPU second",
+                  decoder.c_str(), steps, wall_seconds, cpu_seconds, static_cast<double>(tokens) / cpu_seconds);
     times.push_back(line);
   }
-  std::printf("(exact match on the %zu test dates; final loss: the mean of the last 100 steps, averaged over the two\n"
-              " runs; every run: the same %zu training pairs in the same order, %zu epochs, E = 32, H = %zu, Adam 2e-3)\n",
-              data.splits.test.size(), train_size, epochs, hidden_size);
+  std::printf(
+      "(exact match on the %zu test dates; final loss: the mean of the last 100 steps, averaged over the two\n"
+      " runs; every run: the same %zu training pairs in the same order, %zu epochs, E = 32, H = %zu, Adam 2e-3)\n",
+      data.splits.test.size(), train_size, epochs, hidden_size);
   for (const std::string& line : times) std::printf("%s\n", line.c_str());
   std::printf("\nthe attention of the first run of each decoder on \"%s\"\n", data.splits.test[34].source.c_str());
   for (const auto& [name, svg] : figures) tutorial::write_figure(options, name, svg);

@@ -94,11 +94,11 @@ int main(int argc, char** argv) {
   const std::size_t T_x = test_set[longest].source.size(), H = config.hidden_size;
   Tape<double> tape;
   const Encoded<double> encoded = attention.encode(tape, one.source, one.source_lengths);
-  const DecoderStep<double> step_1 = attention.decoder->step(Ids(Shape{1}, {Vocabulary::sos_id}), encoded.state,
-                                                            encoded.memory);
+  const DecoderStep<double> step_1 =
+      attention.decoder->step(Ids(Shape{1}, {Vocabulary::sos_id}), encoded.state, encoded.memory);
   auto& score = dynamic_cast<AdditiveScore<double>&>(*dynamic_cast<BahdanauDecoder<double>&>(*attention.decoder).score);
   // [docs:by-hand]
-  const Tensor<double>& h = encoded.memory.annotations.value();  // h_i: (1, T_x, H)
+  const Tensor<double>& h = encoded.memory.annotations.value();   // h_i: (1, T_x, H)
   const Tensor<double>& s_prev = encoded.state.h.back().value();  // s_0 = h_Tx: (1, H)
   const std::size_t A = score.v_a.value.shape()[1];
   std::vector<double> e_i1(T_x), alpha_i1(T_x), c_1(H, 0.0);
@@ -163,8 +163,10 @@ int main(int argc, char** argv) {
       after += j + 1 < T_x ? output.attention[j][j + 1] : 0.0;
     }
   }
-  std::printf("writing y_j, mean weights over %zu sources of %zu symbols: on x_j itself %.3f, on x_{j-1} %.3f, on "
-              "x_{j+1} %.3f\n", longest_sources.size(), T_x, on_diagonal / steps, before / steps, after / steps);
+  std::printf(
+      "writing y_j, mean weights over %zu sources of %zu symbols: on x_j itself %.3f, on x_{j-1} %.3f, on "
+      "x_{j+1} %.3f\n",
+      longest_sources.size(), T_x, on_diagonal / steps, before / steps, after / steps);
   double worst_sum = 0;  // every row of weights is a distribution over the real source positions
   for (const Hypothesis& output : outputs) {
     for (const std::vector<float>& row : output.attention) {
@@ -197,8 +199,8 @@ int main(int argc, char** argv) {
   if (shown.finished) output_tokens.push_back("<eos>");
   HeatmapOptions heatmap;
   heatmap.title = "Copying " + std::to_string(T_x) + " symbols: where each output step looks";
-  tutorial::write_figure(options, "10-copy-attention.svg",
-                         attention_svg(letters(test_set[longest_sources.front()].source), output_tokens, weights,
-                                       heatmap));
+  tutorial::write_figure(
+      options, "10-copy-attention.svg",
+      attention_svg(letters(test_set[longest_sources.front()].source), output_tokens, weights, heatmap));
   return tutorial::exit_status();
 }

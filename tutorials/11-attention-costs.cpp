@@ -115,15 +115,14 @@ models::Batch random_batch(std::size_t B, std::size_t T_x, std::size_t T_y, std:
   return models::make_batch(sources, targets);
 }
 
-
 // What one model did at one source length.
 struct Measured {
-  double wall_ms = 0;                // the fastest of the timed steps (wall clock): the least disturbed by other work
-  double processor_ms = 0;           // the fastest of the timed steps in processor time
-  std::size_t scores_per_step = 0;   // counted by the CountingScore during the last training step
-  std::size_t scores_from_alpha = 0; // Σ_j (size of α_j) over the α_j that forward() records
-  std::size_t sequential_steps = 0;  // encoder states + decoder steps, read from the tensors' shapes
-  double loss = 0;                   // after the last step (deterministic: the same on every run)
+  double wall_ms = 0;                 // the fastest of the timed steps (wall clock): the least disturbed by other work
+  double processor_ms = 0;            // the fastest of the timed steps in processor time
+  std::size_t scores_per_step = 0;    // counted by the CountingScore during the last training step
+  std::size_t scores_from_alpha = 0;  // Σ_j (size of α_j) over the α_j that forward() records
+  std::size_t sequential_steps = 0;   // encoder states + decoder steps, read from the tensors' shapes
+  double loss = 0;                    // after the last step (deterministic: the same on every run)
 };
 
 }  // namespace
@@ -195,8 +194,10 @@ int main(int argc, char** argv) {
       options.small ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{8, 16, 32, 64, 128};
   const std::size_t steps = options.small ? 2 : 21;  // the first step warms up, the others are timed
   const std::vector<std::string> decoders = {"vanilla", "bahdanau", "luong-general"};
-  std::printf("Chapter 11: what attention costs. GRU, H = %zu, E = %zu, B = %zu, T_y = %zu decoder steps,\n"
-              "%zu Adam steps per model and source length\n\n", H, E, B, T_y, steps);
+  std::printf(
+      "Chapter 11: what attention costs. GRU, H = %zu, E = %zu, B = %zu, T_y = %zu decoder steps,\n"
+      "%zu Adam steps per model and source length\n\n",
+      H, E, B, T_y, steps);
 
   // results[k][d]: source_lengths[k], decoders[d]
   std::vector<std::vector<Measured>> results(source_lengths.size(), std::vector<Measured>(decoders.size()));

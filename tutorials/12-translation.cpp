@@ -181,8 +181,8 @@ struct Corpus {
   std::vector<models::TranslationExample> train_examples;  // a sample of training sources, all their references
 };
 
-Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitOptions& split,
-                   std::size_t min_count, std::size_t train_examples) {
+Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitOptions& split, std::size_t min_count,
+                   std::size_t train_examples) {
   Corpus corpus;
   // [docs:data]
   // Tokenise (12.1), keep pairs of at most split.max_words words a side, and split by distinct source sentence: a test
@@ -228,7 +228,7 @@ models::PairFile every_nth(const models::PairFile& file, std::size_t every) {
 struct Run {
   std::vector<double> losses;  // the mean loss of each stretch of `report_every` steps
   double seconds = 0;
-  std::size_t tokens = 0;      // target tokens trained on, end tokens included
+  std::size_t tokens = 0;  // target tokens trained on, end tokens included
 };
 
 // [docs:train]
@@ -362,11 +362,11 @@ models::Seq2seqConfig configure(const Corpus& corpus, const std::string& decoder
   models::Seq2seqConfig config;
   config.source_vocab_size = corpus.source_vocabulary.size();
   config.target_vocab_size = corpus.target_vocabulary.size();
-  config.set_decoder(decoder);         // "vanilla", "bahdanau" or "luong-general"
+  config.set_decoder(decoder);  // "vanilla", "bahdanau" or "luong-general"
   config.embedding_dim = embedding_dim;
-  config.hidden_size = hidden_size;    // GRU encoder (one direction) and decoder
-  config.max_target_length = 30;       // decoding stops here; the references have at most 10 words
-  config.seed = 1;                     // the initial weights
+  config.hidden_size = hidden_size;  // GRU encoder (one direction) and decoder
+  config.max_target_length = 30;     // decoding stops here; the references have at most 10 words
+  config.seed = 1;                   // the initial weights
   // [docs:end]
   return config;
 }
@@ -395,10 +395,10 @@ int main(int argc, char** argv) {
   const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
   const bool small = options.small;
   // The chapter's settings; --small keeps every step but makes them tiny.
-  const std::size_t every = small ? 250 : 1;          // keep every n-th pair of the Spanish file
-  const std::size_t test_size = small ? 40 : 2000;    // distinct source sentences
+  const std::size_t every = small ? 250 : 1;        // keep every n-th pair of the Spanish file
+  const std::size_t test_size = small ? 40 : 2000;  // distinct source sentences
   const std::size_t validation_size = small ? 20 : 1000;
-  const std::size_t steps = small ? 4 : 1200;         // training steps of 64 pairs per decoder
+  const std::size_t steps = small ? 4 : 1200;  // training steps of 64 pairs per decoder
   const std::size_t report_every = small ? 2 : 300;
   const std::size_t embedding_dim = small ? 8 : 64, hidden_size = small ? 16 : 128;
   const std::size_t hindi_steps = small ? 4 : 2000;
@@ -413,14 +413,15 @@ int main(int argc, char** argv) {
   read.source_column = models::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
   const models::PairFile whole_file = models::read_pair_file(spanish_path, read);
   const models::PairFile file = every_nth(whole_file, every);
-  std::printf("%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
-              every > 1 ? (", every " + std::to_string(every) + "th kept: " + std::to_string(file.pairs.size())).c_str()
-                        : "");
+  std::printf(
+      "%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
+      every > 1 ? (", every " + std::to_string(every) + "th kept: " + std::to_string(file.pairs.size())).c_str() : "");
 
   std::printf("(12.1) text -> tokens:\n");
-  const std::vector<std::string> examples{"¿Qué es lo que haces?", "I'll be back at 6:30.",
-                                          "Don't trust him.", "It costs 1,000 yen, or 3.5 dollars.",
-                                          "Tom\xE2\x80\x99s well-known \xE2\x80\x9C" "fact\xE2\x80\x9D!"};
+  const std::vector<std::string> examples{"¿Qué es lo que haces?", "I'll be back at 6:30.", "Don't trust him.",
+                                          "It costs 1,000 yen, or 3.5 dollars.",
+                                          "Tom\xE2\x80\x99s well-known \xE2\x80\x9C"
+                                          "fact\xE2\x80\x9D!"};
   for (const std::string& text : examples) {
     const Tokens tokens = models::tokenize(text, models::Tokenization::words);
     std::printf("  \"%s\"\n      -> %s\n", text.c_str(), joined(tokens).c_str());
@@ -448,9 +449,11 @@ int main(int argc, char** argv) {
   }
   // [docs:end]
   tutorial::check("(12.1) ascii_words vs models::tokenize, " + std::to_string(ascii_sentences) +
-                      " all-ASCII sentences: sentences that differ", static_cast<double>(ascii_differ), 0);
+                      " all-ASCII sentences: sentences that differ",
+                  static_cast<double>(ascii_differ), 0);
   tutorial::check("(12.1) tokenize(detokenize(tokens)) vs tokens, " + std::to_string(sentences) +
-                      " sentences: sentences that differ", static_cast<double>(round_trip_differ), 0);
+                      " sentences: sentences that differ",
+                  static_cast<double>(round_trip_differ), 0);
 
   // ---- The split ----------------------------------------------------------------------------------------------------
   models::TranslationSplitOptions split;
@@ -465,11 +468,12 @@ int main(int argc, char** argv) {
     several += example.references.size() > 1;
     most = std::max(most, example.references.size());
   }
-  std::printf("\nthe split (seed %llu): %zu pairs with at most %zu words a side, %zu distinct Spanish sentences:\n"
-              "  %zu training pairs, %zu validation and %zu test sentences\n"
-              "  test sentences with more than one reference: %zu of %zu (at most %zu references)\n",
-              static_cast<unsigned long long>(split.seed), data.kept_pairs, split.max_words, data.distinct_sources,
-              data.train.size(), data.validation.size(), data.test.size(), several, data.test.size(), most);
+  std::printf(
+      "\nthe split (seed %llu): %zu pairs with at most %zu words a side, %zu distinct Spanish sentences:\n"
+      "  %zu training pairs, %zu validation and %zu test sentences\n"
+      "  test sentences with more than one reference: %zu of %zu (at most %zu references)\n",
+      static_cast<unsigned long long>(split.seed), data.kept_pairs, split.max_words, data.distinct_sources,
+      data.train.size(), data.validation.size(), data.test.size(), several, data.test.size(), most);
   std::set<std::string> train_sources;
   for (const models::TokenPair& pair : data.train) train_sources.insert(joined(pair.source));
   std::size_t leaked = 0;
@@ -480,10 +484,11 @@ int main(int argc, char** argv) {
     test_tokens += x.size();
     unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
   }
-  std::printf("vocabularies (training tokens seen at least twice): %zu Spanish, %zu English, the 4 specials included;\n"
-              "  %s of the test sentences' tokens read as <unk>\n",
-              spanish.source_vocabulary.size(), spanish.target_vocabulary.size(),
-              percent(double(unknown) / double(test_tokens)).c_str());
+  std::printf(
+      "vocabularies (training tokens seen at least twice): %zu Spanish, %zu English, the 4 specials included;\n"
+      "  %s of the test sentences' tokens read as <unk>\n",
+      spanish.source_vocabulary.size(), spanish.target_vocabulary.size(),
+      percent(double(unknown) / double(test_tokens)).c_str());
 
   // ---- BLEU by hand on one sentence ---------------------------------------------------------------------------------
   // Every English translation the file gives for one Spanish sentence, and two outputs written by hand.
@@ -527,8 +532,8 @@ int main(int argc, char** argv) {
   std::vector<std::vector<models::Hypothesis>> greedy, beam;
   std::vector<models::BleuScore> greedy_bleu, beam_bleu, train_bleu;
   std::vector<std::string> times;
-  std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n",
-              steps, embedding_dim, hidden_size);
+  std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n", steps,
+              embedding_dim, hidden_size);
   std::printf("%-14s %10s   loss, mean of each %zu steps\n", "decoder", "parameters", report_every);
   for (const std::string& decoder : decoders) {
     // [docs:compare]
@@ -540,8 +545,8 @@ int main(int argc, char** argv) {
     greedy_bleu.push_back(score(greedy.back(), data.test, spanish.target_vocabulary));
     beam_bleu.push_back(score(beam.back(), data.test, spanish.target_vocabulary));
     // [docs:end]
-    train_bleu.push_back(score(translate(*model, train_example_sources, {1}), spanish.train_examples,
-                               spanish.target_vocabulary));
+    train_bleu.push_back(
+        score(translate(*model, train_example_sources, {1}), spanish.train_examples, spanish.target_vocabulary));
     std::printf("%-14s %10zu   %s\n", decoder.c_str(), model->parameter_count(), losses_of(run).c_str());
     char line[200];
     std::snprintf(line, sizeof line, "time: %-14s training %6.1f s (%5.0f target tokens/s), translating %5.1f s",
@@ -553,8 +558,8 @@ int main(int argc, char** argv) {
   for (const std::string& line : times) std::printf("%s\n", line.c_str());
 
   std::printf("\ntest BLEU (%zu Spanish sentences, all references, on our tokens):\n", data.test.size());
-  std::printf("%-14s %7s %7s   %-27s %6s %8s   %s\n", "decoder", "greedy", "beam 5", "greedy: p_1 p_2 p_3 p_4",
-              "BP", "c/r", "training BLEU");
+  std::printf("%-14s %7s %7s   %-27s %6s %8s   %s\n", "decoder", "greedy", "beam 5", "greedy: p_1 p_2 p_3 p_4", "BP",
+              "c/r", "training BLEU");
   for (std::size_t d = 0; d < decoders.size(); ++d) {
     const models::BleuScore& g = greedy_bleu[d];
     std::printf("%-14s %7.2f %7.2f   %5.1f %5.1f %5.1f %5.1f       %6.3f %8.3f   %6.2f\n", decoders[d].c_str(),
@@ -603,9 +608,9 @@ int main(int argc, char** argv) {
     std::size_t differ = 0;
     double worst_log_p = 0;
     for (std::size_t first = 0; first < test_sources.size(); first += 100) {
-      const std::vector<Sequence> chunk(test_sources.begin() + static_cast<std::ptrdiff_t>(first),
-                                        test_sources.begin() +
-                                            static_cast<std::ptrdiff_t>(std::min(first + 100, test_sources.size())));
+      const std::vector<Sequence> chunk(
+          test_sources.begin() + static_cast<std::ptrdiff_t>(first),
+          test_sources.begin() + static_cast<std::ptrdiff_t>(std::min(first + 100, test_sources.size())));
       const models::Batch batch = models::make_batch(chunk);
       const std::vector<models::Hypothesis> plain = models::greedy_decode(model, batch.source, batch.source_lengths);
       for (std::size_t b = 0; b < plain.size(); ++b) {
@@ -676,8 +681,8 @@ int main(int argc, char** argv) {
   // [docs:buckets]
   // The test sentences by the number of words of their source (1–3 together: the translations of the shortest are
   // often too short to hold a 4-gram), corpus BLEU within each bucket: chapters 4 and 10's curves on real data.
-  const std::vector<std::pair<std::size_t, std::size_t>> buckets{{1, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7},
-                                                                 {8, 8}, {9, 9}, {10, 10}};
+  const std::vector<std::pair<std::size_t, std::size_t>> buckets{{1, 3}, {4, 4}, {5, 5}, {6, 6},
+                                                                 {7, 7}, {8, 8}, {9, 9}, {10, 10}};
   std::vector<models::Series> curves;
   for (const std::string& decoder : decoders) curves.push_back({decoder, {}, {}});
   std::printf("\ntest BLEU by source length (greedy):\n%-7s %9s", "words", "sentences");
@@ -690,9 +695,11 @@ int main(int argc, char** argv) {
       if (words >= shortest && words <= longest) members.push_back(k);
     }
     if (members.empty()) continue;
-    std::printf("%-7s %9zu", (shortest == longest ? std::to_string(shortest)
-                                                  : std::to_string(shortest) + "-" + std::to_string(longest)).c_str(),
-                members.size());
+    std::printf(
+        "%-7s %9zu",
+        (shortest == longest ? std::to_string(shortest) : std::to_string(shortest) + "-" + std::to_string(longest))
+            .c_str(),
+        members.size());
     for (std::size_t d = 0; d < decoders.size(); ++d) {
       std::vector<models::Hypothesis> outputs;
       std::vector<models::TranslationExample> examples;
@@ -738,9 +745,9 @@ int main(int argc, char** argv) {
   }
   for (std::size_t d = 1; d < decoders.size(); ++d) {
     for (std::size_t n = 0; n < pictured.size(); ++n) {
-      tutorial::write_figure(options, "12-heatmap-" + decoders[d] + "-" + std::to_string(n + 1) + ".svg",
-                             heatmap(greedy[d][pictured[n]], data.test[pictured[n]], spanish.target_vocabulary,
-                                     decoders[d]));
+      tutorial::write_figure(
+          options, "12-heatmap-" + decoders[d] + "-" + std::to_string(n + 1) + ".svg",
+          heatmap(greedy[d][pictured[n]], data.test[pictured[n]], spanish.target_vocabulary, decoders[d]));
     }
   }
 
@@ -766,16 +773,17 @@ int main(int argc, char** argv) {
     hindi_unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
   }
   const double epochs = double(hindi_steps * 64) / double(hindi.data.train.size());
-  std::printf("\n%s: %zu pairs%s; %zu with at most %zu words a side, %zu distinct Hindi sentences:\n"
-              "  %zu training pairs, %zu test sentences; vocabularies %zu Hindi, %zu English;\n"
-              "  %s of the test sentences' tokens read as <unk>\n",
-              hindi_path.c_str(), hindi_file.pairs.size(),
-              hindi_every > 1 ? (" (every " + std::to_string(hindi_every) + "th)").c_str() : "",
-              hindi.data.kept_pairs, hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(),
-              hindi.data.test.size(), hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
-              percent(double(hindi_unknown) / double(hindi_tokens)).c_str());
-  std::printf("bahdanau, %zu steps of 64 (%.1f passes over the training pairs), %zu parameters; loss %s\n",
-              hindi_steps, epochs, hindi_model.parameter_count(), losses_of(hindi_run).c_str());
+  std::printf(
+      "\n%s: %zu pairs%s; %zu with at most %zu words a side, %zu distinct Hindi sentences:\n"
+      "  %zu training pairs, %zu test sentences; vocabularies %zu Hindi, %zu English;\n"
+      "  %s of the test sentences' tokens read as <unk>\n",
+      hindi_path.c_str(), hindi_file.pairs.size(),
+      hindi_every > 1 ? (" (every " + std::to_string(hindi_every) + "th)").c_str() : "", hindi.data.kept_pairs,
+      hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(), hindi.data.test.size(),
+      hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
+      percent(double(hindi_unknown) / double(hindi_tokens)).c_str());
+  std::printf("bahdanau, %zu steps of 64 (%.1f passes over the training pairs), %zu parameters; loss %s\n", hindi_steps,
+              epochs, hindi_model.parameter_count(), losses_of(hindi_run).c_str());
   std::printf("time: hindi training %.1f s\n", hindi_run.seconds);
   const models::BleuScore hindi_train_bleu = score(hindi_train, hindi.train_examples, hindi.target_vocabulary);
   const models::BleuScore hindi_test_bleu = score(hindi_test, hindi.data.test, hindi.target_vocabulary);
@@ -792,11 +800,12 @@ int main(int argc, char** argv) {
   };
   std::printf("greedy, %zu training sentences: BLEU %6.2f, %3zu outputs equal to a reference\n",
               hindi.train_examples.size(), 100 * hindi_train_bleu.bleu, exact(hindi_train, hindi.train_examples));
-  std::printf("greedy, %zu test sentences:     BLEU %6.2f, %3zu outputs equal to a reference; "
-              "p_1..p_4 %.1f %.1f %.1f %.1f\n",
-              hindi.data.test.size(), 100 * hindi_test_bleu.bleu, exact(hindi_test, hindi.data.test),
-              100 * hindi_test_bleu.precisions[0], 100 * hindi_test_bleu.precisions[1],
-              100 * hindi_test_bleu.precisions[2], 100 * hindi_test_bleu.precisions[3]);
+  std::printf(
+      "greedy, %zu test sentences:     BLEU %6.2f, %3zu outputs equal to a reference; "
+      "p_1..p_4 %.1f %.1f %.1f %.1f\n",
+      hindi.data.test.size(), 100 * hindi_test_bleu.bleu, exact(hindi_test, hindi.data.test),
+      100 * hindi_test_bleu.precisions[0], 100 * hindi_test_bleu.precisions[1], 100 * hindi_test_bleu.precisions[2],
+      100 * hindi_test_bleu.precisions[3]);
   std::printf("training sentences:\n");
   for (std::size_t n = 1; n <= 3; ++n) {  // three from the middle of the file (its first lines are single words)
     const std::size_t k = n * hindi.train_examples.size() / 4;

@@ -8,7 +8,8 @@
 // captioner, reports exact match and how often its attention moves left to right, recomputes one caption's attention
 // by hand, draws the attention over a few test images, and then trains the same model with the doubly stochastic
 // regulariser and with the convolutional encoder, and shows what fails (touching digits, longer strings).
-// --small: tiny sizes and a few steps; every check of an equation still runs (those of the accuracy do not). Deterministic except the lines "time: ...".
+// --small: tiny sizes and a few steps; every check of an equation still runs (those of the accuracy do not).
+// Deterministic except the lines "time: ...".
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -86,10 +87,10 @@ void train(models::Captioner<float>& model, const models::DigitImages& training_
 // [docs:end]
 
 struct Evaluation {
-  double exact_match = 0;     // whole captions right
-  double left_to_right = 0;   // share of images whose mean attention column increases with every digit token
-  double coverage_gap = 0;    // mean over images of Σ_i (1 − Σ_t α_ti)², t over the emitted tokens and the end
-  double peak_weight = 0;     // mean over images and digit tokens of max_i α_ti: how sharp the attention is
+  double exact_match = 0;    // whole captions right
+  double left_to_right = 0;  // share of images whose mean attention column increases with every digit token
+  double coverage_gap = 0;   // mean over images of Σ_i (1 − Σ_t α_ti)², t over the emitted tokens and the end
+  double peak_weight = 0;    // mean over images and digit tokens of max_i α_ti: how sharp the attention is
   std::vector<models::Hypothesis> outputs;
 };
 
@@ -188,10 +189,10 @@ int main(int argc, char** argv) {
   models::CaptionerConfig config;
   config.encoder = models::ImageEncoderKind::patches;
   config.patch_height = 8, config.patch_width = 8, config.patch_stride = 2;  // a 3×29 grid of overlapping patches
-  config.patch_hidden = 2 * size;                           // K: h_i = relu(W_h x_i + b_h) before W_p
-  config.annotation_size = size;                            // A
-  config.hidden_size = size;                                // H
-  config.vocab_size = models::digit_vocabulary().size();    // <pad> <sos> <eos> <unk> 0 … 9
+  config.patch_hidden = 2 * size;                                            // K: h_i = relu(W_h x_i + b_h) before W_p
+  config.annotation_size = size;                                             // A
+  config.hidden_size = size;                                                 // H
+  config.vocab_size = models::digit_vocabulary().size();                     // <pad> <sos> <eos> <unk> 0 … 9
   config.seed = 13;
   models::Captioner<float> model(config);
   // [docs:end]
@@ -226,7 +227,7 @@ int main(int argc, char** argv) {
   const models::ImageBatch<float> one = batch_of(test, 0, 1, config, true);
   Tape<float> tape;
   const models::Encoded<float> encoded = model.encode(tape, one.images);
-  const Tensor<float>& a = encoded.memory.annotations.value();  // (1, L, A)
+  const Tensor<float>& a = encoded.memory.annotations.value();          // (1, L, A)
   const Tensor<float> x = models::extract_patches(one.images, config);  // (1, L, P)
   // [docs:annotations-by-hand]
   double worst_a = 0, worst_s0 = 0;
@@ -235,10 +236,12 @@ int main(int argc, char** argv) {
     const std::vector<double> x_i = row_of(x, i * P, P);
     // h_i = relu(W_h x_i + b_h): (K,), what each patch looks like to the model
     std::vector<double> h_i(K);
-    for (std::size_t k = 0; k < K; ++k) h_i[k] = std::max(0.0, row_times(encoder.W_h->W.value, k, x_i) + encoder.W_h->b.value.at({k}));
+    for (std::size_t k = 0; k < K; ++k)
+      h_i[k] = std::max(0.0, row_times(encoder.W_h->W.value, k, x_i) + encoder.W_h->b.value.at({k}));
     for (std::size_t k = 0; k < A; ++k) {
       // (13.1)  a_i = W_p h_i + b_p + P_i
-      const double a_ik = row_times(encoder.W_p.W.value, k, h_i) + encoder.W_p.b.value.at({k}) + encoder.P.value.at({i, k});
+      const double a_ik =
+          row_times(encoder.W_p.W.value, k, h_i) + encoder.W_p.b.value.at({k}) + encoder.P.value.at({i, k});
       worst_a = std::max(worst_a, std::abs(a_ik - a.at({0, i, k})));
       a_mean[k] += a_ik / static_cast<double>(L);
     }
@@ -286,7 +289,8 @@ int main(int argc, char** argv) {
     worst_e = std::max(worst_e, worst_difference(e_t, library_e));
     worst_alpha = std::max(worst_alpha, worst_difference(alpha_t, row_of(library.alpha.value(), 0, L)));
     worst_c = std::max(worst_c, worst_difference(c_t, row_of(library.output.value(), H, A)));
-    const std::size_t peak = static_cast<std::size_t>(std::max_element(alpha_t.begin(), alpha_t.end()) - alpha_t.begin());
+    const std::size_t peak =
+        static_cast<std::size_t>(std::max_element(alpha_t.begin(), alpha_t.end()) - alpha_t.begin());
     std::printf("  t = %zu, y_{t-1} = %-5s: largest α_ti = %.3f at grid row %zu, column %2zu (pixel column %.1f)\n", t,
                 models::digit_vocabulary().token(y_prev).c_str(), alpha_t[peak], peak / config.grid_columns(),
                 peak % config.grid_columns(), config.pixel_column(peak % config.grid_columns()));

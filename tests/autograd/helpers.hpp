@@ -3,14 +3,13 @@
 #pragma once
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/autograd.hpp"
 
@@ -67,8 +66,8 @@ inline std::function<bool(const std::exception&)> message_has(std::vector<std::s
 #define ATTEND_CHECK_GRADIENTS(f, inputs, ...)                                               \
   do {                                                                                       \
     const ::attend::GradcheckResult result_ = ::attend::gradcheck(f, inputs, ##__VA_ARGS__); \
-    BOOST_TEST(result_.passed, result_.message);                                              \
-    BOOST_TEST(result_.checked > 0u);                                                         \
+    BOOST_TEST(result_.passed, result_.message);                                             \
+    BOOST_TEST(result_.checked > 0u);                                                        \
   } while (0)
 
 }  // namespace attend::testing

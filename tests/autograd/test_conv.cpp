@@ -3,14 +3,13 @@
 // gradient checks in double over strides, paddings, channel counts and kernel shapes, the first-maximum and NaN
 // rules of pooling, a reused input, and the shape errors.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "tests/autograd/helpers.hpp"
 
@@ -96,8 +95,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(conv2d_hand_computed_padding_and_stride, T, float_
   Tape<T> tape;
   const auto x = tape.constant(Tensor<T>(Shape{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}));
   const auto W = tape.constant(Tensor<T>(Shape{1, 1, 1, 1}, {2}));
-  BOOST_TEST(values_are(conv2d(x, W, {}, Conv2dOptions{2, 1}).value(), Shape{1, 1, 3, 3},
-                        {0, 0, 0, 0, 10, 0, 0, 0, 0}));
+  BOOST_TEST(
+      values_are(conv2d(x, W, {}, Conv2dOptions{2, 1}).value(), Shape{1, 1, 3, 3}, {0, 0, 0, 0, 10, 0, 0, 0, 0}));
 }
 
 BOOST_AUTO_TEST_CASE(conv2d_matches_pytorch) {
@@ -115,10 +114,10 @@ BOOST_AUTO_TEST_CASE(conv2d_matches_pytorch) {
   const auto y = conv2d(x, W, b, Conv2dOptions{2, 1});
   BOOST_TEST(values_are(y.value(), Shape{1, 2, 2, 2}, {-8.5, 10.5, -5.5, -8.5, 5, -1, 1, -2}));
   tape.backward(y, dy);
-  BOOST_TEST(values_are(x.grad(), Shape{1, 2, 3, 4}, {-2, 0, -1, 0, -2, 0, 1, 0, 3, -3, -2, 2,
-                                                     2, 0, 0, 1, -2, 4, 0, -1, -2, -4, 2, 1}));
-  BOOST_TEST(values_are(W.grad(), Shape{2, 2, 2, 3}, {-2, -2, 5, 1, 1, 0, 0, -2, -2, 3, 3, -5,
-                                                     0, -1, -2, -2, 1, 1, 0, 1, 0, 3, -6, 1}));
+  BOOST_TEST(values_are(x.grad(), Shape{1, 2, 3, 4},
+                        {-2, 0, -1, 0, -2, 0, 1, 0, 3, -3, -2, 2, 2, 0, 0, 1, -2, 4, 0, -1, -2, -4, 2, 1}));
+  BOOST_TEST(values_are(W.grad(), Shape{2, 2, 2, 3},
+                        {-2, -2, 5, 1, 1, 0, 0, -2, -2, 3, 3, -5, 0, -1, -2, -2, 1, 1, 0, 1, 0, 3, -6, 1}));
   BOOST_TEST(values_are(b.grad(), Shape{2}, {-1, 0}));
 }
 
@@ -129,11 +128,11 @@ BOOST_AUTO_TEST_CASE(conv2d_float_equals_direct_loop) {
     bool bias;
   };
   std::uint64_t seed = 101;
-  for (const Case& k : {Case{Shape{2, 3, 7, 6}, Shape{4, 3, 3, 3}, 1, 0, true},
-                        Case{Shape{3, 2, 8, 9}, Shape{5, 2, 3, 2}, 2, 1, true},
-                        Case{Shape{1, 4, 5, 5}, Shape{2, 4, 1, 1}, 1, 0, false},
-                        Case{Shape{2, 3, 11, 10}, Shape{6, 3, 5, 4}, 3, 2, true},
-                        Case{Shape{2, 1, 4, 4}, Shape{3, 1, 4, 4}, 1, 1, false}}) {
+  for (const Case& k :
+       {Case{Shape{2, 3, 7, 6}, Shape{4, 3, 3, 3}, 1, 0, true}, Case{Shape{3, 2, 8, 9}, Shape{5, 2, 3, 2}, 2, 1, true},
+        Case{Shape{1, 4, 5, 5}, Shape{2, 4, 1, 1}, 1, 0, false},
+        Case{Shape{2, 3, 11, 10}, Shape{6, 3, 5, 4}, 3, 2, true},
+        Case{Shape{2, 1, 4, 4}, Shape{3, 1, 4, 4}, 1, 1, false}}) {
     BOOST_TEST_CONTEXT("x " << to_string(k.x) << ", W " << to_string(k.W) << ", stride " << k.stride << ", padding "
                             << k.padding << ", bias " << k.bias) {
       Rng rng(seed++);
@@ -163,10 +162,10 @@ BOOST_AUTO_TEST_CASE(conv2d_gradients) {
     bool bias;
   };
   std::uint64_t seed = 201;
-  for (const Case& k : {Case{Shape{2, 3, 5, 5}, Shape{4, 3, 3, 3}, 1, 0, true},     // C, O, B > 1
-                        Case{Shape{2, 3, 5, 5}, Shape{4, 3, 3, 3}, 2, 1, false},    // stride 2, padding 1, no bias
-                        Case{Shape{2, 2, 6, 5}, Shape{3, 2, 2, 3}, 2, 1, true},     // non-square kernel
-                        Case{Shape{1, 2, 7, 6}, Shape{2, 2, 3, 2}, 2, 0, true},     // H, W not multiples of s
+  for (const Case& k : {Case{Shape{2, 3, 5, 5}, Shape{4, 3, 3, 3}, 1, 0, true},      // C, O, B > 1
+                        Case{Shape{2, 3, 5, 5}, Shape{4, 3, 3, 3}, 2, 1, false},     // stride 2, padding 1, no bias
+                        Case{Shape{2, 2, 6, 5}, Shape{3, 2, 2, 3}, 2, 1, true},      // non-square kernel
+                        Case{Shape{1, 2, 7, 6}, Shape{2, 2, 3, 2}, 2, 0, true},      // H, W not multiples of s
                         Case{Shape{3, 1, 4, 4}, Shape{2, 1, 2, 2}, 1, 1, false}}) {  // padding 1, stride 1
     BOOST_TEST_CONTEXT("x " << to_string(k.x) << ", W " << to_string(k.W) << ", stride " << k.stride << ", padding "
                             << k.padding << ", bias " << k.bias) {
@@ -242,10 +241,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(max_pool2d_hand_computed_with_ties, T, float_types
   Tape<T> tape;
   // windows of 2×2: {1,3;3,0} → 3 twice, the first at (0,1); {2,2;1,2} → 2 three times, the first at (0,2);
   // {-1,-2;-3,-1} → -1 at (2,0) and (3,1), the first at (2,0); {5,4;4,5} → 5 at (2,2) and (3,3), the first at (2,2)
-  const auto x = tape.leaf(Tensor<T>(Shape{1, 1, 4, 4}, {1, 3, 2, 2,  //
-                                                        3, 0, 1, 2,   //
-                                                        -1, -2, 5, 4,  //
-                                                        -3, -1, 4, 5}));
+  const auto x = tape.leaf(Tensor<T>(Shape{1, 1, 4, 4}, {1, 3, 2, 2,    //
+                                                         3, 0, 1, 2,    //
+                                                         -1, -2, 5, 4,  //
+                                                         -3, -1, 4, 5}));
   const auto y = max_pool2d(x);  // kernel 2, stride 0 = the kernel
   BOOST_TEST(values_are(y.value(), Shape{1, 1, 2, 2}, {3, 2, -1, 5}));
   tape.backward(y, Tensor<T>(Shape{1, 1, 2, 2}, {1, 2, 3, 4}));
@@ -263,7 +262,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(max_pool2d_nan_is_the_maximum, T, float_types) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
   Tape<T> tape;
   const auto x = tape.leaf(Tensor<T>(Shape{1, 1, 2, 6}, {nan, 1, 7, nan, 1, nan,  //
-                                                        3, 4, 5, 5, nan, 0}));
+                                                         3, 4, 5, 5, nan, 0}));
   const auto y = max_pool2d(x);
   BOOST_TEST(y.shape() == (Shape{1, 1, 1, 3}));
   for (std::size_t i = 0; i < 3; ++i) BOOST_TEST(std::isnan(y.value().data()[i]));
@@ -286,9 +285,9 @@ BOOST_AUTO_TEST_CASE(max_pool2d_gradients) {
     std::size_t kernel, stride;
   };
   std::uint64_t seed = 401;
-  for (const Case& k : {Case{Shape{2, 3, 4, 6}, 2, 0},    // the usual non-overlapping 2×2
-                        Case{Shape{2, 2, 5, 6}, 3, 1},    // overlapping windows: one element can win several
-                        Case{Shape{1, 2, 7, 5}, 3, 2},    // overlapping, sizes not multiples of the stride
+  for (const Case& k : {Case{Shape{2, 3, 4, 6}, 2, 0},     // the usual non-overlapping 2×2
+                        Case{Shape{2, 2, 5, 6}, 3, 1},     // overlapping windows: one element can win several
+                        Case{Shape{1, 2, 7, 5}, 3, 2},     // overlapping, sizes not multiples of the stride
                         Case{Shape{2, 1, 7, 8}, 2, 3}}) {  // gaps: some elements are in no window
     BOOST_TEST_CONTEXT("x " << to_string(k.x) << ", kernel " << k.kernel << ", stride " << k.stride) {
       const GradcheckFn f = [k](Tape<double>&, const Vars& v) { return max_pool2d(v[0], k.kernel, k.stride); };

@@ -4,6 +4,7 @@
 // finite differences (attend::gradcheck) on several shapes, broadcasting ones included, and its error cases.
 // Inputs mix negatives, values near zero and large magnitudes. Chapter: docs/01-autograd.md.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -13,8 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/test/unit_test.hpp>
-
 #include "tests/autograd/helpers.hpp"
 
 namespace tt = boost::test_tools;
@@ -22,7 +21,6 @@ using namespace attend;
 using namespace attend::testing;
 
 namespace {
-
 
 // t with every element moved to at least `margin` away from 0 (keeping its sign): inputs for relu, division, 1/x.
 Tensor<double> away_from_zero(Tensor<double> t, double margin) {
@@ -36,8 +34,8 @@ Tensor<double> away_from_zero(Tensor<double> t, double margin) {
 void check_binary_gradients(const std::function<Variable<double>(const Variable<double>&, const Variable<double>&)>& op,
                             bool b_nonzero = false) {
   const std::vector<std::pair<Shape, Shape>> shape_pairs{
-      {Shape{2, 3}, Shape{2, 3}}, {Shape{2, 3}, Shape{3}},    {Shape{3}, Shape{2, 3}},    {Shape{4, 1, 3}, Shape{2, 1}},
-      {Shape{}, Shape{2, 3}},     {Shape{2, 3}, Shape{}},     {Shape{2, 1}, Shape{1, 3}},
+      {Shape{2, 3}, Shape{2, 3}}, {Shape{2, 3}, Shape{3}}, {Shape{3}, Shape{2, 3}},    {Shape{4, 1, 3}, Shape{2, 1}},
+      {Shape{}, Shape{2, 3}},     {Shape{2, 3}, Shape{}},  {Shape{2, 1}, Shape{1, 3}},
   };
   std::uint64_t seed = 100;
   for (const auto& [a_shape, b_shape] : shape_pairs) {
@@ -371,7 +369,8 @@ BOOST_AUTO_TEST_CASE(sigmoid_values_and_gradients) {
 
 BOOST_AUTO_TEST_CASE(relu_values_and_gradients) {
   const Tensor<double> x(Shape{5}, {-1e3, -1e-3, 1e-3, 2, 1e3});
-  const auto r = run_unary([](const Variable<double>& v) { return relu(v); }, x, Tensor<double>(Shape{5}, {1, 2, 3, 4, 5}));
+  const auto r =
+      run_unary([](const Variable<double>& v) { return relu(v); }, x, Tensor<double>(Shape{5}, {1, 2, 3, 4, 5}));
   BOOST_TEST(values_are(r.y, Shape{5}, {0, 0, 1e-3, 2, 1e3}));
   BOOST_TEST(values_are(r.dx, Shape{5}, {0, 0, 3, 4, 5}));  // dy where x > 0
   // random inputs moved away from the kink at 0, where the finite difference would straddle it

@@ -6,14 +6,13 @@
 // inputs that have negatives, values near zero and large magnitudes; wrong shapes throw naming the op and the shapes;
 // an input that needs no gradient gets none and leaves the others right; and one value passed as two inputs receives
 // both contributions.
+#include <boost/test/unit_test.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "tests/autograd/helpers.hpp"
 
@@ -120,8 +119,8 @@ Outcome<T> run(const Build<T>& f, const std::vector<Tensor<double>>& inputs, con
 
 // Element tolerance of fused against composed, relative to max(1, |value|). In double a few roundings apart. In float
 // the fused ops' tanh (autograd/kernels.hpp, within 5e-7 relative) and the composed ops' (xsimd's, within about 1e-7)
-// differ by a few units in the last place, and a derivative 1 - t² of a saturated tanh (|x| ≈ 4..8, 1 - t² ≈ 1e-3..1e-6)
-// turns that into up to ~1e-5 of dy·v; a wrong formula is off by far more.
+// differ by a few units in the last place, and a derivative 1 - t² of a saturated tanh (|x| ≈ 4..8, 1 - t² ≈
+// 1e-3..1e-6) turns that into up to ~1e-5 of dy·v; a wrong formula is off by far more.
 template <class T>
 constexpr double tight() {
   return sizeof(T) == 4 ? 1e-5 : 1e-14;
@@ -218,8 +217,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_gradient_of_one_half_only, T, float_type
   // only h' = y[0] is used (as a decoder's last step would): dy[1] is zero
   const Build<T> fused = [](const auto& x) { return select(lstm_cell(x[0], x[1], x[2]), 0, 0); };
   const Build<T> composed = [](const auto& x) { return select(lstm_composed(x[0], x[1], x[2]), 0, 0); };
-  check_equal(fused, composed, {mixed_tensor(Shape{2, 24}, 14), mixed_tensor(Shape{2, 24}, 15),
-                                mixed_tensor(Shape{2, 6}, 16)}, all_want, "lstm_cell h' only");
+  check_equal(fused, composed,
+              {mixed_tensor(Shape{2, 24}, 14), mixed_tensor(Shape{2, 24}, 15), mixed_tensor(Shape{2, 6}, 16)}, all_want,
+              "lstm_cell h' only");
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_same_value_as_gx_and_gh, T, float_types) {
@@ -467,10 +467,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_sequence_equals_loop_of_cells, T, float_types
   for (const Recurrence& r : recurrences()) {
     const Build<T> fused = [&](const auto& x) { return lstm_sequence(x[0], x[1], x[2], x[3], x[4], r); };
     const Build<T> loop = [&](const auto& x) { return lstm_loop(x[0], x[1], x[2], x[3], x[4], r); };
-    const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 24}, 64),
-                                                random_tensor(Shape{24, 6}, 65, -0.6, 0.6),
-                                                random_tensor(Shape{24}, 66), mixed_tensor(Shape{4, 6}, 67),
-                                                mixed_tensor(Shape{4, 6}, 68)};
+    const std::vector<Tensor<double>> inputs = {
+        mixed_tensor(Shape{4, 5, 24}, 64), random_tensor(Shape{24, 6}, 65, -0.6, 0.6), random_tensor(Shape{24}, 66),
+        mixed_tensor(Shape{4, 6}, 67), mixed_tensor(Shape{4, 6}, 68)};
     check_equal(fused, loop, inputs, {true, true, true, true, true}, "lstm_sequence " + describe(r));
     for (std::size_t k = 0; k < 5; ++k) {
       std::vector<bool> wants(5, true);
@@ -491,9 +490,7 @@ BOOST_AUTO_TEST_CASE(gru_sequence_gradcheck) {
 
 BOOST_AUTO_TEST_CASE(lstm_sequence_gradcheck) {
   for (const Recurrence& r : recurrences()) {
-    const GradcheckFn f = [&](Tape<double>&, const Vars& x) {
-      return lstm_sequence(x[0], x[1], x[2], x[3], x[4], r);
-    };
+    const GradcheckFn f = [&](Tape<double>&, const Vars& x) { return lstm_sequence(x[0], x[1], x[2], x[3], x[4], r); };
     const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{4, 5, 12}, 74), random_tensor(Shape{12, 3}, 75),
                                                 random_tensor(Shape{12}, 76), mixed_tensor(Shape{4, 3}, 77),
                                                 mixed_tensor(Shape{4, 3}, 78)};

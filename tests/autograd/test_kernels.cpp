@@ -51,8 +51,10 @@ BOOST_AUTO_TEST_CASE(fast_sigmoid_and_exp_are_within_3e_7_relative) {
     const double xd = static_cast<double>(x);
     // relative where σ is a normal float (x ≥ -80); below, σ < 2·10⁻³⁵ and only the absolute error counts
     const double sigmoid = 1.0 / (1.0 + std::exp(-xd));
-    if (x >= -80.0f) worst_sigmoid = std::max(worst_sigmoid, relative_error(kernels::fast_sigmoid(x), sigmoid));
-    else BOOST_TEST(std::fabs(kernels::fast_sigmoid(x) - sigmoid) < 1e-37);
+    if (x >= -80.0f)
+      worst_sigmoid = std::max(worst_sigmoid, relative_error(kernels::fast_sigmoid(x), sigmoid));
+    else
+      BOOST_TEST(std::fabs(kernels::fast_sigmoid(x) - sigmoid) < 1e-37);
     if (std::fabs(x) <= 80.0f) worst_exp = std::max(worst_exp, relative_error(kernels::fast_exp(x), std::exp(xd)));
   }
   BOOST_TEST(worst_sigmoid <= 3e-7);

@@ -4,6 +4,7 @@
 // and double; gradients are checked against finite differences; shape errors must name the op and both shapes.
 // Chapter: docs/01-autograd.md.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -13,8 +14,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmath.hpp>
 
@@ -155,7 +154,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matmul_batched_and_shared_hand_computed, T, float_
 BOOST_AUTO_TEST_CASE_TEMPLATE(matmul_2d_matches_xtensor_blas, T, float_types) {
   check_forward<T>(Shape{3, 4}, Shape{4, 5}, Shape{3, 5}, 1);
   check_forward<T>(Shape{1, 7}, Shape{7, 1}, Shape{1, 1}, 3);
-  check_forward<T>(Shape{6, 1}, Shape{1, 6}, Shape{6, 6}, 5);   // outer product
+  check_forward<T>(Shape{6, 1}, Shape{1, 6}, Shape{6, 6}, 5);  // outer product
   check_forward<T>(Shape{17, 33}, Shape{33, 9}, Shape{17, 9}, 7);
 }
 
@@ -177,9 +176,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(matmul_backward_matches_xtensor_blas, T, float_typ
     Shape a, b, y;
   };
   std::uint64_t seed = 31;
-  for (const Case& c : {Case{Shape{3, 4}, Shape{4, 2}, Shape{3, 2}},
-                        Case{Shape{2, 3, 4}, Shape{2, 4, 5}, Shape{2, 3, 5}},
-                        Case{Shape{3, 2, 4}, Shape{4, 5}, Shape{3, 2, 5}}}) {
+  for (const Case& c :
+       {Case{Shape{3, 4}, Shape{4, 2}, Shape{3, 2}}, Case{Shape{2, 3, 4}, Shape{2, 4, 5}, Shape{2, 3, 5}},
+        Case{Shape{3, 2, 4}, Shape{4, 5}, Shape{3, 2, 5}}}) {
     BOOST_TEST_CONTEXT("shapes " << to_string(c.a) << " and " << to_string(c.b)) {
       const Tensor<T> a_value = mixed_tensor<T>(c.a, seed), b_value = mixed_tensor<T>(c.b, seed + 1),
                       dy = mixed_tensor<T>(c.y, seed + 2);
@@ -315,7 +314,8 @@ BOOST_AUTO_TEST_CASE(linear_equals_matmul_with_transposed_weight_plus_bias) {
       const auto composed = matmul(x2, transpose(W2)) + b2;
       t1.backward(fused, seed);
       t2.backward(composed, seed);
-      const std::vector<double> composed_values(composed.value().data(), composed.value().data() + composed.value().size());
+      const std::vector<double> composed_values(composed.value().data(),
+                                                composed.value().data() + composed.value().size());
       BOOST_TEST(values_are(fused.value(), composed.shape(), composed_values, 1e-12));
       for (auto [a, b] : {std::pair{x1, x2}, std::pair{W1, W2}, std::pair{b1, b2}}) {
         const Tensor<double> ga = a.grad(), gb = b.grad();
@@ -375,7 +375,8 @@ BOOST_AUTO_TEST_CASE(a_value_used_by_two_products_gets_both_gradients) {
   tape.backward(sum(linear(a, W)) + sum(matmul(a, W)));
   // da = 1 W (linear) + 1 Wᵀ (matmul) = 2 for W = I
   BOOST_TEST((a.grad().flat() == Tensor<double>(Shape{2, 2}, 2.0).flat()));
-  // dW = 1ᵀ a (linear: dW[o, i] = Σ_r a[r, i]) + aᵀ 1 (matmul: dW[k, n] = Σ_r a[r, k]) = [[4, 6], [4, 6]] + [[4, 4], [6, 6]]
+  // dW = 1ᵀ a (linear: dW[o, i] = Σ_r a[r, i]) + aᵀ 1 (matmul: dW[k, n] = Σ_r a[r, k]) = [[4, 6], [4, 6]] + [[4, 4],
+  // [6, 6]]
   BOOST_TEST((W.grad().flat() == Tensor<double>(Shape{2, 2}, {8.0, 10.0, 10.0, 12.0}).flat()));
 }
 

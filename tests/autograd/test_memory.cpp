@@ -74,7 +74,8 @@ BOOST_AUTO_TEST_CASE(a_training_loop_reaches_a_steady_state) {
   for (int i = 0; i < 10; ++i) step();
   const TensorMemoryStats after = tensor_memory_stats();
   BOOST_TEST(after.allocations > before.allocations);
-  if (tensor_cache_enabled()) BOOST_TEST(after.cache_hits - before.cache_hits == after.allocations - before.allocations);
+  if (tensor_cache_enabled())
+    BOOST_TEST(after.cache_hits - before.cache_hits == after.allocations - before.allocations);
   BOOST_TEST(after.in_use == before.in_use);
 }
 

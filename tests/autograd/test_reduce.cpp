@@ -4,6 +4,7 @@
 // finite differences (inputs without ties for max, plus one test of exact ties); bad axes must throw naming the op.
 // Chapter: docs/01-autograd.md.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -11,8 +12,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "tests/autograd/helpers.hpp"
 
@@ -22,13 +21,14 @@ using namespace attend::testing;
 
 namespace {
 
-
 // The shape of a reduction of `shape` along `axis` (already normalised), written out independently of the library.
 Shape reduced(const Shape& shape, std::size_t axis, bool keepdims) {
   std::vector<std::size_t> dims;
   for (std::size_t a = 0; a < shape.rank(); ++a) {
-    if (a != axis) dims.push_back(shape[a]);
-    else if (keepdims) dims.push_back(1);
+    if (a != axis)
+      dims.push_back(shape[a]);
+    else if (keepdims)
+      dims.push_back(1);
   }
   return Shape(dims);
 }

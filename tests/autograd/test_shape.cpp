@@ -4,14 +4,13 @@
 // error cases must throw std::invalid_argument naming the op and the offending shape, index or id.
 // Chapter: docs/01-autograd.md.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "tests/autograd/helpers.hpp"
 
@@ -20,7 +19,6 @@ using namespace attend;
 using namespace attend::testing;
 
 namespace {
-
 
 // The elements of a tensor in row-major order.
 std::vector<double> elements(const Tensor<double>& t) { return std::vector<double>(t.data(), t.data() + t.size()); }
@@ -330,8 +328,8 @@ BOOST_AUTO_TEST_CASE(select_time_step_of_batch_time_feature) {
       for (std::size_t f = 0; f < 4; ++f) expected.push_back(100.0 * b + 10.0 * j + f);
     BOOST_TEST(values_are(select(x, 1, j).value(), Shape{2, 4}, expected), "time step " << j);
   }
-  BOOST_TEST(values_are(select(x, 0, 1).value(), Shape{3, 4},
-                        {100, 101, 102, 103, 110, 111, 112, 113, 120, 121, 122, 123}));
+  BOOST_TEST(
+      values_are(select(x, 0, 1).value(), Shape{3, 4}, {100, 101, 102, 103, 110, 111, 112, 113, 120, 121, 122, 123}));
   BOOST_TEST(values_are(select(x, -1, 3).value(), Shape{2, 3}, {3, 13, 23, 103, 113, 123}));
 
   // the gradient lands on time step 2 only
@@ -371,8 +369,8 @@ BOOST_AUTO_TEST_CASE(embedding_gathers_rows) {
   const Ids ids(Shape{2, 3}, {0, 4, 2, 2, 2, 1});
   Tape<double> tape;
   const auto y = embedding(tape.leaf(w_value), ids);
-  BOOST_TEST(values_are(y.value(), Shape{2, 3, 4}, {-20, -19, -18, -17, 20, 21, 22, 23, 0, 1, 2, 3,  //
-                                                     0,   1,   2,   3,   0,  1,  2,  3,  -10, -9, -8, -7}));
+  BOOST_TEST(values_are(y.value(), Shape{2, 3, 4}, {-20, -19, -18, -17, 20, 21, 22, 23, 0,   1,  2,  3,  //
+                                                    0,   1,   2,   3,   0,  1,  2,  3,  -10, -9, -8, -7}));
   const auto scalar_id = embedding(tape.leaf(w_value), Ids::scalar(3));
   BOOST_TEST(values_are(scalar_id.value(), Shape{4}, {10, 11, 12, 13}));
 }

@@ -5,6 +5,7 @@
 // by hand, with ignored targets, on (B,T,C) logits, and against its composition from log_softmax, mul and sum (the
 // fused op must equal the small ops it replaces). Chapter: docs/07 (attention weights) for the masks.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -15,8 +16,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "tests/autograd/helpers.hpp"
 
@@ -53,8 +52,8 @@ std::vector<double> softmax_by_hand(const std::vector<double>& x) {
 
 // Softmax (or log-softmax) of a rank-3 tensor along the last axis with index loops, over the positions where
 // keep(b, t, s) is true; masked positions are 0.
-std::vector<double> masked_softmax_by_hand(const Tensor<double>& x, const std::function<bool(std::size_t, std::size_t,
-                                                                                                std::size_t)>& keep,
+std::vector<double> masked_softmax_by_hand(const Tensor<double>& x,
+                                           const std::function<bool(std::size_t, std::size_t, std::size_t)>& keep,
                                            bool take_log) {
   const Shape& s = x.shape();
   std::vector<double> y(x.size(), 0.0);
@@ -89,8 +88,8 @@ Result run(bool take_log, const Tensor<double>& x, std::ptrdiff_t axis, const Ma
 void check_softmax_gradients(const Shape& shape, std::ptrdiff_t axis, std::uint64_t seed, const Mask* mask = nullptr,
                              double low = -3.0, double high = 3.0) {
   for (const bool take_log : {false, true}) {
-    BOOST_TEST_CONTEXT((take_log ? "log_softmax" : "softmax") << " of " << to_string(shape) << " along axis " << axis
-                                                              << (mask ? " with a mask" : "")) {
+    BOOST_TEST_CONTEXT((take_log ? "log_softmax" : "softmax")
+                       << " of " << to_string(shape) << " along axis " << axis << (mask ? " with a mask" : "")) {
       std::optional<Mask> m;
       if (mask != nullptr) m = *mask;
       const GradcheckFn f = [take_log, axis, m](Tape<double>&, const Vars& v) {
@@ -241,7 +240,9 @@ BOOST_AUTO_TEST_CASE(broadcast_masks_over_batch_and_time) {
   const std::vector<Case> cases{
       {"mask (S,)", &per_source, [&](std::size_t, std::size_t, std::size_t s) { return per_source.at({s}) != 0; }},
       {"mask (B,1,S)", &per_batch,
-       [&](std::size_t b, std::size_t, std::size_t s) { return per_batch.at({b, 0, s}) != 0; }},
+       [&](std::size_t b, std::size_t, std::size_t s) {
+         return per_batch.at({b, 0, s}) != 0;
+       }},
   };
   for (const Case& c : cases) {
     for (const bool take_log : {false, true}) {
@@ -271,8 +272,9 @@ BOOST_AUTO_TEST_CASE(one_unmasked_position_gets_weight_exactly_one) {
   const Tensor<double> dy = random_tensor(Shape{1, 2, 4}, 14);
   const Result weights = run(false, x, -1, &mask, dy);
   BOOST_TEST(weights.y.at({0, 0, 2}) == 1.0);
-  BOOST_TEST(values_are(weights.y, Shape{1, 2, 4}, {0, 0, 1, 0, 0.03205860328008499, 0.08714431874203257,
-                                                    0.23688281808991013, 0.6439142598879724}, 1e-15));
+  BOOST_TEST(values_are(weights.y, Shape{1, 2, 4},
+                        {0, 0, 1, 0, 0.03205860328008499, 0.08714431874203257, 0.23688281808991013, 0.6439142598879724},
+                        1e-15));
   for (std::size_t s = 0; s < 4; ++s) BOOST_TEST(weights.dx.at({0, 0, s}) == 0.0);  // a constant weight
   const Result logs = run(true, x, -1, &mask, dy);
   BOOST_TEST(logs.y.at({0, 0, 2}) == 0.0);  // ln 1
@@ -357,7 +359,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cross_entropy_hand_computed, T, float_types) {
   // (softmax - onehot) / N
   const double sixth = 1.0 / 6;
   BOOST_TEST(values_are(x.grad(), Shape{2, 3},
-                        {0.04501528658519023, 0.12236423552739882, -0.1673795221125891, sixth - 0.5, sixth, sixth}, tol));
+                        {0.04501528658519023, 0.12236423552739882, -0.1673795221125891, sixth - 0.5, sixth, sixth},
+                        tol));
 }
 
 BOOST_AUTO_TEST_CASE(cross_entropy_excludes_ignored_targets_from_the_mean) {

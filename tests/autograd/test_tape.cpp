@@ -161,10 +161,13 @@ BOOST_AUTO_TEST_CASE(stale_handle_throws) {
   Variable<float> x = tape.leaf(Tensor<float>::scalar(1.0f));
   tape.clear();
   Variable<float> fresh = tape.leaf(Tensor<float>::scalar(2.0f));  // reuses index 0 of the new generation
-  BOOST_CHECK_EXCEPTION(x.value(), std::logic_error, [](const std::logic_error& e) { return message_contains(e, "stale"); });
-  BOOST_CHECK_EXCEPTION(tanh(x), std::logic_error,
-                        [](const std::logic_error& e) { return message_contains(e, "tanh") && message_contains(e, "stale"); });
-  BOOST_CHECK_EXCEPTION(fresh + x, std::logic_error, [](const std::logic_error& e) { return message_contains(e, "stale"); });
+  BOOST_CHECK_EXCEPTION(x.value(), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "stale"); });
+  BOOST_CHECK_EXCEPTION(tanh(x), std::logic_error, [](const std::logic_error& e) {
+    return message_contains(e, "tanh") && message_contains(e, "stale");
+  });
+  BOOST_CHECK_EXCEPTION(fresh + x, std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "stale"); });
   BOOST_CHECK_EXCEPTION(tape.backward(x), std::logic_error,
                         [](const std::logic_error& e) { return message_contains(e, "backward"); });
   BOOST_TEST(fresh.value().item() == 2.0f);
@@ -173,7 +176,8 @@ BOOST_AUTO_TEST_CASE(stale_handle_throws) {
 BOOST_AUTO_TEST_CASE(empty_handle_throws) {
   Variable<double> nothing;
   BOOST_CHECK_THROW(nothing.value(), std::logic_error);
-  BOOST_CHECK_EXCEPTION(exp(nothing), std::logic_error, [](const std::logic_error& e) { return message_contains(e, "exp"); });
+  BOOST_CHECK_EXCEPTION(exp(nothing), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "exp"); });
 }
 
 BOOST_AUTO_TEST_CASE(two_tapes_side_by_side) {
@@ -186,8 +190,9 @@ BOOST_AUTO_TEST_CASE(two_tapes_side_by_side) {
   second.backward(yb);
   BOOST_TEST(a.grad().item() == 4.0);
   BOOST_TEST(b.grad().item() == 75.0);
-  BOOST_CHECK_EXCEPTION(a + b, std::logic_error,
-                        [](const std::logic_error& e) { return message_contains(e, "add") && message_contains(e, "another tape"); });
+  BOOST_CHECK_EXCEPTION(a + b, std::logic_error, [](const std::logic_error& e) {
+    return message_contains(e, "add") && message_contains(e, "another tape");
+  });
   BOOST_CHECK_EXCEPTION(first.backward(yb), std::logic_error,
                         [](const std::logic_error& e) { return message_contains(e, "another tape"); });
 }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 namespace cli_test {
 
@@ -48,9 +47,7 @@ inline bool exists(const std::string& path) {
 // Runs `attend <args>` (args already shell-quoted) with `input` on standard input.
 inline Run run_attend(const std::string& args, const std::string& input = "") {
   Scratch io;
-  {
-    std::ofstream(io.path("in")) << input;
-  }
+  { std::ofstream(io.path("in")) << input; }
   const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " < '" +
                               io.path("in") + "' > '" + io.path("out") + "' 2> '" + io.path("err") + "'";
   const int raw = std::system(command.c_str());

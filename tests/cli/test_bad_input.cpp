@@ -5,13 +5,12 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
 #include <fstream>
 #include <map>
 #include <ostream>
 #include <regex>
-
-#include <boost/test/data/monomorphic.hpp>
-#include <boost/test/data/test_case.hpp>
 
 #include "models/digits.hpp"
 #include "nn/checkpoint.hpp"
@@ -23,8 +22,8 @@ using namespace cli_test;
 namespace {
 
 struct Row {
-  std::string name;                // the "case" column
-  std::string command;             // a shell command; $F the fixtures, $OUT an empty folder
+  std::string name;     // the "case" column
+  std::string command;  // a shell command; $F the fixtures, $OUT an empty folder
   int status = 0;
   std::vector<std::string> parts;  // what the line must name
 };
@@ -59,7 +58,8 @@ std::vector<Row> table_rows() {
     row.name = cells[0];
     row.command = cells[1].substr(1, cells[1].size() - 2);
     row.status = std::stoi(cells[2]);
-    for (std::sregex_iterator m(cells[3].begin(), cells[3].end(), quoted), end; m != end; ++m) row.parts.push_back((*m)[1]);
+    for (std::sregex_iterator m(cells[3].begin(), cells[3].end(), quoted), end; m != end; ++m)
+      row.parts.push_back((*m)[1]);
     rows.push_back(row);
   }
   return rows;
@@ -74,7 +74,8 @@ const std::string& fixtures() {
   static bool made = false;
   if (made) return scratch.dir;
   const std::string f = scratch.dir;
-  const std::string tiny = "--train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 --embed 4 --batch 32 ";
+  const std::string tiny =
+      "--train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 --embed 4 --batch 32 ";
   BOOST_TEST_REQUIRE(run_attend("train --task dates " + tiny + "--out " + f + "/dates.safetensors").status == 0);
   BOOST_TEST_REQUIRE(run_attend("train --decoder vanilla " + tiny + "--out " + f + "/vanilla.safetensors").status == 0);
   {
@@ -84,8 +85,11 @@ const std::string& fixtures() {
     std::string line;
     for (int k = 0; k < 300 && std::getline(in, line); ++k) out << line << "\n";
   }
-  BOOST_TEST_REQUIRE(run_attend("train --task pairs --data " + f + "/spa-eng.tsv --valid-size 10 --test-size 10 "
-                                "--min-count 1 --epochs 1 --hidden 8 --embed 4 --out " + f + "/pairs.safetensors").status == 0);
+  BOOST_TEST_REQUIRE(run_attend("train --task pairs --data " + f +
+                                "/spa-eng.tsv --valid-size 10 --test-size 10 "
+                                "--min-count 1 --epochs 1 --hidden 8 --embed 4 --out " +
+                                f + "/pairs.safetensors")
+                         .status == 0);
   const std::string model = read_file(f + "/dates.safetensors");
   write(f + "/half.safetensors", model.substr(0, model.size() / 2));
   write(f + "/junk.safetensors", "this is not a checkpoint at all");
@@ -98,9 +102,12 @@ const std::string& fixtures() {
   write(f + "/changed.tsv", read_file(f + "/spa-eng.tsv") + "Hola.\tHello.\n");
   // the digits task: the shared file, a model of it, the same digits plus one line, and images wrong in one way each
   write(f + "/digits.csv.gz", read_file(std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz"));
-  BOOST_TEST_REQUIRE(run_attend("train --task digits --data " + f + "/digits.csv.gz --train-size 32 --valid-size 4 "
+  BOOST_TEST_REQUIRE(run_attend("train --task digits --data " + f +
+                                "/digits.csv.gz --train-size 32 --valid-size 4 "
                                 "--test-size 4 --epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 "
-                                "--batch 16 --out " + f + "/digits.safetensors").status == 0);
+                                "--batch 16 --out " +
+                                f + "/digits.safetensors")
+                         .status == 0);
   {
     const attend::models::DigitImages digits = attend::models::load_digits(f + "/digits.csv.gz");
     std::string text;
@@ -150,7 +157,8 @@ std::string replace_all(std::string text, const std::string& what, const std::st
 BOOST_AUTO_TEST_SUITE(bad_input)
 
 BOOST_AUTO_TEST_CASE(the_table_is_there) {
-  BOOST_TEST(table_rows().size() >= 80u, "docs/reliability.md's bad-input table has " << table_rows().size() << " rows");
+  BOOST_TEST(table_rows().size() >= 80u,
+             "docs/reliability.md's bad-input table has " << table_rows().size() << " rows");
 }
 
 BOOST_DATA_TEST_CASE(row, boost::unit_test::data::make(table_rows()), row) {
@@ -160,7 +168,8 @@ BOOST_DATA_TEST_CASE(row, boost::unit_test::data::make(table_rows()), row) {
   Scratch io;
   const std::string program = ATTEND_EXE;
   const std::string folder = program.substr(0, program.find_last_of('/'));
-  write(io.path("row.sh"), "F='" + f + "'\nOUT='" + out.dir + "'\nPATH='" + folder + "':\"$PATH\"\n" + row.command + "\n");
+  write(io.path("row.sh"),
+        "F='" + f + "'\nOUT='" + out.dir + "'\nPATH='" + folder + "':\"$PATH\"\n" + row.command + "\n");
   const std::string command = "OPENBLAS_NUM_THREADS=1 sh '" + io.path("row.sh") + "' < /dev/null > '" + io.path("out") +
                               "' 2> '" + io.path("err") + "'";
   const int raw = std::system(command.c_str());

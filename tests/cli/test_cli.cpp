@@ -6,14 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "nn/checkpoint.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -29,8 +28,10 @@ const std::string& tiny_model() {
   static const std::string path = scratch.path("tiny.safetensors");
   static bool trained = false;
   if (!trained) {
-    const Run run = run_attend("train --task dates --train-size 256 --valid-size 32 --test-size 40 --epochs 2 --hidden 16 "
-                           "--embed 8 --batch 64 --seed 3 --out '" + path + "'");
+    const Run run = run_attend(
+        "train --task dates --train-size 256 --valid-size 32 --test-size 40 --epochs 2 --hidden 16 "
+        "--embed 8 --batch 64 --seed 3 --out '" +
+        path + "'");
     BOOST_REQUIRE_MESSAGE(run.status == 0, "training the tiny model failed: " << run.err);
     trained = true;
   }
@@ -44,9 +45,10 @@ BOOST_AUTO_TEST_SUITE(cli)
 BOOST_AUTO_TEST_CASE(train_then_eval_then_predict) {
   Scratch scratch;
   const std::string model = scratch.path("m.safetensors");
-  const Run train = run_attend("train --task dates --decoder luong-general --cell lstm --bidirectional --train-size 128 "
-                           "--valid-size 16 --test-size 24 --epochs 1 --hidden 8 --embed 4 --batch 32 --out '" +
-                           model + "'");
+  const Run train = run_attend(
+      "train --task dates --decoder luong-general --cell lstm --bidirectional --train-size 128 "
+      "--valid-size 16 --test-size 24 --epochs 1 --hidden 8 --embed 4 --batch 32 --out '" +
+      model + "'");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
   BOOST_TEST(exists(model));
   BOOST_TEST(train.err.find("epoch 1 done") != std::string::npos, train.err);
@@ -74,7 +76,8 @@ BOOST_AUTO_TEST_CASE(train_then_eval_then_predict) {
 }
 
 BOOST_AUTO_TEST_CASE(predict_reads_lines_from_standard_input_and_beam_search_works) {
-  const Run run = run_attend("predict --model '" + tiny_model() + "' --beam 3", "9 de mayo de 2018\n2018-05-09\r\nMay 9, 2018\n");
+  const Run run =
+      run_attend("predict --model '" + tiny_model() + "' --beam 3", "9 de mayo de 2018\n2018-05-09\r\nMay 9, 2018\n");
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   BOOST_TEST(lines_of(run.out).size() == 3u, run.out);
   const Run eval = run_attend("eval --model '" + tiny_model() + "' --split validation --beam 2");
@@ -84,7 +87,8 @@ BOOST_AUTO_TEST_CASE(predict_reads_lines_from_standard_input_and_beam_search_wor
 
 BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
   Scratch scratch;
-  const Run one = run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("a.svg") + "' 'May 9, 2018'");
+  const Run one =
+      run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("a.svg") + "' 'May 9, 2018'");
   BOOST_TEST_REQUIRE(one.status == 0, one.err);
   const std::string svg = read_file(scratch.path("a.svg"));
   BOOST_TEST(svg.rfind("<svg", 0) == 0u);
@@ -94,7 +98,8 @@ BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
   BOOST_TEST(count(svg, "class=\"cell\"") % 11 == 0u);
   BOOST_TEST(count(svg, "class=\"cell\"") / 11 <= output_rows);
 
-  const Run two = run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("b.svg") + "' 'May 9, 2018' '9.5.2018'");
+  const Run two = run_attend("predict --model '" + tiny_model() + "' --svg '" + scratch.path("b.svg") +
+                             "' 'May 9, 2018' '9.5.2018'");
   BOOST_TEST_REQUIRE(two.status == 0, two.err);
   BOOST_TEST(exists(scratch.path("b-1.svg")));
   BOOST_TEST(exists(scratch.path("b-2.svg")));
@@ -104,8 +109,10 @@ BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
 BOOST_AUTO_TEST_CASE(the_same_seed_trains_the_same_weights) {
   Scratch scratch;
   auto train = [&](const std::string& name, int seed) {
-    const Run run = run_attend("train --train-size 128 --valid-size 16 --test-size 16 --epochs 2 --hidden 8 --embed 4 "
-                               "--batch 16 --seed " + std::to_string(seed) + " --out '" + scratch.path(name) + "'");
+    const Run run = run_attend(
+        "train --train-size 128 --valid-size 16 --test-size 16 --epochs 2 --hidden 8 --embed 4 "
+        "--batch 16 --seed " +
+        std::to_string(seed) + " --out '" + scratch.path(name) + "'");
     BOOST_TEST_REQUIRE(run.status == 0, run.err);
     return tensor_bytes(scratch.path(name));
   };
@@ -121,8 +128,10 @@ BOOST_AUTO_TEST_CASE(the_same_seed_trains_the_same_weights) {
 BOOST_AUTO_TEST_CASE(the_vanilla_decoder_has_no_heatmap) {
   Scratch scratch;
   const std::string model = scratch.path("v.safetensors");
-  const Run train = run_attend("train --decoder vanilla --train-size 64 --valid-size 8 --test-size 8 --epochs 1 --hidden 8 "
-                           "--embed 4 --out '" + model + "'");
+  const Run train = run_attend(
+      "train --decoder vanilla --train-size 64 --valid-size 8 --test-size 8 --epochs 1 --hidden 8 "
+      "--embed 4 --out '" +
+      model + "'");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
   const Run run = run_attend("predict --model '" + model + "' --svg '" + scratch.path("v.svg") + "' 'May 9, 2018'");
   check_usage_error(run, {"vanilla", "attention"});
@@ -136,8 +145,8 @@ BOOST_AUTO_TEST_CASE(help_and_version_succeed) {
   for (const char* command : {"train", "eval", "predict"}) BOOST_TEST(help.out.find(command) != std::string::npos);
   const Run train_help = run_attend("train --help");
   BOOST_TEST(train_help.status == 0);
-  for (const char* flag : {"--decoder", "--bidirectional", "--hidden", "--embed", "--layers", "--batch", "--epochs", "--lr",
-                           "--seed", "--threads", "--out"}) {
+  for (const char* flag : {"--decoder", "--bidirectional", "--hidden", "--embed", "--layers", "--batch", "--epochs",
+                           "--lr", "--seed", "--threads", "--out"}) {
     BOOST_TEST(train_help.out.find(flag) != std::string::npos, flag);
   }
   BOOST_TEST(run_attend("--version").out == "attend 0.1.0\n");
@@ -169,9 +178,10 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
   Scratch scratch;
   const std::string data = spanish_english(scratch, 700);
   const std::string model = scratch.path("spa-eng.safetensors");
-  const std::string task = "--task pairs --data '" + data + "' --source spa --target eng --valid-size 30 --test-size 50 ";
-  const Run train = run_attend("train " + task + "--min-count 1 --epochs 2 --hidden 16 --embed 8 --batch 32 --out '" +
-                               model + "'");
+  const std::string task =
+      "--task pairs --data '" + data + "' --source spa --target eng --valid-size 30 --test-size 50 ";
+  const Run train =
+      run_attend("train " + task + "--min-count 1 --epochs 2 --hidden 16 --embed 8 --batch 32 --out '" + model + "'");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
   BOOST_TEST(train.err.find("700 pairs") != std::string::npos, train.err);
   BOOST_TEST(train.out.rfind("best validation bleu: ", 0) == 0u, train.out);
@@ -228,9 +238,7 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
   const Run moved = run_attend("eval --model '" + model + "' --data '" + scratch.path("moved.tsv") + "'");
   BOOST_TEST_REQUIRE(moved.status == 0, moved.err);
   BOOST_TEST(lines_of(moved.out)[2] == lines_of(run_attend("eval --model '" + model + "'").out)[2]);
-  {
-    std::ofstream(scratch.path("moved.tsv"), std::ios::app) << "Hola.\tHello.\n";
-  }
+  { std::ofstream(scratch.path("moved.tsv"), std::ios::app) << "Hola.\tHello.\n"; }
   check_usage_error(run_attend("eval --model '" + model + "' --data '" + scratch.path("moved.tsv") + "'"),
                     {"moved.tsv", "not the file the model was trained on"});
 }

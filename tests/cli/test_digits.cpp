@@ -2,10 +2,9 @@
 // PGM files with their captions, `attend train --task digits` trains a captioner whose attention goes left to right,
 // `attend eval` scores it, `attend predict --image` captions the written files and draws the overlays, and a resumed
 // run ends with the same bits as an uninterrupted one. The error cases are rows of docs/reliability.md's table.
+#include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/image.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -34,7 +33,8 @@ BOOST_AUTO_TEST_CASE(data_writes_the_held_out_images_and_their_captions) {
   const std::string args = "data --task digits --data '" + digits_file + "' --valid-size 3 --test-size 5 --write '";
   const Run run = run_attend(args + scratch.path("a") + "'");
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
-  BOOST_TEST(run.out.find("1797 digits; 1497 training, 100 validation and 200 test digits") != std::string::npos, run.out);
+  BOOST_TEST(run.out.find("1797 digits; 1497 training, 100 validation and 200 test digits") != std::string::npos,
+             run.out);
   const std::vector<std::string> test = lines_of(read_file(scratch.path("a/test.tsv")));
   BOOST_TEST_REQUIRE(test.size() == 5u);
   BOOST_TEST(lines_of(read_file(scratch.path("a/validation.tsv"))).size() == 3u);
@@ -64,8 +64,10 @@ BOOST_AUTO_TEST_CASE(data_writes_the_held_out_images_and_their_captions) {
 BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
   Scratch scratch;
   const std::string model = scratch.path("d.safetensors");
-  const Run train = run_attend("train --task digits --data '" + digits_file + "' --max-steps 800 --valid-size 50 "
-                               "--test-size 200 --log-every 200 --out '" + model + "'");
+  const Run train = run_attend("train --task digits --data '" + digits_file +
+                               "' --max-steps 800 --valid-size 50 "
+                               "--test-size 200 --log-every 200 --out '" +
+                               model + "'");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
   BOOST_TEST(train.err.find("model patches (8×8, stride 2) → bahdanau gru over 87 positions") != std::string::npos,
              train.err);
@@ -84,9 +86,9 @@ BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
   BOOST_TEST_REQUIRE(data.status == 0, data.err);
   const std::vector<std::string> outputs = lines_of(read_file(scratch.path("outputs.txt")));
   BOOST_TEST_REQUIRE(outputs.size() == 200u);
-  const Run predict = run_attend("predict --model '" + model + "' --image '" + scratch.path("images/test-0001.pgm") +
-                                 "' --image '" + scratch.path("images/test-0002.pgm") + "' --svg '" +
-                                 scratch.path("o.svg") + "'");
+  const Run predict =
+      run_attend("predict --model '" + model + "' --image '" + scratch.path("images/test-0001.pgm") + "' --image '" +
+                 scratch.path("images/test-0002.pgm") + "' --svg '" + scratch.path("o.svg") + "'");
   BOOST_TEST_REQUIRE(predict.status == 0, predict.err);
   const std::vector<std::string> captions = lines_of(predict.out);
   BOOST_TEST_REQUIRE(captions.size() == 2u);
@@ -102,7 +104,8 @@ BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
 
 BOOST_AUTO_TEST_CASE(a_resumed_digits_run_ends_with_the_same_bits) {
   Scratch scratch;
-  const std::string training = "train --task digits --data '" + digits_file + "' --train-size 96 --valid-size 8 "
+  const std::string training = "train --task digits --data '" + digits_file +
+                               "' --train-size 96 --valid-size 8 "
                                "--test-size 8 --epochs 2 --batch 16 --hidden 16 --embed 4 --annotation-size 16 "
                                "--patch-hidden 0 --seed 4 ";
   const Run straight = run_attend(training + "--out '" + scratch.path("a.safetensors") + "'");

@@ -1,8 +1,7 @@
 // Regression tests of what the fuzz targets found in the `attend` program (tests/fuzz/README.md): each replays the
 // reproducer kept in tests/fuzz/corpus through the program, which must answer with its one-line usage error.
-#include <string>
-
 #include <boost/test/unit_test.hpp>
+#include <string>
 
 #include "tests/cli/cli_helpers.hpp"
 
@@ -10,7 +9,9 @@ using namespace cli_test;
 
 namespace {
 
-std::string reproducer(const std::string& name) { return std::string(ATTEND_SOURCE_DIR) + "/tests/fuzz/corpus/" + name; }
+std::string reproducer(const std::string& name) {
+  return std::string(ATTEND_SOURCE_DIR) + "/tests/fuzz/corpus/" + name;
+}
 
 }  // namespace
 

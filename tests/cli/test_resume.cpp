@@ -30,8 +30,8 @@ int train_and_signal(const std::string& args, const std::string& err, std::size_
   const pid_t pid = fork();
   BOOST_TEST_REQUIRE(pid >= 0);
   if (pid == 0) {
-    const std::string command = std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args +
-                                " > /dev/null 2> '" + err + "'";
+    const std::string command =
+        std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " > /dev/null 2> '" + err + "'";
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -96,8 +96,9 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_ends_with_the_same_bits) {
 BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
   // two epochs, then a third by --resume --epochs 3: the same bits as three epochs at once
   Scratch scratch;
-  const std::string small = "train --task dates --train-size 256 --valid-size 16 --test-size 16 --hidden 8 --embed 4 "
-                            "--batch 32 --seed 2 ";
+  const std::string small =
+      "train --task dates --train-size 256 --valid-size 16 --test-size 16 --hidden 8 --embed 4 "
+      "--batch 32 --seed 2 ";
   BOOST_TEST_REQUIRE(run_attend(small + "--epochs 3 --out '" + scratch.path("a.safetensors") + "'").status == 0);
   BOOST_TEST_REQUIRE(run_attend(small + "--epochs 2 --out '" + scratch.path("b.safetensors") + "'").status == 0);
   const std::string last = scratch.path("b.last.safetensors");
@@ -106,7 +107,8 @@ BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
   BOOST_TEST_REQUIRE(more.status == 0, more.err);
   BOOST_TEST((tensor_bytes(last) == tensor_bytes(scratch.path("a.last.safetensors"))));
   // the step limit, likewise
-  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 3 --max-steps 5 --out '" + scratch.path("c.safetensors") + "'").status == 0);
+  BOOST_TEST_REQUIRE(
+      run_attend(small + "--epochs 3 --max-steps 5 --out '" + scratch.path("c.safetensors") + "'").status == 0);
   const std::string c_last = scratch.path("c.last.safetensors");
   check_usage_error(run_attend("train --resume '" + c_last + "'"), {"step limit of 5", "--max-steps"});
   BOOST_TEST_REQUIRE(run_attend("train --resume '" + c_last + "' --max-steps 0").status == 0);
@@ -115,14 +117,13 @@ BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
 
 BOOST_AUTO_TEST_CASE(resume_errors) {
   Scratch scratch;
-  check_usage_error(run_attend("train --resume '" + scratch.path("none.safetensors") + "'"), {"none.safetensors", "no such file"});
+  check_usage_error(run_attend("train --resume '" + scratch.path("none.safetensors") + "'"),
+                    {"none.safetensors", "no such file"});
   check_usage_error(run_attend("train --resume x.safetensors --hidden 8"), {"--hidden", "--resume"});
   check_usage_error(run_attend("train --resume x.safetensors --task pairs"), {"--task", "--resume"});
   check_usage_error(run_attend("train --resume x.safetensors --lr 0.1"), {"--lr", "--resume"});
   // a checkpoint that is not an attend model
-  {
-    std::ofstream(scratch.path("junk.safetensors")) << "not a checkpoint";
-  }
+  { std::ofstream(scratch.path("junk.safetensors")) << "not a checkpoint"; }
   check_usage_error(run_attend("train --resume '" + scratch.path("junk.safetensors") + "'"), {"junk.safetensors"});
 }
 
@@ -130,8 +131,10 @@ BOOST_AUTO_TEST_CASE(a_nan_stops_training_before_the_update) {
   Scratch scratch;
   const std::string out = scratch.path("m.safetensors");
   const std::string last = scratch.path("m.last.safetensors");
-  const Run run = run_attend("train --task dates --train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 "
-                             "--embed 4 --batch 32 --out '" + out + "'");
+  const Run run = run_attend(
+      "train --task dates --train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 "
+      "--embed 4 --batch 32 --out '" +
+      out + "'");
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   // one weight of the saved state set to NaN, as a diverged update would leave it
   std::string bytes = read_file(last);
@@ -144,13 +147,12 @@ BOOST_AUTO_TEST_CASE(a_nan_stops_training_before_the_update) {
   for (int k = 7; k >= 0; --k) header = header * 256 + static_cast<unsigned char>(bytes[static_cast<std::size_t>(k)]);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::memcpy(&bytes[8 + header + offset], &nan, sizeof nan);
-  {
-    std::ofstream(last, std::ios::binary) << bytes;
-  }
+  { std::ofstream(last, std::ios::binary) << bytes; }
   const std::string best_before = read_file(out);
   const Run diverged = run_attend("train --resume '" + last + "' --epochs 2");
   BOOST_TEST(diverged.status == 1);
-  BOOST_TEST(lines_of(diverged.err).back().find("attend: error: training diverged at step 5 (loss ") == 0u, diverged.err);
+  BOOST_TEST(lines_of(diverged.err).back().find("attend: error: training diverged at step 5 (loss ") == 0u,
+             diverged.err);
   BOOST_TEST(lines_of(diverged.err).back().find("nan") != std::string::npos, diverged.err);
   BOOST_TEST(diverged.err.find("the best model so far") != std::string::npos, diverged.err);
   BOOST_TEST((read_file(last) == bytes));  // nothing written over the last good files

@@ -13,13 +13,14 @@
 //   - load_checkpoint either fills the layer with exactly the bytes its tensors have in the file and returns the
 //     metadata read_checkpoint_metadata returns, or throws and leaves the layer unchanged;
 //   - a loaded model's configuration agrees with its vocabularies.
+#include "nn/checkpoint.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
 
 #include "apps/model_file.hpp"
-#include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "tests/fuzz/fuzz.hpp"
 

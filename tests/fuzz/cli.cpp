@@ -7,9 +7,10 @@
 //   - the error is one line: no newline, since the program prints it as "attend: error: <error>" and the docs promise
 //     one line on standard error;
 //   - a command to run comes with status 0 and no error; `train` without --resume has an output file.
+#include "apps/cli.hpp"
+
 #include <algorithm>
 
-#include "apps/cli.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
 using namespace attend::app;

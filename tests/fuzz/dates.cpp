@@ -10,11 +10,12 @@
 //   - the generator and the parser agree on the dates the fuzzer reaches: for a parsed date, every format renders a
 //     text whose readings include the date (with random choices seeded from the input), and generate() settles on a
 //     text whose one reading is the date (it throws std::logic_error when a format writes what the parser misreads).
+#include "models/dates.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <tuple>
 
-#include "models/dates.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
 using namespace attend::models::dates;

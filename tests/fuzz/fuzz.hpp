@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <unistd.h>
+#include <utf8proc.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -15,8 +16,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <utf8proc.h>
 
 namespace attend::fuzz {
 

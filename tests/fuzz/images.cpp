@@ -1,7 +1,7 @@
 // Fuzz target `images`: the digits task's inputs on arbitrary bytes — models/image.hpp parse_pgm (any size, and the
 // model's 12×64) and models/digits.hpp parse_digits (the text of digits.csv), both of which a user hands the program
-// (`attend predict --image`, `attend train --task digits --data`). A finding is a crash, hang, leak or sanitizer report,
-// an exception other than std::invalid_argument, and any of these broken promises:
+// (`attend predict --image`, `attend train --task digits --data`). A finding is a crash, hang, leak or sanitizer
+// report, an exception other than std::invalid_argument, and any of these broken promises:
 //   - parse_pgm: a message starts with the name it was given; an image holds height·width pixels, every one finite
 //     and in [0, 1], height and width > 0; with an expected size, the read succeeds exactly when the free read does
 //     and gives that size; pgm_bytes of the image reads back as the same image, up to its 255 levels (|Δ| ≤ 1/510),
@@ -41,13 +41,15 @@ void check_pgm(const std::string& bytes) {
   if (!image) return;
   check(image->height > 0 && image->width > 0 && image->pixels.size() == image->height * image->width,
         "parse_pgm: an image whose pixels are not height × width");
-  for (const float v : image->pixels) check(std::isfinite(v) && v >= 0.0f && v <= 1.0f, "parse_pgm: a pixel outside [0, 1]");
+  for (const float v : image->pixels)
+    check(std::isfinite(v) && v >= 0.0f && v <= 1.0f, "parse_pgm: a pixel outside [0, 1]");
   if (sized) check(sized->pixels == image->pixels, "parse_pgm: the sized read gives other pixels");
   const std::string written = pgm_bytes(*image);
   const std::optional<Image> back = read(written, image->height, image->width);
   check(back.has_value(), "parse_pgm refuses what pgm_bytes wrote");
   for (std::size_t k = 0; k < image->pixels.size(); ++k) {
-    check(std::fabs(back->pixels[k] - image->pixels[k]) <= 1.0f / 510 + 1e-6f, "pgm_bytes: a pixel moved by more than half a level");
+    check(std::fabs(back->pixels[k] - image->pixels[k]) <= 1.0f / 510 + 1e-6f,
+          "pgm_bytes: a pixel moved by more than half a level");
   }
   check(pgm_bytes(*back) == written, "pgm_bytes of a written image's read is not the same bytes");
 }
@@ -58,7 +60,8 @@ void check_digits(const std::string& text) {
     digits = parse_digits(text, "fuzz.csv");
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
-    check(what.rfind("fuzz.csv", 0) == 0, "parse_digits: a message that does not start with the name: " + printable(what));
+    check(what.rfind("fuzz.csv", 0) == 0,
+          "parse_digits: a message that does not start with the name: " + printable(what));
     return;
   }
   check(digits.size() > 0 && digits.pixels.size() == digits.labels.size(), "parse_digits: no digits, or uneven lists");

@@ -15,10 +15,11 @@
 //     tokens are the normal form's code points, and detokenize puts the normal form back (unless it holds "▁");
 //   - detokenize of any token list, valid UTF-8 or not, only inserts spaces between tokens (words) or turns "▁" into
 //     a space (characters).
+#include "models/pairs.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
-#include "models/pairs.hpp"
 #include "models/text.hpp"
 #include "tests/fuzz/fuzz.hpp"
 

@@ -1,9 +1,8 @@
 // Score functions, attention weights and the context vector: each equation against a loop written out by hand, masks,
 // errors, and the finite-difference gradient check of every score (models/attention.hpp).
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <memory>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/helpers.hpp"
 #include "models/attention.hpp"
@@ -19,7 +18,9 @@ namespace {
 constexpr std::size_t B = 2, S = 4, Q = 3, A_h = 5, A = 6;
 
 // v(row, col) of a 2-D parameter
-double at(const Parameter<double>& p, std::size_t r, std::size_t c) { return p.value.data()[r * p.value.shape()[1] + c]; }
+double at(const Parameter<double>& p, std::size_t r, std::size_t c) {
+  return p.value.data()[r * p.value.shape()[1] + c];
+}
 
 // the score e_bi written as the paper's formula, one term at a time
 double expected_score(Score<double>& score, const Tensor<double>& q, const Tensor<double>& h, std::size_t b,

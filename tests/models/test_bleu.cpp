@@ -2,10 +2,9 @@
 // clipping example, a brevity penalty, the closest reference length and its tie rule, a zero precision, empty and
 // very short outputs), the errors, and three corpora checked against NLTK's corpus_bleu: the numbers come from
 // tests/models/fixtures/bleu_nltk.py run with Debian's python3-nltk 3.8 (CI does not run it).
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <sstream>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/bleu.hpp"
 #include "tests/autograd/helpers.hpp"
@@ -123,10 +122,10 @@ BOOST_AUTO_TEST_CASE(reference_length_is_the_closest_one) {
   // holds it most: "the", "dog", "barks", "loudly" all occur: 4/4; "the dog", "dog barks" but not "barks loudly": 2/3;
   // "the dog barks" but not "dog barks loudly": 1/2. BLEU-3 = exp(−0.25) · (1 · 2/3 · 1/2)^(1/3)
   // = exp(−0.25) · (1/3)^(1/3) = 0.53999... (NLTK with weights (1/3, 1/3, 1/3): 0.5399903034156615.)
-  const BleuScore score = bleu_of(
-      {{"the dog barks loudly",
-        {"the dog is barking very loudly at the mailman", "the dog barks very loudly", "dogs bark"}}},
-      3);
+  const BleuScore score =
+      bleu_of({{"the dog barks loudly",
+                {"the dog is barking very loudly at the mailman", "the dog barks very loudly", "dogs bark"}}},
+              3);
   BOOST_TEST(score.reference_length == 5u);
   BOOST_TEST(score.matches == Counts({4, 2, 1}), boost::test_tools::per_element());
   BOOST_TEST(score.totals == Counts({4, 3, 2}), boost::test_tools::per_element());
@@ -151,9 +150,9 @@ BOOST_AUTO_TEST_CASE(a_tie_in_reference_length_goes_to_the_shorter) {
 BOOST_AUTO_TEST_CASE(no_match_of_one_order_gives_zero) {
   // The case above with N = 4: the one 4-gram, "the dog barks loudly", is in no reference, m_4 = 0, log p_4 = −∞, and
   // BLEU = 0 although p_1..p_3 are not (NLTK without smoothing: 7.2e-78, from its float_info.min stand-in for 0).
-  const BleuScore score = bleu_of(
-      {{"the dog barks loudly",
-        {"the dog is barking very loudly at the mailman", "the dog barks very loudly", "dogs bark"}}});
+  const BleuScore score =
+      bleu_of({{"the dog barks loudly",
+                {"the dog is barking very loudly at the mailman", "the dog barks very loudly", "dogs bark"}}});
   BOOST_TEST(score.matches == Counts({4, 2, 1, 0}), boost::test_tools::per_element());
   BOOST_TEST(score.precisions == std::vector<double>({1.0, 2.0 / 3, 0.5, 0.0}), boost::test_tools::per_element());
   BOOST_TEST(score.brevity_penalty == std::exp(-0.25), boost::test_tools::tolerance(1e-14));

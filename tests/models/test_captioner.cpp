@@ -1,9 +1,8 @@
 // The image captioner of the visual-attention chapter: patches, the encoders' equations, s_0 from the mean annotation,
 // the doubly stochastic regulariser, gradients of the whole model, its configuration, and decoding over a grid.
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/captioner.hpp"
 #include "models/vocabulary.hpp"
@@ -95,38 +94,38 @@ BOOST_AUTO_TEST_CASE(patches_are_cut_row_by_row_from_the_grid) {
 BOOST_AUTO_TEST_CASE(patch_annotations_are_the_projection_plus_the_position_embedding) {
   CaptionerConfig config = tiny(ImageEncoderKind::patches, nn::CellKind::gru);
   for (std::size_t hidden : {0u, 7u}) {
-  config.patch_hidden = hidden;
-  Captioner<double> model(config);
-  const ImageBatch<double> batch = tiny_batch<double>(config);
-  Tape<double> tape;
-  const Variable<double> a = model.annotate(tape, batch.images);
-  auto& encoder = static_cast<PatchEncoder<double>&>(*model.encoder);
-  const Tensor<double> x = extract_patches(batch.images, config);
-  const std::size_t L = 9, P = 16, A = 6;
-  BOOST_TEST_REQUIRE((a.shape() == Shape{2, L, A}));
-  BOOST_TEST_REQUIRE((encoder.W_h != nullptr) == (hidden > 0));
-  double worst = 0;
-  for (std::size_t b = 0; b < 2; ++b)
-    for (std::size_t i = 0; i < L; ++i) {
-      // the patch x_i, or with the hidden layer h_i = relu(W_h x_i + b_h)
-      std::vector<double> h(x.data() + (b * L + i) * P, x.data() + (b * L + i + 1) * P);
-      if (hidden) {
-        std::vector<double> relu_h(hidden);
-        for (std::size_t k = 0; k < hidden; ++k) {
-          double pre = encoder.W_h->b.value.data()[k];
-          for (std::size_t p = 0; p < P; ++p) pre += encoder.W_h->W.value.data()[k * P + p] * h[p];
-          relu_h[k] = std::max(0.0, pre);
+    config.patch_hidden = hidden;
+    Captioner<double> model(config);
+    const ImageBatch<double> batch = tiny_batch<double>(config);
+    Tape<double> tape;
+    const Variable<double> a = model.annotate(tape, batch.images);
+    auto& encoder = static_cast<PatchEncoder<double>&>(*model.encoder);
+    const Tensor<double> x = extract_patches(batch.images, config);
+    const std::size_t L = 9, P = 16, A = 6;
+    BOOST_TEST_REQUIRE((a.shape() == Shape{2, L, A}));
+    BOOST_TEST_REQUIRE((encoder.W_h != nullptr) == (hidden > 0));
+    double worst = 0;
+    for (std::size_t b = 0; b < 2; ++b)
+      for (std::size_t i = 0; i < L; ++i) {
+        // the patch x_i, or with the hidden layer h_i = relu(W_h x_i + b_h)
+        std::vector<double> h(x.data() + (b * L + i) * P, x.data() + (b * L + i + 1) * P);
+        if (hidden) {
+          std::vector<double> relu_h(hidden);
+          for (std::size_t k = 0; k < hidden; ++k) {
+            double pre = encoder.W_h->b.value.data()[k];
+            for (std::size_t p = 0; p < P; ++p) pre += encoder.W_h->W.value.data()[k * P + p] * h[p];
+            relu_h[k] = std::max(0.0, pre);
+          }
+          h = relu_h;
         }
-        h = relu_h;
+        for (std::size_t k = 0; k < A; ++k) {
+          // a_i = W_p h_i + b_p + P_i
+          double expected = encoder.W_p.b.value.data()[k] + encoder.P.value.data()[i * A + k];
+          for (std::size_t p = 0; p < h.size(); ++p) expected += encoder.W_p.W.value.data()[k * h.size() + p] * h[p];
+          worst = std::max(worst, std::abs(a.value().data()[(b * L + i) * A + k] - expected));
+        }
       }
-      for (std::size_t k = 0; k < A; ++k) {
-        // a_i = W_p h_i + b_p + P_i
-        double expected = encoder.W_p.b.value.data()[k] + encoder.P.value.data()[i * A + k];
-        for (std::size_t p = 0; p < h.size(); ++p) expected += encoder.W_p.W.value.data()[k * h.size() + p] * h[p];
-        worst = std::max(worst, std::abs(a.value().data()[(b * L + i) * A + k] - expected));
-      }
-    }
-  BOOST_TEST(worst < 1e-12);
+    BOOST_TEST(worst < 1e-12);
   }
 }
 
@@ -272,8 +271,9 @@ BOOST_AUTO_TEST_CASE(decoding_an_image_reports_attention_over_every_grid_positio
     }
   }
   // a wrong image size is named
-  BOOST_CHECK_EXCEPTION(decode(model, Tensor<float>(Shape{1, 8, 9})), std::invalid_argument,
-                        [](const std::invalid_argument& e) { return std::string(e.what()).find("(1,8,9)") != std::string::npos; });
+  BOOST_CHECK_EXCEPTION(
+      decode(model, Tensor<float>(Shape{1, 8, 9})), std::invalid_argument,
+      [](const std::invalid_argument& e) { return std::string(e.what()).find("(1,8,9)") != std::string::npos; });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

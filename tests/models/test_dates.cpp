@@ -3,10 +3,9 @@
 // on: every generated source has exactly one reading, the generated date, in at most 40 code points, over tens of
 // thousands of examples that use every format. Then splits (deterministic, disjoint by date), alphabets and scores.
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <map>
 #include <set>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/dates.hpp"
 #include "models/vocabulary.hpp"
@@ -99,9 +98,9 @@ BOOST_AUTO_TEST_CASE(iso_round_trip_and_rejections) {
     }
   }
   BOOST_TEST(count == 73049u);
-  for (const char* bad : {"", "2018-5-09", "2018-05-9", "2018/05/09", " 2018-05-09", "2018-05-09 ", "2018-02-30",
-                          "2100-01-01", "1899-12-31", "2018-13-01", "2018-00-10", "+018-05-09", "2018-05-0a",
-                          "20180509", "09-05-2018"}) {
+  for (const char* bad :
+       {"", "2018-5-09", "2018-05-9", "2018/05/09", " 2018-05-09", "2018-05-09 ", "2018-02-30", "2100-01-01",
+        "1899-12-31", "2018-13-01", "2018-00-10", "+018-05-09", "2018-05-0a", "20180509", "09-05-2018"}) {
     BOOST_TEST(!from_iso(bad).has_value(), "from_iso accepted \"" << bad << "\"");
   }
 }
@@ -210,12 +209,12 @@ BOOST_AUTO_TEST_CASE(parse_readings_of_hand_written_texts) {
   readings_are("22ND MAY 2018", {{2018, 5, 22}});
   readings_are("Samstag, 9. Mai 2018", {{2018, 5, 9}});
   readings_are("miércoles, 22 de sept. de 2018", {{2018, 9, 22}});
-  readings_are("mar. 9 mars 2018", {{2018, 3, 9}});  // "mar" is Tuesday here, not March
-  readings_are("Mar 9, 2018", {{2018, 3, 9}});       // and March here
+  readings_are("mar. 9 mars 2018", {{2018, 3, 9}});                       // "mar" is Tuesday here, not March
+  readings_are("Mar 9, 2018", {{2018, 3, 9}});                            // and March here
   readings_are("09.05.18", {{2009, 5, 18}, {2018, 5, 9}, {2018, 9, 5}});  // Y.M.D, D.M.Y, M.D.Y
   readings_are("25/05/88", {{1988, 5, 25}});
   readings_are("1/2/69", {{1969, 1, 2}, {1969, 2, 1}});  // a 1-digit number is never a year
-  readings_are("9 May 68", {{2068, 5, 9}});             // the pivot: 68 → 2068, 69 → 1969
+  readings_are("9 May 68", {{2068, 5, 9}});              // the pivot: 68 → 2068, 69 → 1969
   readings_are("9 May 69", {{1969, 5, 9}});
   readings_are("09 May 18", {{2009, 5, 18}, {2018, 5, 9}});
   readings_are("2018-05-09", {{2018, 5, 9}});

@@ -1,11 +1,10 @@
 // The decoders and the encoder–decoder model: finite-difference gradient checks of decoding steps for every decoder,
 // score, cell and encoder shape; teacher forcing; masking of padded sources; the model configuration's JSON form; and
 // that each decoder can fit a tiny batch (models/decoder.hpp, models/seq2seq.hpp).
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/helpers.hpp"
 #include "models/seq2seq.hpp"
@@ -33,7 +32,8 @@ const StepCase step_cases[] = {
     {"vanilla gru", DecoderKind::vanilla, ScoreKind::additive, nn::CellKind::gru, 1, 1, true},
     {"vanilla lstm bidirectional", DecoderKind::vanilla, ScoreKind::additive, nn::CellKind::lstm, 1, 2, true},
     {"bahdanau gru", DecoderKind::bahdanau, ScoreKind::additive, nn::CellKind::gru, 1, 1, true},
-    {"bahdanau lstm 2 layers bidirectional", DecoderKind::bahdanau, ScoreKind::additive, nn::CellKind::lstm, 2, 2, true},
+    {"bahdanau lstm 2 layers bidirectional", DecoderKind::bahdanau, ScoreKind::additive, nn::CellKind::lstm, 2, 2,
+     true},
     {"bahdanau rnn", DecoderKind::bahdanau, ScoreKind::additive, nn::CellKind::rnn_tanh, 1, 1, true},
     {"luong dot gru", DecoderKind::luong, ScoreKind::dot, nn::CellKind::gru, 1, 1, true},
     {"luong general gru bidirectional", DecoderKind::luong, ScoreKind::general, nn::CellKind::gru, 1, 2, true},
@@ -78,7 +78,8 @@ Batch tiny_batch() {
   const std::vector<std::vector<std::int64_t>> sources{{4, 5, 6, 7}, {8, 4}, {5, 5, 6}, {7}};
   std::vector<std::vector<std::int64_t>> targets;
   for (const auto& s : sources) targets.emplace_back(s.rbegin(), s.rend());
-  for (auto& t : targets) for (auto& y : t) y = 3 + (y % 5);
+  for (auto& t : targets)
+    for (auto& y : t) y = 3 + (y % 5);
   return make_batch(sources, targets);
 }
 
@@ -99,7 +100,8 @@ BOOST_AUTO_TEST_CASE(two_decoding_steps_match_finite_differences) {
         nn::RecurrentOutput<double> encoded;
         encoded.outputs = in[0];
         for (std::size_t k = 0; k < finals; ++k) encoded.h_final.push_back(in[1 + k]);
-        if (lstm) for (std::size_t k = 0; k < finals; ++k) encoded.c_final.push_back(in[1 + finals + k]);
+        if (lstm)
+          for (std::size_t k = 0; k < finals; ++k) encoded.c_final.push_back(in[1 + finals + k]);
         SourceMemory<double> memory = decoder->memory(encoded, {3, 2});
         DecoderState<double> state = decoder->initial_state(encoded);
         Ids y1(Shape{B}, {1, 1});
@@ -226,10 +228,9 @@ BOOST_AUTO_TEST_CASE(parameters_are_named_by_module_and_equation) {
   Seq2seq<float> model(config);
   std::vector<std::string> names;
   for (auto& [name, p] : model.parameters()) names.push_back(name);
-  for (const char* expected :
-       {"encoder.embedding.W", "encoder.rnn.layers.0.backward.W_hh", "decoder.embedding.W", "decoder.cells.0.W_ih",
-        "decoder.bridge.0.W", "decoder.bridge_c.0.b", "decoder.output.W", "decoder.score.W_a", "decoder.score.v_a",
-        "decoder.W_c"}) {
+  for (const char* expected : {"encoder.embedding.W", "encoder.rnn.layers.0.backward.W_hh", "decoder.embedding.W",
+                               "decoder.cells.0.W_ih", "decoder.bridge.0.W", "decoder.bridge_c.0.b", "decoder.output.W",
+                               "decoder.score.W_a", "decoder.score.v_a", "decoder.W_c"}) {
     BOOST_TEST((std::find(names.begin(), names.end(), expected) != names.end()), expected << " is missing");
   }
   // the same configuration (seed included) gives the same weights; another seed, other weights

@@ -1,11 +1,10 @@
 // The visual-attention chapter's data: the digits file, the split, the composer of captioning images, and PGM files.
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/digits.hpp"
 #include "models/image.hpp"
@@ -68,7 +67,8 @@ BOOST_AUTO_TEST_CASE(parsing_reads_pixels_and_labels_and_names_bad_lines) {
   BOOST_TEST(pool.labels[7] == 7);
   expect_error([] { parse_digits(line_of(0, 1) + "\n1,2,3\n", "d.csv"); }, {"d.csv:2:", "3 fields", "expected 65"});
   expect_error([] { parse_digits(line_of(0, 1) + ",4\n", "d.csv"); }, {"d.csv:1:", "more than 65 fields"});
-  expect_error([] { parse_digits("x" + line_of(0, 1) + "\n", "d.csv"); }, {"d.csv:1:", "field 1", "not a whole number"});
+  expect_error([] { parse_digits("x" + line_of(0, 1) + "\n", "d.csv"); },
+               {"d.csv:1:", "field 1", "not a whole number"});
   expect_error([] { parse_digits("17" + line_of(0, 1).substr(1) + "\n", "d.csv"); }, {"d.csv:1:", "pixel 1 is 17"});
   expect_error([] { parse_digits(line_of(0, 10) + "\n", "d.csv"); }, {"d.csv:1:", "label 10"});
   expect_error([] { parse_digits("\n\n", "d.csv"); }, {"d.csv", "no digits"});
@@ -101,7 +101,8 @@ BOOST_AUTO_TEST_CASE(the_split_is_disjoint_complete_and_seeded) {
   BOOST_TEST(!(a.test.pixels == c.test.pixels));
   // every digit image lands in exactly one part: the multiset of images is the file's
   std::multiset<std::array<std::uint8_t, 64>> all(digits.pixels.begin(), digits.pixels.end()), parts;
-  for (const DigitImages* part : {&a.train, &a.validation, &a.test}) parts.insert(part->pixels.begin(), part->pixels.end());
+  for (const DigitImages* part : {&a.train, &a.validation, &a.test})
+    parts.insert(part->pixels.begin(), part->pixels.end());
   BOOST_TEST((all == parts));
   expect_error([&] { split_digits(digits, 1000, 797, 1); }, {"split_digits", "leave none"});
 }
@@ -162,7 +163,8 @@ BOOST_AUTO_TEST_CASE(composing_is_deterministic_and_noise_stays_in_range) {
   options.noise = 0;
   options.min_gap = options.max_gap = 0;  // touching digits: each digit starts where the previous ends
   for (const Composed& touching : compose_many(pool, options, 20, 5)) {
-    for (std::size_t i = 1; i < touching.columns.size(); ++i) BOOST_TEST(touching.columns[i] == touching.columns[i - 1] + 8);
+    for (std::size_t i = 1; i < touching.columns.size(); ++i)
+      BOOST_TEST(touching.columns[i] == touching.columns[i - 1] + 8);
   }
 }
 
@@ -188,9 +190,8 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(pgm)
 
 BOOST_AUTO_TEST_CASE(binary_and_plain_files_read_the_same_image) {
-  const Image binary = parse_pgm(std::string("P5\n# a comment\n3 2\n255\n") + '\x00' + '\xff' + '\x33' + '\x66' +
-                                     '\x99' + '\xcc',
-                                 "b.pgm");
+  const Image binary = parse_pgm(
+      std::string("P5\n# a comment\n3 2\n255\n") + '\x00' + '\xff' + '\x33' + '\x66' + '\x99' + '\xcc', "b.pgm");
   const Image plain = parse_pgm("P2\n3 2 255\n0 255 51\n# comment\n102 153 204\n", "p.pgm");
   BOOST_TEST(binary.height == 2u);
   BOOST_TEST(binary.width == 3u);
@@ -211,7 +212,8 @@ BOOST_AUTO_TEST_CASE(write_then_read_gives_the_image_back_to_within_rounding) {
   const Image back = read_pgm(path, options.height, options.width);
   std::remove(path.c_str());
   BOOST_TEST_REQUIRE(back.pixels.size() == c.image.pixels.size());
-  for (std::size_t i = 0; i < back.pixels.size(); ++i) BOOST_TEST(std::abs(back.pixels[i] - c.image.pixels[i]) <= 0.5f / 255 + 1e-6f);
+  for (std::size_t i = 0; i < back.pixels.size(); ++i)
+    BOOST_TEST(std::abs(back.pixels[i] - c.image.pixels[i]) <= 0.5f / 255 + 1e-6f);
 }
 
 BOOST_AUTO_TEST_CASE(bad_files_are_named_with_the_problem) {
@@ -236,8 +238,10 @@ BOOST_AUTO_TEST_CASE(bad_files_are_named_with_the_problem) {
 // A header may claim a billion pixels of a file that holds a few: the error comes before 4 GB are allocated for them
 // (found by reading the code for the `images` fuzz target, whose allocations are capped at 1 GiB).
 BOOST_AUTO_TEST_CASE(a_huge_header_over_a_short_file_is_truncated_not_allocated) {
-  expect_error([] { parse_pgm("P5\n32768 32768\n255\nabc", "big.pgm"); }, {"big.pgm", "truncated: 3 of 1073741824 pixels"});
-  expect_error([] { parse_pgm("P2\n32768 32768\n255\n1 2 3", "big.pgm"); }, {"big.pgm", "truncated: 3 of 1073741824 pixels"});
+  expect_error([] { parse_pgm("P5\n32768 32768\n255\nabc", "big.pgm"); },
+               {"big.pgm", "truncated: 3 of 1073741824 pixels"});
+  expect_error([] { parse_pgm("P2\n32768 32768\n255\n1 2 3", "big.pgm"); },
+               {"big.pgm", "truncated: 3 of 1073741824 pixels"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,13 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/pairs.hpp"
 #include "models/text.hpp"
@@ -56,9 +55,13 @@ BOOST_AUTO_TEST_CASE(normalisation_lower_cases_composes_and_maps_spaces) {
   // "e" + U+0301 COMBINING ACUTE ACCENT is composed into U+00E9 (NFC): one character, equal to the precomposed form
   BOOST_TEST(normalize_text("cafe\xCC\x81") == "caf\xC3\xA9");
   // U+00A0, U+202F (before French "?"), U+3000, tabs and runs of spaces: one U+0020; none at the ends
-  BOOST_TEST(normalize_text("  a\xC2\xA0" "b\xE2\x80\xAF?\t\xE3\x80\x80" "c  ") == "a b ? c");
+  BOOST_TEST(normalize_text("  a\xC2\xA0"
+                            "b\xE2\x80\xAF?\t\xE3\x80\x80"
+                            "c  ") == "a b ? c");
   // U+200B ZERO WIDTH SPACE and U+00AD SOFT HYPHEN vanish; U+200D ZERO WIDTH JOINER (Indic scripts) stays
-  BOOST_TEST(normalize_text("ab\xE2\x80\x8B" "c\xC2\xAD" "d") == "abcd");
+  BOOST_TEST(normalize_text("ab\xE2\x80\x8B"
+                            "c\xC2\xAD"
+                            "d") == "abcd");
   BOOST_TEST(normalize_text("\xE0\xA4\x95\xE2\x80\x8D") == "\xE0\xA4\x95\xE2\x80\x8D");
   // the typographic apostrophe becomes "'"
   BOOST_TEST(normalize_text("Don\xE2\x80\x99t") == "don't");
@@ -69,12 +72,12 @@ BOOST_AUTO_TEST_CASE(normalisation_lower_cases_composes_and_maps_spaces) {
 BOOST_AUTO_TEST_CASE(words_split_off_punctuation_but_keep_apostrophes_hyphens_and_numbers) {
   BOOST_TEST(words("¿Dónde está la biblioteca?") == Strings({"¿", "dónde", "está", "la", "biblioteca", "?"}),
              boost::test_tools::per_element());
-  BOOST_TEST(words("I don't know, Tom's well-known.") ==
-                 Strings({"i", "don't", "know", ",", "tom's", "well-known", "."}),
-             boost::test_tools::per_element());
-  BOOST_TEST(words("L\xE2\x80\x99homme a 3.5 kg, 1,000 $!") ==
-                 Strings({"l'homme", "a", "3.5", "kg", ",", "1,000", "$", "!"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      words("I don't know, Tom's well-known.") == Strings({"i", "don't", "know", ",", "tom's", "well-known", "."}),
+      boost::test_tools::per_element());
+  BOOST_TEST(
+      words("L\xE2\x80\x99homme a 3.5 kg, 1,000 $!") == Strings({"l'homme", "a", "3.5", "kg", ",", "1,000", "$", "!"}),
+      boost::test_tools::per_element());
   // quotes at a word's edge are tokens; a hyphen or dot not between two word characters too
   BOOST_TEST(words("'Yes' - \"no\"... (maybe)") ==
                  Strings({"'", "yes", "'", "-", "\"", "no", "\"", ".", ".", ".", "(", "maybe", ")"}),
@@ -85,9 +88,9 @@ BOOST_AUTO_TEST_CASE(words_split_off_punctuation_but_keep_apostrophes_hyphens_an
 }
 
 BOOST_AUTO_TEST_CASE(characters_are_code_points_with_a_space_token) {
-  BOOST_TEST(tokenize("私は 学生です。", Tokenization::characters) ==
-                 Strings({"私", "は", "▁", "学", "生", "で", "す", "。"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      tokenize("私は 学生です。", Tokenization::characters) == Strings({"私", "は", "▁", "学", "生", "で", "す", "。"}),
+      boost::test_tools::per_element());
   BOOST_TEST(tokenize("AB  c", Tokenization::characters) == Strings({"a", "b", "▁", "c"}),
              boost::test_tools::per_element());
   BOOST_TEST(detokenize({"私", "は", "▁", "学"}, Tokenization::characters) == "私は 学");
@@ -135,8 +138,8 @@ BOOST_AUTO_TEST_CASE(reads_pairs_in_either_direction) {
 BOOST_AUTO_TEST_CASE(bom_crlf_blank_lines_and_extra_columns) {
   Scratch scratch;
   // BOM, CR LF endings, a blank line, manythings' third (attribution) column, no newline at the end
-  const std::string path =
-      scratch.write("x.tsv", "\xEF\xBB\xBFGo.\tVe.\r\n\r\nHi.\tHola.\tCC-BY 2.0 (France) Attribution: tatoeba.org\r\nOk.\tVale.");
+  const std::string path = scratch.write(
+      "x.tsv", "\xEF\xBB\xBFGo.\tVe.\r\n\r\nHi.\tHola.\tCC-BY 2.0 (France) Attribution: tatoeba.org\r\nOk.\tVale.");
   const PairFile file = read_pair_file(path);
   BOOST_REQUIRE(file.pairs.size() == 3u);
   BOOST_TEST(file.pairs[0].source == "Go.");
@@ -149,7 +152,8 @@ BOOST_AUTO_TEST_CASE(file_errors_name_the_file) {
   Scratch scratch;
   BOOST_CHECK_EXCEPTION(read_pair_file(scratch.dir + "/missing.tsv"), std::invalid_argument,
                         message_has({"missing.tsv", "cannot open", "No such file"}));
-  BOOST_CHECK_EXCEPTION(read_pair_file(scratch.dir), std::invalid_argument, message_has({scratch.dir, "is a directory"}));
+  BOOST_CHECK_EXCEPTION(read_pair_file(scratch.dir), std::invalid_argument,
+                        message_has({scratch.dir, "is a directory"}));
   BOOST_CHECK_EXCEPTION(read_pair_file(scratch.write("empty.tsv", "")), std::invalid_argument,
                         message_has({"empty.tsv", "empty file"}));
   BOOST_CHECK_EXCEPTION(read_pair_file(scratch.write("blank.tsv", "\n\n  \n")), std::invalid_argument,
@@ -172,7 +176,8 @@ BOOST_AUTO_TEST_CASE(bad_lines_name_file_and_line_or_are_skipped_and_counted) {
                         message_has({"empty-side.tsv:2: ", "empty sentence"}));
   PairReadOptions skip;
   skip.skip_bad_lines = true;
-  const PairFile file = read_pair_file(scratch.write("mixed.tsv", "Go.\tVe.\nbad\nNi\xF1o.\tx\nOk.\tVale.\n\tx\n"), skip);
+  const PairFile file =
+      read_pair_file(scratch.write("mixed.tsv", "Go.\tVe.\nbad\nNi\xF1o.\tx\nOk.\tVale.\n\tx\n"), skip);
   BOOST_TEST(file.pairs.size() == 2u);
   BOOST_TEST(file.skipped == 3u);
   BOOST_TEST(file.pairs[1].line == 4u);
@@ -226,9 +231,9 @@ BOOST_AUTO_TEST_CASE(split_by_distinct_source_keeps_all_references) {
       }
     }
   }
-  if (!found) BOOST_TEST(std::count_if(data.train.begin(), data.train.end(), [](const TokenPair& p) {
-                           return join_tokens(p.source) == "go .";
-                         }) == 3);
+  if (!found)
+    BOOST_TEST(std::count_if(data.train.begin(), data.train.end(),
+                             [](const TokenPair& p) { return join_tokens(p.source) == "go ."; }) == 3);
   // same seed, same split; training pairs stay in file order
   const TranslationData again = make_translation_data(file, options);
   BOOST_TEST(join_tokens(again.test[0].source) == join_tokens(data.test[0].source));
@@ -262,7 +267,8 @@ BOOST_AUTO_TEST_CASE(seeds_change_the_split) {
 BOOST_AUTO_TEST_CASE(max_words_filters_word_sides_only) {
   Scratch scratch;
   const std::string path = scratch.write(
-      "eng-jpn.tsv", "One two three.\t一二三。\nOne two three four five.\t一二三四五。\nA b.\tあいうえおかきくけこさしすせそ。\n");
+      "eng-jpn.tsv",
+      "One two three.\t一二三。\nOne two three four five.\t一二三四五。\nA b.\tあいうえおかきくけこさしすせそ。\n");
   TranslationSplitOptions options;
   options.test_size = 0;
   options.validation_size = 0;
@@ -323,13 +329,16 @@ BOOST_AUTO_TEST_CASE(real_tatoeba_spanish_english) {
   BOOST_TEST(held_out.size() == 3000u);
   BOOST_TEST(references > 3000u);  // some sources have several translations
   for (const auto& p : data.train) {
-    if (held_out.count(join_tokens(p.source)) != 0) BOOST_FAIL("training source " << join_tokens(p.source) << " is held out");
+    if (held_out.count(join_tokens(p.source)) != 0)
+      BOOST_FAIL("training source " << join_tokens(p.source) << " is held out");
   }
-  const Vocabulary target = build_vocabulary([&] {
-    std::vector<Strings> sentences;
-    for (const auto& p : data.train) sentences.push_back(p.target);
-    return sentences;
-  }(), 2);
+  const Vocabulary target = build_vocabulary(
+      [&] {
+        std::vector<Strings> sentences;
+        for (const auto& p : data.train) sentences.push_back(p.target);
+        return sentences;
+      }(),
+      2);
   BOOST_TEST(target.contains("library"));
   BOOST_TEST(target.id(".") == 4);  // the most frequent English token
 }

@@ -1,11 +1,10 @@
 // Greedy decoding and beam search: width 1 equals greedy exactly, a wide beam finds the exact best output of a tiny
 // model (checked against enumerating every output), batching does not change a sentence's result, and the attention
 // rows that come back are distributions over the real source positions (models/search.hpp).
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/helpers.hpp"
 #include "models/search.hpp"

@@ -2,9 +2,8 @@
 // examples from the same seed, padded batches, spelling, exact match per length, the float → double copy of a model,
 // and the shared training loop, which must learn a tiny copy task and repeat itself exactly.
 #include <algorithm>
-#include <set>
-
 #include <boost/test/unit_test.hpp>
+#include <set>
 
 #include "models/search.hpp"
 #include "models/sequences.hpp"

@@ -4,8 +4,11 @@
 // wrong shapes and non-finite weights are errors that name the problem; the atomic write creates and replaces files and
 // leaves nothing behind when it fails. The line chart: well-formed, one polyline per series, a legend with every name,
 // nice ticks that cover the data, points placed monotonically, a given y range kept, and errors that name the problem.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -23,10 +26,6 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <unistd.h>
-
-#include <boost/test/unit_test.hpp>
 
 #include "models/svg.hpp"
 #include "tests/autograd/helpers.hpp"
@@ -697,8 +696,8 @@ BOOST_AUTO_TEST_CASE(line_chart_legend_names_every_series_escaped) {
 
 BOOST_AUTO_TEST_CASE(line_chart_tick_labels_cover_the_data_in_nice_steps) {
   const std::string svg = line_chart_svg(step_times());
-  for (const auto& [name, low, high] : {std::tuple<const char*, double, double>{"x-ticks", 8, 128},
-                                        {"y-ticks", 0.010, 0.190}}) {
+  for (const auto& [name, low, high] :
+       {std::tuple<const char*, double, double>{"x-ticks", 8, 128}, {"y-ticks", 0.010, 0.190}}) {
     const std::vector<double> ticks = text_numbers(svg, name);
     BOOST_TEST_REQUIRE(ticks.size() >= 3u, name);
     BOOST_TEST(ticks.size() <= 12u, name);

@@ -103,16 +103,16 @@ BOOST_AUTO_TEST_CASE(utf8_characters_rejects_malformed_sequences) {
                             message_has({"not valid UTF-8 at byte " + std::to_string(byte), reason}));
     }
   };
-  fails_at("ab\x80", 2, "continuation byte");             // continuation byte with no lead
-  fails_at("a\xFF", 1, "cannot start");                   // never valid
-  fails_at("\xF5\x80\x80\x80", 0, "cannot start");        // would be above U+10FFFF
-  fails_at("ao\xC3", 2, "truncated");                     // end of text inside a sequence
-  fails_at("a\xE6\x97x", 1, "truncated");                 // a 3-byte sequence cut by an ASCII byte
-  fails_at("\xC0\xAF", 0, "overlong");                    // '/' in 2 bytes
-  fails_at("x\xE0\x80\xAF", 1, "overlong");               // '/' in 3 bytes
-  fails_at("\xF0\x80\x80\xAF", 0, "overlong");            // '/' in 4 bytes
-  fails_at("ok\xED\xA0\x80", 2, "surrogate");             // U+D800
-  fails_at("\xF4\x90\x80\x80", 0, "beyond U+10FFFF");     // U+110000
+  fails_at("ab\x80", 2, "continuation byte");          // continuation byte with no lead
+  fails_at("a\xFF", 1, "cannot start");                // never valid
+  fails_at("\xF5\x80\x80\x80", 0, "cannot start");     // would be above U+10FFFF
+  fails_at("ao\xC3", 2, "truncated");                  // end of text inside a sequence
+  fails_at("a\xE6\x97x", 1, "truncated");              // a 3-byte sequence cut by an ASCII byte
+  fails_at("\xC0\xAF", 0, "overlong");                 // '/' in 2 bytes
+  fails_at("x\xE0\x80\xAF", 1, "overlong");            // '/' in 3 bytes
+  fails_at("\xF0\x80\x80\xAF", 0, "overlong");         // '/' in 4 bytes
+  fails_at("ok\xED\xA0\x80", 2, "surrogate");          // U+D800
+  fails_at("\xF4\x90\x80\x80", 0, "beyond U+10FFFF");  // U+110000
 }
 
 BOOST_AUTO_TEST_SUITE_END()

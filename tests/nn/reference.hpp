@@ -4,7 +4,6 @@
 
 #include <string>
 #include <vector>
-
 #include <xtensor/xnpy.hpp>
 
 #include "autograd/tensor.hpp"

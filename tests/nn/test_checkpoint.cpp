@@ -276,9 +276,14 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(round_trip_is_bit_exact, T, float_types) {
   T nan_with_payload;
   const std::uint64_t payload_bits = sizeof(T) == 4 ? 0x7fc01234u : 0x7ff8000000001234u;
   std::memcpy(&nan_with_payload, &payload_bits, sizeof(T));
-  const T special[] = {nan_with_payload, T(-0.0), std::numeric_limits<T>::infinity(),
-                       -std::numeric_limits<T>::infinity(), std::numeric_limits<T>::denorm_min(),
-                       std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest(), T(0.1)};
+  const T special[] = {nan_with_payload,
+                       T(-0.0),
+                       std::numeric_limits<T>::infinity(),
+                       -std::numeric_limits<T>::infinity(),
+                       std::numeric_limits<T>::denorm_min(),
+                       std::numeric_limits<T>::max(),
+                       std::numeric_limits<T>::lowest(),
+                       T(0.1)};
   std::copy(std::begin(special), std::end(special), saved.embed.W.value.data());
 
   nn::save_checkpoint(path, saved.parameters(), {{"step", 7}});
@@ -333,8 +338,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(extra_tensors_round_trip, T, float_types) {
   // listed in the order written, with safetensors' dtype names and byte ranges
   const std::vector<nn::CheckpointTensor> listed = nn::list_checkpoint(path);
   const std::string dtype = sizeof(T) == 4 ? "F32" : "F64";
-  const std::vector<std::string> names = {"embed.W", "encoder.W", "encoder.b", "optimizer.step", "optimizer.embed.W.m",
-                                          "optimizer.empty"};
+  const std::vector<std::string> names = {"embed.W",        "encoder.W",           "encoder.b",
+                                          "optimizer.step", "optimizer.embed.W.m", "optimizer.empty"};
   const std::vector<std::vector<std::uint64_t>> shapes = {{5, 3}, {4, 3}, {4}, {}, {5, 3}, {0}};
   BOOST_TEST_REQUIRE(listed.size() == names.size());
   std::uint64_t offset = 0;
@@ -465,9 +470,14 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
     return [change](const std::string& path) { edit(path, [&](RawFile& raw) { change(raw.header); }); };
   };
   const std::vector<Corruption> cases = {
-      {"empty file", [](const std::string& path) { write_file(path, {}); },
+      {"empty file",
+       [](const std::string& path) { write_file(path, {}); },
        {"the file is 0 bytes long, shorter than the 8-byte header length"}},
-      {"5 bytes", [](const std::string& path) { write_file(path, {1, 2, 3, 4, 5}); }, {"the file is 5 bytes long"}},
+      {"5 bytes",
+       [](const std::string& path) {
+         write_file(path, {1, 2, 3, 4, 5});
+       },
+       {"the file is 5 bytes long"}},
       {"header length past the end",
        [](const std::string& path) {
          Bytes bytes = read_file(path);
@@ -490,29 +500,51 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
          write_file(path, bytes);
        },
        {"the header is not valid JSON"}},
-      {"header is a JSON array", [](const std::string& path) { write_raw(path, "[1, 2]", read_raw(path).data); },
+      {"header is a JSON array",
+       [](const std::string& path) { write_raw(path, "[1, 2]", read_raw(path).data); },
        {"the header is not a JSON object"}},
-      {"header starts with a space", [](const std::string& path) { write_raw(path, " {}", read_raw(path).data); },
+      {"header starts with a space",
+       [](const std::string& path) { write_raw(path, " {}", read_raw(path).data); },
        {"the header is not a JSON object"}},
-      {"entry not an object", header_edit([](auto& h) { h["encoder.W"] = 3; }),
+      {"entry not an object",
+       header_edit([](auto& h) { h["encoder.W"] = 3; }),
        {"tensor 'encoder.W': its header entry is not a JSON object"}},
-      {"no dtype", header_edit([](auto& h) { h["encoder.W"].erase("dtype"); }),
+      {"no dtype",
+       header_edit([](auto& h) { h["encoder.W"].erase("dtype"); }),
        {"tensor 'encoder.W' has no \"dtype\""}},
-      {"unknown dtype", header_edit([](auto& h) { h["encoder.W"]["dtype"] = "Q4"; }),
+      {"unknown dtype",
+       header_edit([](auto& h) { h["encoder.W"]["dtype"] = "Q4"; }),
        {"tensor 'encoder.W' has unknown dtype 'Q4'"}},
-      {"negative dimension", header_edit([](auto& h) { h["encoder.W"]["shape"] = {-4, 3}; }),
+      {"negative dimension",
+       header_edit([](auto& h) {
+         h["encoder.W"]["shape"] = {-4, 3};
+       }),
        {"tensor 'encoder.W' has no \"shape\" list of non-negative integers"}},
-      {"fractional dimension", header_edit([](auto& h) { h["encoder.W"]["shape"] = {4.0, 3}; }),
+      {"fractional dimension",
+       header_edit([](auto& h) {
+         h["encoder.W"]["shape"] = {4.0, 3};
+       }),
        {"tensor 'encoder.W' has no \"shape\""}},
-      {"shape not a list", header_edit([](auto& h) { h["encoder.W"]["shape"] = "4x3"; }),
+      {"shape not a list",
+       header_edit([](auto& h) { h["encoder.W"]["shape"] = "4x3"; }),
        {"tensor 'encoder.W' has no \"shape\""}},
-      {"data_offsets not a pair", header_edit([](auto& h) { h["encoder.W"]["data_offsets"] = {60}; }),
+      {"data_offsets not a pair",
+       header_edit([](auto& h) { h["encoder.W"]["data_offsets"] = {60}; }),
        {"tensor 'encoder.W' has no \"data_offsets\" pair"}},
-      {"data_offsets reversed", header_edit([](auto& h) { h["encoder.W"]["data_offsets"] = {108, 60}; }),
+      {"data_offsets reversed",
+       header_edit([](auto& h) {
+         h["encoder.W"]["data_offsets"] = {108, 60};
+       }),
        {"tensor 'encoder.W' has data_offsets [108, 60]: begin is past end"}},
-      {"data_offsets disagree with dtype and shape", header_edit([](auto& h) { h["encoder.W"]["shape"] = {4, 2}; }),
+      {"data_offsets disagree with dtype and shape",
+       header_edit([](auto& h) {
+         h["encoder.W"]["shape"] = {4, 2};
+       }),
        {"tensor 'encoder.W' has data_offsets [60, 108] (48 bytes), but dtype F32 and shape (4,2) need 32 bytes"}},
-      {"shape too large to address", header_edit([](auto& h) { h["encoder.W"]["shape"] = {1ULL << 62, 4}; }),
+      {"shape too large to address",
+       header_edit([](auto& h) {
+         h["encoder.W"]["shape"] = {1ULL << 62, 4};
+       }),
        {"tensor 'encoder.W' has shape (4611686018427387904,4), too large"}},
       {"data_offsets past the end",
        header_edit([](auto& h) {
@@ -520,7 +552,10 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
          h["encoder.b"]["data_offsets"] = {108, 128};
        }),
        {"tensor 'encoder.b' has data_offsets [108, 128], past the end of the data (124 bytes)"}},
-      {"overlapping tensors", header_edit([](auto& h) { h["encoder.W"]["data_offsets"] = {56, 104}; }),
+      {"overlapping tensors",
+       header_edit([](auto& h) {
+         h["encoder.W"]["data_offsets"] = {56, 104};
+       }),
        {"tensors 'embed.W' and 'encoder.W' overlap"}},
       {"gap before a tensor",
        [](const std::string& path) {
@@ -530,13 +565,19 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
          });
        },
        {"tensor 'encoder.b' starts at byte 112 of the data, leaving 4 unused bytes before it"}},
-      {"bytes after the data", [](const std::string& path) { edit(path, [](RawFile& raw) { raw.data.resize(132); }); },
+      {"bytes after the data",
+       [](const std::string& path) { edit(path, [](RawFile& raw) { raw.data.resize(132); }); },
        {"the file has 8 bytes after the last tensor's data"}},
-      {"truncated data", [](const std::string& path) { fs::resize_file(path, fs::file_size(path) - 4); },
+      {"truncated data",
+       [](const std::string& path) { fs::resize_file(path, fs::file_size(path) - 4); },
        {"tensor 'encoder.b' has data_offsets [108, 124], past the end of the data (120 bytes): the file is truncated"}},
-      {"truncated inside the header", [](const std::string& path) { fs::resize_file(path, 40); },
+      {"truncated inside the header",
+       [](const std::string& path) { fs::resize_file(path, 40); },
        {"runs past the end of the file (40 bytes)"}},
-      {"shape mismatch", header_edit([](auto& h) { h["encoder.W"]["shape"] = {3, 4}; }),
+      {"shape mismatch",
+       header_edit([](auto& h) {
+         h["encoder.W"]["shape"] = {3, 4};
+       }),
        {"tensor 'encoder.W' has shape (3,4), the model expects (4,3)"}},
       {"missing tensor",
        [](const std::string& path) {
@@ -554,9 +595,11 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
          });
        },
        {"tensor 'head.W' is in the file but not in the model"}},
-      {"__metadata__ not a map of strings", header_edit([](auto& h) { h["__metadata__"]["step"] = 3; }),
+      {"__metadata__ not a map of strings",
+       header_edit([](auto& h) { h["__metadata__"]["step"] = 3; }),
        {"the header's __metadata__ must map names to strings, but 'step' holds 3"}},
-      {"metadata not JSON", header_edit([](auto& h) { h["__metadata__"]["attend"] = "{\"step\": "; }),
+      {"metadata not JSON",
+       header_edit([](auto& h) { h["__metadata__"]["attend"] = "{\"step\": "; }),
        {"__metadata__[\"attend\"] is not valid JSON"}},
   };
 
@@ -586,7 +629,7 @@ BOOST_AUTO_TEST_CASE(numbers_too_large_for_a_double_are_refused) {
   edit(in_metadata, [](RawFile& raw) { raw.header["__metadata__"]["attend"] = "{\"step\": 1e400}"; });
 
   for (const auto& file : {std::pair{in_header, "the header holds a number too large for a double"},
-                            std::pair{in_metadata, "__metadata__[\"attend\"] holds a number too large"}}) {
+                           std::pair{in_metadata, "__metadata__[\"attend\"] holds a number too large"}}) {
     const std::string& path = file.first;
     const std::string part = file.second;
     BOOST_TEST_CONTEXT("file " << path) {
@@ -649,9 +692,13 @@ BOOST_AUTO_TEST_CASE(bad_names_are_refused_before_anything_is_written) {
   const std::string path = folder / "model.safetensors";
   Net<float> net = make_net<float>(1);
   const Tensor<float> t{Shape{2}, 1.0f};
-  check_message(error_of([&] { nn::save_checkpoint(path, net.parameters(), nullptr, {{"embed.W", &t}}); }),
+  check_message(error_of([&] {
+                  nn::save_checkpoint(path, net.parameters(), nullptr, {{"embed.W", &t}});
+                }),
                 {"checkpoint " + path, "two tensors are named 'embed.W'"});
-  check_message(error_of([&] { nn::save_checkpoint(path, net.parameters(), nullptr, {{"__metadata__", &t}}); }),
+  check_message(error_of([&] {
+                  nn::save_checkpoint(path, net.parameters(), nullptr, {{"__metadata__", &t}});
+                }),
                 {"checkpoint " + path, "cannot be named '__metadata__'"});
   check_message(error_of([&] { nn::save_checkpoint(path, net.parameters(), std::string("\xff\xfe")); }),
                 {"checkpoint " + path, "cannot write the header as JSON"});

@@ -1,9 +1,8 @@
 // Module basics (nested parameter names, counts, zero_grad, train/eval) and the basic layers: Linear, Conv2d,
 // Embedding, Dropout and the loss wrappers. Gradient checks in double over every parameter and input; values against
 // hand-computed cases. PyTorch reference values for Linear and Embedding are in test_recurrent.cpp's fixtures.
-#include <cmath>
-
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 
 #include "nn/layers.hpp"
 #include "tests/autograd/helpers.hpp"
@@ -185,7 +184,8 @@ BOOST_AUTO_TEST_CASE(embedding_padding_row_is_zero_and_never_trained) {
   const double mean = xt::mean(big.W.value.flat())(), var = xt::variance(big.W.value.flat())();
   BOOST_TEST(std::abs(mean) < 0.1);
   BOOST_TEST(std::abs(var - 1.0) < 0.15);
-  BOOST_CHECK_EXCEPTION(nn::Embedding<float>(4, 2, rng, 4), std::invalid_argument, message_has({"Embedding", "padding_id 4"}));
+  BOOST_CHECK_EXCEPTION(nn::Embedding<float>(4, 2, rng, 4), std::invalid_argument,
+                        message_has({"Embedding", "padding_id 4"}));
 }
 
 BOOST_AUTO_TEST_CASE(embedding_gradients) {
@@ -220,8 +220,8 @@ BOOST_AUTO_TEST_CASE(loss_wrappers_match_the_ops) {
   const nn::CrossEntropyLoss ce{0, 0.1};
   BOOST_TEST(ce(logits, targets).value().item() == cross_entropy(logits, targets, 0, 0.1).value().item());
   const nn::NLLLoss nll{0};
-  BOOST_TEST(nll(log_softmax(logits, -1), targets).value().item() ==
-             cross_entropy(logits, targets, 0).value().item(), tt::tolerance(1e-14));
+  BOOST_TEST(nll(log_softmax(logits, -1), targets).value().item() == cross_entropy(logits, targets, 0).value().item(),
+             tt::tolerance(1e-14));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,9 @@
 // hand, schedules against hand-computed learning-rate sequences, a state round trip that must resume bit-identically,
 // and the error cases.
 #include <algorithm>
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -13,10 +16,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <boost/test/data/monomorphic.hpp>
-#include <boost/test/data/test_case.hpp>
-#include <boost/test/unit_test.hpp>
 
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
@@ -37,7 +36,7 @@ namespace {
 // Replaying PyTorch
 
 // The optimizer cases of make_optim_reference.py, with the same hyper-parameters (keep the two in step).
-const std::vector<std::string> pytorch_cases = {"sgd_momentum", "sgd_nesterov",      "sgd_dampening", "adam",
+const std::vector<std::string> pytorch_cases = {"sgd_momentum",      "sgd_nesterov", "sgd_dampening", "adam",
                                                 "adam_weight_decay", "adam_amsgrad", "adamw"};
 
 template <class T>
@@ -116,7 +115,7 @@ boost::test_tools::predicate_result close_to(const Tensor<T>& actual, const Tens
   std::size_t worst_index = 0;
   for (std::size_t i = 0; i < actual.size(); ++i) {
     const double a = static_cast<double>(actual.data()[i]), e = static_cast<double>(expected.data()[i]);
-    if (a == e) continue;  // includes 0 == 0
+    if (a == e) continue;                                          // includes 0 == 0
     const double excess = std::abs(a - e) / (rtol * std::abs(e));  // > 1: out of tolerance (NaN counts as a failure)
     if (!(excess <= 1.0)) {
       if (!(excess <= worst)) {
@@ -179,8 +178,8 @@ void replay_pytorch(const std::string& case_name) {
     if (!std::filesystem::exists(attend::testing::reference_path(folder, file))) continue;
     BOOST_TEST(close_to(*tensor, load_reference<T>(folder, file), rtol), name);
   }
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(ATTEND_SOURCE_DIR) +
-                                                               "/tests/reference/data/" + folder)) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(ATTEND_SOURCE_DIR) + "/tests/reference/data/" + folder)) {
     const std::string stem = entry.path().stem().string();
     if (stem.rfind("state_", 0) == 0) theirs.insert(stem);
   }
@@ -592,10 +591,13 @@ BOOST_AUTO_TEST_CASE(state_names_and_checkpoint_types) {
   Adam<float> adam(model.parameters(), o);
   std::vector<std::string> names;
   for (const auto& [name, tensor] : adam.state()) names.push_back(name);
-  const std::vector<std::string> expected = {
-      "optimizer.adam.step",       "optimizer.adam.exp_avg.W",        "optimizer.adam.exp_avg.v",
-      "optimizer.adam.exp_avg_sq.W", "optimizer.adam.exp_avg_sq.v", "optimizer.adam.max_exp_avg_sq.W",
-      "optimizer.adam.max_exp_avg_sq.v"};
+  const std::vector<std::string> expected = {"optimizer.adam.step",
+                                             "optimizer.adam.exp_avg.W",
+                                             "optimizer.adam.exp_avg.v",
+                                             "optimizer.adam.exp_avg_sq.W",
+                                             "optimizer.adam.exp_avg_sq.v",
+                                             "optimizer.adam.max_exp_avg_sq.W",
+                                             "optimizer.adam.max_exp_avg_sq.v"};
   BOOST_TEST(names == expected, boost::test_tools::per_element());
   // state() is what save_checkpoint takes as `extra`, state_slots() what load_checkpoint fills
   static_assert(std::is_same_v<decltype(adam.state()), NamedTensors<float>>);
@@ -690,8 +692,7 @@ BOOST_AUTO_TEST_CASE(invalid_hyper_parameters_throw) {
   BOOST_CHECK_EXCEPTION(adam(-0.1, 0.9, 0.999, 1e-8, 0), std::invalid_argument,
                         message_has({"Adam", "learning rate", "-0.1"}));
   BOOST_CHECK_EXCEPTION(adam(0.1, 1.0, 0.999, 1e-8, 0), std::invalid_argument, message_has({"Adam", "beta1", "1 "}));
-  BOOST_CHECK_EXCEPTION(adam(0.1, -0.1, 0.999, 1e-8, 0), std::invalid_argument,
-                        message_has({"Adam", "beta1", "-0.1"}));
+  BOOST_CHECK_EXCEPTION(adam(0.1, -0.1, 0.999, 1e-8, 0), std::invalid_argument, message_has({"Adam", "beta1", "-0.1"}));
   BOOST_CHECK_EXCEPTION(adam(0.1, 0.9, 1.5, 1e-8, 0), std::invalid_argument, message_has({"Adam", "beta2", "1.5"}));
   BOOST_CHECK_EXCEPTION(adam(0.1, 0.9, 0.999, -1e-8, 0), std::invalid_argument, message_has({"Adam", "eps", "-1e-08"}));
   BOOST_CHECK_EXCEPTION(adam(0.1, 0.9, 0.999, 1e-8, -1), std::invalid_argument,

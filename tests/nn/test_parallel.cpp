@@ -1,11 +1,10 @@
 // nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
 // weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, and
 // an exception in one shard leaves every gradient as it was. Chapter: docs/performance.md ("Threads").
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/autograd.hpp"
 #include "nn/layers.hpp"
@@ -110,19 +109,23 @@ BOOST_AUTO_TEST_CASE(fewer_rows_than_threads_and_forward_only) {
   Tape<double> tape;
   BOOST_TEST(std::fabs(loss - model.loss(tape, 0, 2).value().item()) < 1e-12);
   for (auto& [name, p] : model.parameters()) BOOST_TEST((p->grad.flat() == Tensor<double>(p->value.shape()).flat()));
-  BOOST_CHECK_THROW(parallel.step(0, [&](Tape<double>& t, std::size_t b, std::size_t e) {
-    return nn::ShardLoss<double>{model.loss(t, b, e), 1.0};
-  }), std::invalid_argument);
+  BOOST_CHECK_THROW(parallel.step(0,
+                                  [&](Tape<double>& t, std::size_t b, std::size_t e) {
+                                    return nn::ShardLoss<double>{model.loss(t, b, e), 1.0};
+                                  }),
+                    std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(an_exception_in_one_shard_changes_no_gradient) {
   Model model;
   for (auto& [name, p] : model.parameters()) p->zero_grad();
   nn::BatchParallel<double> parallel(2);
-  BOOST_CHECK_THROW(parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
-    if (begin > 0) throw std::runtime_error("shard failed");
-    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
-  }), std::runtime_error);
+  BOOST_CHECK_THROW(parallel.step(7,
+                                  [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+                                    if (begin > 0) throw std::runtime_error("shard failed");
+                                    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+                                  }),
+                    std::runtime_error);
   for (auto& [name, p] : model.parameters()) BOOST_TEST((p->grad.flat() == Tensor<double>(p->value.shape()).flat()));
   // and the pool still works afterwards
   parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {

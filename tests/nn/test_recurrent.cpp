@@ -5,6 +5,7 @@
 // layer_reference holds the PyTorch reference checks of the layers the encoder is built from (Linear, Embedding,
 // cross-entropy with padding).
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -12,8 +13,6 @@
 #include <utility>
 #include <variant>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "autograd/autograd.hpp"
 #include "autograd/helpers.hpp"
@@ -55,8 +54,8 @@ boost::test_tools::predicate_result close_to(const Tensor<T>& actual, const Tens
       worst = std::isnan(ratio) ? INFINITY : ratio;
       result = false;
       result.message().stream().str("");
-      result.message() << "flat element " << i << " of " << to_string(actual.shape()) << ": got " << a
-                       << ", expected " << e << " (|difference| " << std::abs(a - e) << ")";
+      result.message() << "flat element " << i << " of " << to_string(actual.shape()) << ": got " << a << ", expected "
+                       << e << " (|difference| " << std::abs(a - e) << ")";
     }
   }
   return result;
@@ -213,8 +212,8 @@ BOOST_AUTO_TEST_CASE(lstm_cell_gradients) {
     const LstmState<double> next = cell(in[0], {in[1], in[2]});
     return concat<double>({next.h, next.c}, 1);
   };
-  const GradcheckResult result = gradcheck_module(
-      cell, f, {random_tensor({2, 3}, 9), random_tensor({2, 2}, 10), random_tensor({2, 2}, 11)});
+  const GradcheckResult result =
+      gradcheck_module(cell, f, {random_tensor({2, 3}, 9), random_tensor({2, 2}, 10), random_tensor({2, 2}, 11)});
   BOOST_TEST(result.passed, result.message);
   BOOST_TEST(result.checked == 2 * 3 + 2 * 2 * 2 + cell.parameter_count());
 }
@@ -249,8 +248,8 @@ void check_cell_against_pytorch(Cell& cell, const std::string& case_name) {
     const LstmState<float> next = cell(x, {h, c});
     BOOST_TEST(close_to(next.h.value(), load_reference(case_name, "h_next")));
     BOOST_TEST(close_to(next.c.value(), load_reference(case_name, "c_next")));
-    loss = weighted_sum(next.h, load_reference(case_name, "w_h")) +
-           weighted_sum(next.c, load_reference(case_name, "w_c"));
+    loss =
+        weighted_sum(next.h, load_reference(case_name, "w_h")) + weighted_sum(next.c, load_reference(case_name, "w_c"));
     tape.backward(loss);
     BOOST_TEST(close_to(c.grad(), load_reference(case_name, "grad.c")));
   } else {
@@ -484,8 +483,8 @@ BOOST_AUTO_TEST_CASE(stack_equals_the_cells_run_step_by_step) {
                 }
               },
               rnn.cells[0][d]);
-          BOOST_TEST(close_to(slice(select(out.outputs, 1, t), 1, 2 * d, 2 * d + 2).value(), state.h.value(), 1e-15,
-                              1e-13));
+          BOOST_TEST(
+              close_to(slice(select(out.outputs, 1, t), 1, 2 * d, 2 * d + 2).value(), state.h.value(), 1e-15, 1e-13));
         }
         BOOST_TEST(close_to(out.h_final[d].value(), state.h.value(), 1e-15, 1e-13));
         if (kind == CellKind::lstm) BOOST_TEST(close_to(out.c_final[d].value(), state.c.value(), 1e-15, 1e-13));
@@ -495,7 +494,8 @@ BOOST_AUTO_TEST_CASE(stack_equals_the_cells_run_step_by_step) {
 }
 
 // GruCell::step and LstmCell::step (one fused op after the state linear) equal gru_step_composed and
-// lstm_step_composed (the small ops): the outputs and the gradients of x, h, c and of every parameter, float and double.
+// lstm_step_composed (the small ops): the outputs and the gradients of x, h, c and of every parameter, float and
+// double.
 template <class T>
 struct StepRun {
   std::vector<Tensor<T>> values;  // h' (and c'), then the gradients of x, h (and c), then the parameters' gradients
@@ -544,9 +544,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(cells_equal_their_composed_steps, T, attend::testi
   BOOST_TEST_CONTEXT("gru") { check_same_runs(gru_fused, gru_composed); }
 
   LstmCell<T> lstm(4, 5, rng);
-  const auto lstm_fused = run_step<T>(lstm, true, [&](const Variable<T>& gx, const LstmState<T>& s) {
-    return lstm.step(gx, s);
-  });
+  const auto lstm_fused =
+      run_step<T>(lstm, true, [&](const Variable<T>& gx, const LstmState<T>& s) { return lstm.step(gx, s); });
   const auto lstm_composed = run_step<T>(lstm, true, [&](const Variable<T>& gx, const LstmState<T>& s) {
     Tape<T>& tape = gx.tape();
     const Variable<T> gh = linear(s.h, tape.param(lstm.W_hh), tape.param(lstm.b_hh));
@@ -617,8 +616,8 @@ BOOST_AUTO_TEST_CASE(parameter_names_follow_the_pytorch_mapping) {
   // torch.nn.GRU(4, 3, num_layers=2, bidirectional=True) has 2·3·3·(4+3+2) + 2·3·3·(6+3+2) = 360 parameters
   BOOST_TEST(encoder.rnn.parameter_count() == 360u);
   BOOST_TEST(encoder.parameter_count() == 360u + 7 * 4);
-  BOOST_TEST(to_string(encoder.parameters()[5].second->value.shape()) == "(9,4)");   // layers.0.backward.W_ih
-  BOOST_TEST(to_string(encoder.parameters()[9].second->value.shape()) == "(9,6)");   // layers.1.forward.W_ih
+  BOOST_TEST(to_string(encoder.parameters()[5].second->value.shape()) == "(9,4)");  // layers.0.backward.W_ih
+  BOOST_TEST(to_string(encoder.parameters()[9].second->value.shape()) == "(9,6)");  // layers.1.forward.W_ih
   BOOST_TEST(encoder.output_size() == 6u);
   for (CellKind kind : all_kinds) BOOST_TEST((cell_kind_from_string(to_string(kind)) == kind));
   BOOST_CHECK_EXCEPTION(cell_kind_from_string("transformer"), std::invalid_argument, message_has({"transformer"}));
