@@ -16,9 +16,9 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
-#include "models/image.hpp"
-#include "models/text.hpp"
-#include "nn/atomic_file.hpp"
+#include "autograd/atomic_file.hpp"
+#include "data/image.hpp"
+#include "data/text.hpp"
 
 namespace attend::app {
 
@@ -27,14 +27,14 @@ namespace {
 std::string held_out_file(const std::vector<Example>& examples) {
   std::string text;
   for (const Example& e : examples) {
-    text += models::join_tokens(e.source);
-    for (const auto& reference : e.references) text += "\t" + models::join_tokens(reference);
+    text += data::join_tokens(e.source);
+    for (const auto& reference : e.references) text += "\t" + data::join_tokens(reference);
     text += "\n";
   }
   return text;
 }
 
-std::string vocabulary_file(const models::Vocabulary& vocabulary) {
+std::string vocabulary_file(const data::Vocabulary& vocabulary) {
   std::string text;
   for (const auto& token : vocabulary.tokens()) text += token + "\n";
   return text;
@@ -46,10 +46,10 @@ void write_images(const std::string& folder, const std::string& split, const std
   for (std::size_t k = 0; k < examples.size(); ++k) {
     char name[64];
     std::snprintf(name, sizeof name, "%s-%04zu.pgm", split.c_str(), k + 1);
-    models::write_pgm(folder + name, examples[k].image);
-    list += std::string(name) + "\t" + models::join_tokens(examples[k].references.front()) + "\n";
+    data::write_pgm(folder + name, examples[k].image);
+    list += std::string(name) + "\t" + data::join_tokens(examples[k].references.front()) + "\n";
   }
-  nn::write_file_atomically(folder + split + ".tsv", list);
+  write_file_atomically(folder + split + ".tsv", list);
 }
 
 }  // namespace
@@ -61,8 +61,8 @@ int run_data(const DataOptions& options) {
     throw InputError("--write " + options.write + ": exists and is not a folder");
   }
   const TaskData data = make_task_data(options.task);
-  const models::Vocabulary source = make_source_vocabulary(options.task, data);
-  const models::Vocabulary target = make_target_vocabulary(options.task, data);
+  const data::Vocabulary source = make_source_vocabulary(options.task, data);
+  const data::Vocabulary target = make_target_vocabulary(options.task, data);
   // the folder before the summary: an error is then the only output
   if (!options.write.empty() && !folder_exists && ::mkdir(options.write.c_str(), 0777) != 0) {
     throw InputError("--write " + options.write + ": cannot create the folder (" + std::strerror(errno) + ")");
@@ -79,19 +79,19 @@ int run_data(const DataOptions& options) {
   if (options.task.is_digits()) {
     write_images(folder, "validation", data.validation);
     write_images(folder, "test", data.test);
-    nn::write_file_atomically(folder + "target.vocab", vocabulary_file(target));
+    write_file_atomically(folder + "target.vocab", vocabulary_file(target));
     std::cerr << "attend data: wrote " << data.validation.size() << " validation and " << data.test.size()
               << " test images (validation-NNNN.pgm, test-NNNN.pgm), validation.tsv, test.tsv and target.vocab in "
               << options.write << "\n";
     return 0;
   }
   std::string train;
-  for (const auto& p : data.train) train += models::join_tokens(p.source) + "\t" + models::join_tokens(p.target) + "\n";
-  nn::write_file_atomically(folder + "train.tsv", train);
-  nn::write_file_atomically(folder + "validation.tsv", held_out_file(data.validation));
-  nn::write_file_atomically(folder + "test.tsv", held_out_file(data.test));
-  nn::write_file_atomically(folder + "source.vocab", vocabulary_file(source));
-  nn::write_file_atomically(folder + "target.vocab", vocabulary_file(target));
+  for (const auto& p : data.train) train += data::join_tokens(p.source) + "\t" + data::join_tokens(p.target) + "\n";
+  write_file_atomically(folder + "train.tsv", train);
+  write_file_atomically(folder + "validation.tsv", held_out_file(data.validation));
+  write_file_atomically(folder + "test.tsv", held_out_file(data.test));
+  write_file_atomically(folder + "source.vocab", vocabulary_file(source));
+  write_file_atomically(folder + "target.vocab", vocabulary_file(target));
   std::cerr << "attend data: wrote train.tsv, validation.tsv, test.tsv, source.vocab and target.vocab in "
             << options.write << "\n";
   return 0;

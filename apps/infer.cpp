@@ -4,9 +4,9 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
-#include "models/image.hpp"
-#include "models/svg.hpp"
-#include "models/text.hpp"
+#include "data/image.hpp"
+#include "data/text.hpp"
+#include "plot/svg.hpp"
 
 namespace attend::app {
 
@@ -26,7 +26,7 @@ std::string numbered(const std::string& path, std::size_t index, std::size_t cou
 void write_pictures(const std::string& svg, const std::vector<std::string>& pictures) {
   for (std::size_t k = 0; k < pictures.size(); ++k) {
     const std::string path = numbered(svg, k, pictures.size());
-    models::write_file_atomically(path, pictures[k]);
+    plot::write_file_atomically(path, pictures[k]);
     std::cerr << "attend predict: wrote " << path << "\n";
   }
 }
@@ -47,8 +47,8 @@ int run_eval(const EvalOptions& options) {
   if (!options.output.empty()) {
     // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)
     std::string text;
-    for (const auto& tokens : outputs) text += models::join_tokens(tokens) + "\n";
-    models::write_file_atomically(options.output, text);
+    for (const auto& tokens : outputs) text += data::join_tokens(tokens) + "\n";
+    plot::write_file_atomically(options.output, text);
   }
   std::printf("split: %s\ncount: %zu\n", options.split.c_str(), examples.size());
   for (const auto& [name, value] : scores) {
@@ -64,16 +64,16 @@ namespace {
 int predict_images(ModelFile& file, const PredictOptions& options) {
   models::Captioner<float>& model = *file.captioner;
   const models::CaptionerConfig& config = model.config();
-  std::vector<models::Image> images;
+  std::vector<data::Image> images;
   for (const std::string& path : options.images) {
     try {
-      images.push_back(models::read_pgm(path, config.image_height, config.image_width));
+      images.push_back(data::read_pgm(path, config.image_height, config.image_width));
     } catch (const std::invalid_argument& e) {
       throw InputError(std::string("--image ") + e.what());
     }
   }
-  std::vector<const models::Image*> pointers;
-  for (const models::Image& image : images) pointers.push_back(&image);
+  std::vector<const data::Image*> pointers;
+  for (const data::Image& image : images) pointers.push_back(&image);
   const std::vector<models::Hypothesis> outputs = decode_images(model, pointers, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;
   for (std::size_t k = 0; k < images.size(); ++k) {
@@ -87,9 +87,9 @@ int predict_images(ModelFile& file, const PredictOptions& options) {
     std::vector<std::vector<double>> maps;
     for (std::size_t t = 0; t < rows.size(); ++t)
       maps.push_back(models::attention_map(config, outputs[k].attention[t]));
-    models::ImageAttentionOptions picture;
+    plot::ImageAttentionOptions picture;
     picture.title = options.images[k] + " → " + join_target(file.task, tokens);
-    pictures.push_back(models::image_attention_svg(images[k], rows, maps, picture));
+    pictures.push_back(plot::image_attention_svg(data::to_tensor(images[k]), rows, maps, picture));
   }
   std::cout << std::flush;
   write_pictures(options.svg, pictures);
@@ -136,9 +136,9 @@ int run_predict(const PredictOptions& options) {
       if (outputs[k].finished) rows.push_back("<eos>");
       std::vector<std::vector<double>> weights;
       for (const auto& row : outputs[k].attention) weights.emplace_back(row.begin(), row.end());
-      models::HeatmapOptions heatmap;
+      plot::HeatmapOptions heatmap;
       heatmap.title = "\"" + inputs[k] + "\" → " + join_target(file.task, tokens);
-      pictures.push_back(models::attention_svg(source_tokens(file.task, inputs[k]), rows, weights, heatmap));
+      pictures.push_back(plot::attention_svg(source_tokens(file.task, inputs[k]), rows, weights, heatmap));
     }
   }
   std::cout << std::flush;

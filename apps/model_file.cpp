@@ -105,8 +105,8 @@ ModelFile load_model_file(const std::string& path) {
                        ", this program reads version " + std::to_string(format_version));
     }
     file.task = TaskSpec::from_json(metadata.at("task"));
-    file.source_vocabulary = models::Vocabulary::from_json(metadata.at("source_vocabulary"));
-    file.target_vocabulary = models::Vocabulary::from_json(metadata.at("target_vocabulary"));
+    file.source_vocabulary = data::Vocabulary::from_json(metadata.at("source_vocabulary"));
+    file.target_vocabulary = data::Vocabulary::from_json(metadata.at("target_vocabulary"));
     file.training = metadata.value("training", nlohmann::json::object());
     if ((format == captioner_format_name) != file.task.is_digits()) {
       throw InputError("model file " + path + ": a " + format + " model cannot be of the task " + file.task.name);
@@ -179,14 +179,14 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
 }
 
 std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
-                                              const std::vector<const models::Image*>& images,
+                                              const std::vector<const data::Image*>& images,
                                               const models::SearchOptions& search, std::size_t batch_size) {
   model.eval();
   std::vector<models::Hypothesis> result;
   for (std::size_t start = 0; start < images.size(); start += batch_size) {
     const std::size_t end = std::min(images.size(), start + batch_size);
-    const std::vector<const models::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
-                                                  images.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::vector<const data::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
+                                                images.begin() + static_cast<std::ptrdiff_t>(end));
     const models::ImageBatch<float> batch = models::make_image_batch<float>(chunk, {}, model.config());
     for (models::Hypothesis& h : models::decode(model, batch.images, search)) result.push_back(std::move(h));
   }
@@ -197,7 +197,7 @@ Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const mod
                 std::vector<std::vector<std::string>>* outputs) {
   std::vector<models::Hypothesis> hypotheses;
   if (file.captioner) {
-    std::vector<const models::Image*> images;
+    std::vector<const data::Image*> images;
     for (const Example& e : examples) images.push_back(&e.image);
     hypotheses = decode_images(*file.captioner, images, search);
   } else {

@@ -10,18 +10,18 @@
 #include <vector>
 
 #include "apps/task.hpp"
+#include "data/vocabulary.hpp"
 #include "models/captioner.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
 
 namespace attend::app {
 
 struct ModelFile {
   TaskSpec task;
-  models::Vocabulary source_vocabulary;
-  models::Vocabulary target_vocabulary;
+  data::Vocabulary source_vocabulary;
+  data::Vocabulary target_vocabulary;
   std::unique_ptr<models::Seq2seq<float>> model;        // text tasks (dates, pairs)
   std::unique_ptr<models::Captioner<float>> captioner;  // the digits task
   nlohmann::json training;                              // progress when saved: epoch, step, validation scores
@@ -46,7 +46,7 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
 
 // Decodes images (each the model's size) in batches of batch_size; the model is put in evaluation mode.
 std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
-                                              const std::vector<const models::Image*>& images,
+                                              const std::vector<const data::Image*>& images,
                                               const models::SearchOptions& search, std::size_t batch_size = 256);
 
 // The examples decoded with `search` (text: their sources; digits: their images) and scored: score_outputs' scores,

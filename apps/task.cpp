@@ -5,11 +5,18 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "models/bleu.hpp"
-#include "models/dates.hpp"
-#include "models/text.hpp"
+#include "data/bleu.hpp"
+#include "data/dates.hpp"
+#include "data/text.hpp"
+#include "data/vocabulary.hpp"
+#include "models/batch.hpp"
 
 namespace attend::app {
+
+// The program is where vocabularies (data/) meet models (models/): both number the four special tokens the same way.
+static_assert(data::Vocabulary::pad_id == models::pad_id && data::Vocabulary::sos_id == models::sos_id &&
+                  data::Vocabulary::eos_id == models::eos_id && data::Vocabulary::unk_id == models::unk_id,
+              "data::Vocabulary's special ids must be the ids the models reserve (models/batch.hpp)");
 
 namespace {
 
@@ -28,9 +35,9 @@ V field(const nlohmann::json& json, const char* name) {
   }
 }
 
-models::Tokenization tokenization(const std::string& name, const char* side) {
+data::Tokenization tokenization(const std::string& name, const char* side) {
   try {
-    return models::tokenization_from_string(name);
+    return data::tokenization_from_string(name);
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string(side) + " " + e.what());
   }
@@ -38,7 +45,7 @@ models::Tokenization tokenization(const std::string& name, const char* side) {
 
 std::vector<std::string> characters_of(const std::string& text) {
   try {
-    return models::utf8_characters(text);
+    return data::utf8_characters(text);
   } catch (const std::invalid_argument& e) {
     throw InputError("input \"" + text + "\": " + e.what());
   }
@@ -59,9 +66,9 @@ void check_fingerprint(const TaskSpec& spec, const std::string& fingerprint) {
 }
 
 TaskData dates_data(const TaskSpec& spec) {
-  models::dates::Splits splits;
+  data::dates::Splits splits;
   try {
-    splits = models::dates::make_splits(spec.seed, spec.train_size, spec.validation_size, spec.test_size);
+    splits = data::dates::make_splits(spec.seed, spec.train_size, spec.validation_size, spec.test_size);
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
@@ -79,20 +86,20 @@ TaskData dates_data(const TaskSpec& spec) {
 TaskData pairs_data(const TaskSpec& spec) {
   if (spec.data.empty()) throw InputError("task pairs needs a sentence-pair file: --data FILE");
   try {
-    models::PairReadOptions read;
+    data::PairReadOptions read;
     read.source_column = spec.source_column;
     if (read.source_column == 0) {
-      read.source_column = models::pair_column(spec.data, spec.source);
-      const std::size_t target_column = models::pair_column(spec.data, spec.target);
+      read.source_column = data::pair_column(spec.data, spec.source);
+      const std::size_t target_column = data::pair_column(spec.data, spec.target);
       if (target_column == read.source_column) {
         throw InputError("--source " + spec.source + " and --target " + spec.target + " name the same column of " +
                          spec.data);
       }
     }
     read.skip_bad_lines = spec.skip_bad_lines;
-    const models::PairFile file = models::read_pair_file(spec.data, read);
+    const data::PairFile file = data::read_pair_file(spec.data, read);
     check_fingerprint(spec, file.fingerprint);
-    models::TranslationSplitOptions split;
+    data::TranslationSplitOptions split;
     split.seed = spec.seed;
     split.train_size = spec.train_size;
     split.validation_size = spec.validation_size;
@@ -100,7 +107,7 @@ TaskData pairs_data(const TaskSpec& spec) {
     split.max_words = spec.max_words;
     split.source_tokenization = tokenization(spec.source_tokens, "--source-tokens");
     split.target_tokenization = tokenization(spec.target_tokens, "--target-tokens");
-    models::TranslationData translation = models::make_translation_data(file, split);
+    data::TranslationData translation = data::make_translation_data(file, split);
     TaskData data;
     data.train = std::move(translation.train);
     for (auto& e : translation.validation) data.validation.push_back({std::move(e.source), std::move(e.references)});
@@ -138,9 +145,9 @@ std::vector<std::string> digit_tokens(const std::vector<int>& digits) {
   return tokens;
 }
 
-std::vector<Example> digit_examples(const std::vector<models::Composed>& images) {
+std::vector<Example> digit_examples(const std::vector<data::Composed>& images) {
   std::vector<Example> examples;
-  for (const models::Composed& c : images) examples.push_back({{}, {digit_tokens(c.digits)}, c.image});
+  for (const data::Composed& c : images) examples.push_back({{}, {digit_tokens(c.digits)}, c.image});
   return examples;
 }
 
@@ -149,17 +156,17 @@ TaskData digits_data(const TaskSpec& spec) {
     throw InputError("task digits needs the digits file: --data FILE (digits.csv or digits.csv.gz)");
   try {
     spec.composer(true).validate();
-    const models::DigitImages digits = models::load_digits(spec.data);
+    const data::DigitImages digits = data::load_digits(spec.data);
     check_fingerprint(spec, digits.fingerprint);
-    models::DigitSplit split = models::split_digits(digits, spec.validation_digits, spec.test_digits, spec.seed);
+    data::DigitSplit split = data::split_digits(digits, spec.validation_digits, spec.test_digits, spec.seed);
     TaskData data;
     data.validation = digit_examples(
-        models::compose_many(split.validation, spec.composer(false), spec.validation_size, mix(spec.seed ^ 0x76616c)));
+        data::compose_many(split.validation, spec.composer(false), spec.validation_size, mix(spec.seed ^ 0x76616c)));
     data.test = digit_examples(
-        models::compose_many(split.test, spec.composer(false), spec.test_size, mix(spec.seed ^ 0x74657374)));
+        data::compose_many(split.test, spec.composer(false), spec.test_size, mix(spec.seed ^ 0x74657374)));
     data.train_digits = std::move(split.train);
     data.fingerprint = digits.fingerprint;
-    const models::ComposerOptions canvas = spec.composer(false);
+    const data::ComposerOptions canvas = spec.composer(false);
     char noise[32];
     std::snprintf(noise, sizeof noise, "%g", spec.noise);
     data.summary =
@@ -177,8 +184,8 @@ TaskData digits_data(const TaskSpec& spec) {
 
 }  // namespace
 
-models::ComposerOptions TaskSpec::composer(bool training) const {
-  models::ComposerOptions options;
+data::ComposerOptions TaskSpec::composer(bool training) const {
+  data::ComposerOptions options;
   options.min_digits = min_digits;
   options.max_digits = max_digits;
   options.min_gap = min_gap;
@@ -187,13 +194,13 @@ models::ComposerOptions TaskSpec::composer(bool training) const {
   return options;
 }
 
-std::vector<models::Composed> training_images(const TaskSpec& spec, const models::DigitImages& pool, std::size_t epoch,
-                                              std::size_t first, std::size_t count) {
-  const models::ComposerOptions options = spec.composer(true);
-  std::vector<models::Composed> images;
+std::vector<data::Composed> training_images(const TaskSpec& spec, const data::DigitImages& pool, std::size_t epoch,
+                                            std::size_t first, std::size_t count) {
+  const data::ComposerOptions options = spec.composer(true);
+  std::vector<data::Composed> images;
   for (std::size_t k = first; k < first + count; ++k) {
     Rng rng(mix(mix(mix(spec.seed) ^ epoch) ^ k));
-    images.push_back(models::compose(pool, options, rng));
+    images.push_back(data::compose(pool, options, rng));
   }
   return images;
 }
@@ -300,44 +307,44 @@ std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& 
   if (spec.is_digits()) throw InputError("a digits model reads images, not text: give them with --image FILE.pgm");
   if (!spec.is_pairs()) return characters_of(text);
   try {
-    return models::tokenize(text, tokenization(spec.source_tokens, "--source-tokens"));
+    return data::tokenize(text, tokenization(spec.source_tokens, "--source-tokens"));
   } catch (const std::invalid_argument& e) {
     throw InputError("input \"" + text + "\": " + e.what());
   }
 }
 
 std::string join_target(const TaskSpec& spec, const std::vector<std::string>& tokens) {
-  if (spec.is_digits()) return models::join_tokens(tokens);
+  if (spec.is_digits()) return data::join_tokens(tokens);
   if (!spec.is_pairs()) return joined(tokens);
-  return models::detokenize(tokens, tokenization(spec.target_tokens, "--target-tokens"));
+  return data::detokenize(tokens, tokenization(spec.target_tokens, "--target-tokens"));
 }
 
-models::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data) {
-  models::Vocabulary vocabulary;
+data::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data) {
+  data::Vocabulary vocabulary;
   if (spec.is_digits()) return vocabulary;  // images: no source tokens
   if (spec.is_pairs()) {
     std::vector<std::vector<std::string>> sentences;
     for (const auto& p : data.train) sentences.push_back(p.source);
-    return models::build_vocabulary(sentences, spec.min_count);
+    return data::build_vocabulary(sentences, spec.min_count);
   }
   // every character a date can be written with, so that any generated date (not only the training ones) is readable
-  for (const auto& c : models::dates::source_alphabet()) vocabulary.add(c);
+  for (const auto& c : data::dates::source_alphabet()) vocabulary.add(c);
   return vocabulary;
 }
 
-models::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data) {
-  models::Vocabulary vocabulary;
+data::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data) {
+  data::Vocabulary vocabulary;
   if (spec.is_pairs()) {
     std::vector<std::vector<std::string>> sentences;
     for (const auto& p : data.train) sentences.push_back(p.target);
-    return models::build_vocabulary(sentences, spec.min_count);
+    return data::build_vocabulary(sentences, spec.min_count);
   }
-  if (spec.is_digits()) return models::digit_vocabulary();
-  for (const auto& c : models::dates::target_alphabet()) vocabulary.add(c);
+  if (spec.is_digits()) return data::digit_vocabulary();
+  for (const auto& c : data::dates::target_alphabet()) vocabulary.add(c);
   return vocabulary;
 }
 
-std::vector<std::int64_t> encode_source(const TaskSpec& spec, const models::Vocabulary& vocabulary,
+std::vector<std::int64_t> encode_source(const TaskSpec& spec, const data::Vocabulary& vocabulary,
                                         const std::string& text) {
   const std::vector<std::string> tokens = source_tokens(spec, text);
   if (tokens.empty()) throw InputError("empty input: nothing to read");
@@ -370,7 +377,7 @@ Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::st
     exact = outputs.empty() ? 0.0 : exact / static_cast<double>(outputs.size());
     std::vector<std::vector<std::vector<std::string>>> references;
     for (const auto& e : examples) references.push_back(e.references);
-    const models::BleuScore bleu = models::corpus_bleu(outputs, references);
+    const data::BleuScore bleu = data::corpus_bleu(outputs, references);
     Scores scores = {{"bleu", 100 * bleu.bleu}, {"exact_match", exact}};
     for (std::size_t n = 0; n < bleu.precisions.size(); ++n) {
       scores.emplace_back("precision_" + std::to_string(n + 1), 100 * bleu.precisions[n]);
@@ -398,7 +405,7 @@ Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::st
     predictions.push_back(joined(outputs[k]));
     targets.push_back(joined(examples[k].references.front()));
   }
-  const models::dates::Scores dates = models::dates::score(predictions, targets);
+  const data::dates::Scores dates = data::dates::score(predictions, targets);
   return {{"exact_match", dates.exact_match}, {"year", dates.year}, {"month", dates.month}, {"day", dates.day}};
 }
 

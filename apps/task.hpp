@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "models/digits.hpp"
-#include "models/image.hpp"
-#include "models/pairs.hpp"
-#include "models/vocabulary.hpp"
+#include "data/digits.hpp"
+#include "data/image.hpp"
+#include "data/pairs.hpp"
+#include "data/vocabulary.hpp"
 
 namespace attend::app {
 
@@ -57,7 +57,7 @@ struct TaskSpec {
   bool is_digits() const { return name == "digits"; }
   bool reads_file() const { return is_pairs() || is_digits(); }
   // The composer of this task's images (digits): training images get the noise, held-out ones none.
-  models::ComposerOptions composer(bool training) const;
+  data::ComposerOptions composer(bool training) const;
   nlohmann::json to_json() const;
   static TaskSpec from_json(const nlohmann::json& json);  // throws InputError naming the field
 };
@@ -67,12 +67,12 @@ struct TaskSpec {
 struct Example {
   std::vector<std::string> source;  // digits: empty
   std::vector<std::vector<std::string>> references;
-  models::Image image{};  // digits: the composed image
+  data::Image image{};  // digits: the composed image
 };
 
 struct TaskData {
-  std::vector<models::TokenPair> train;  // dates, pairs
-  models::DigitImages train_digits;      // digits: the pool the training images are composed from
+  std::vector<data::TokenPair> train;  // dates, pairs
+  data::DigitImages train_digits;      // digits: the pool the training images are composed from
   std::vector<Example> validation, test;
   std::string fingerprint;        // pairs: of the file read
   std::size_t source_column = 0;  // pairs: the column the sources came from
@@ -84,8 +84,8 @@ struct TaskData {
 
 // Digits: the training images at positions first … first + count − 1 of an epoch (from 1). Image k of epoch e is
 // composed from its own generator, seeded by (spec.seed, e, k): the same at every run, whatever came before.
-std::vector<models::Composed> training_images(const TaskSpec& spec, const models::DigitImages& pool, std::size_t epoch,
-                                              std::size_t first, std::size_t count);
+std::vector<data::Composed> training_images(const TaskSpec& spec, const data::DigitImages& pool, std::size_t epoch,
+                                            std::size_t first, std::size_t count);
 
 // The data of a task, deterministic by spec.seed. Pairs: reads spec.data; when spec.fingerprint is set, the file must
 // still be the one the model was trained on (InputError otherwise). Problems with the data are InputErrors.
@@ -96,12 +96,12 @@ TaskData make_task_data(const TaskSpec& spec);
 std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& text);
 std::string join_target(const TaskSpec& spec, const std::vector<std::string>& tokens);
 // The vocabularies of a new model of the task.
-models::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data);
-models::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data);
+data::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data);
+data::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data);
 
 // Token ids of a source text for a trained model; throws InputError for an empty or over-long input, and (dates) for
 // a character the vocabulary does not know. Pairs: unknown words read as <unk>.
-std::vector<std::int64_t> encode_source(const TaskSpec& spec, const models::Vocabulary& vocabulary,
+std::vector<std::int64_t> encode_source(const TaskSpec& spec, const data::Vocabulary& vocabulary,
                                         const std::string& text);
 
 // How outputs (tokens) score against held-out examples: named values in print order; the first is the one training

@@ -14,8 +14,8 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
+#include "data/digits.hpp"
 #include "models/batch.hpp"
-#include "models/digits.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 
@@ -54,10 +54,10 @@ class Trainee {
 // Text: the training pairs as token ids, in batches of similar source length, reshuffled every epoch.
 class TextTrainee : public Trainee {
  public:
-  TextTrainee(models::Seq2seq<float>& model, const std::vector<models::TokenPair>& pairs,
-              const models::Vocabulary& source, const models::Vocabulary& target, std::size_t batch_size)
+  TextTrainee(models::Seq2seq<float>& model, const std::vector<data::TokenPair>& pairs, const data::Vocabulary& source,
+              const data::Vocabulary& target, std::size_t batch_size)
       : model_(model), batch_size_(batch_size) {
-    for (const models::TokenPair& p : pairs) {
+    for (const data::TokenPair& p : pairs) {
       sources_.push_back(source.encode(p.source));
       targets_.push_back(target.encode(p.target));
       source_lengths_.push_back(sources_.back().size());
@@ -88,7 +88,7 @@ class TextTrainee : public Trainee {
 // Digits: train_size images an epoch, composed afresh for every batch (task.hpp's training_images), in order.
 class DigitsTrainee : public Trainee {
  public:
-  DigitsTrainee(models::Captioner<float>& model, const TaskSpec& spec, const models::DigitImages& pool,
+  DigitsTrainee(models::Captioner<float>& model, const TaskSpec& spec, const data::DigitImages& pool,
                 std::size_t batch_size)
       : model_(model), spec_(spec), pool_(pool), batch_size_(batch_size) {}
   std::size_t steps_per_epoch() const override { return (spec_.train_size + batch_size_ - 1) / batch_size_; }
@@ -99,12 +99,12 @@ class DigitsTrainee : public Trainee {
   }
   Variable<float> loss(Tape<float>& tape, std::size_t epoch, const std::vector<std::size_t>& batch,
                        std::size_t& tokens) override {
-    const std::vector<models::Composed> images = training_images(spec_, pool_, epoch, batch.front(), batch.size());
-    std::vector<const models::Image*> pictures;
+    const std::vector<data::Composed> images = training_images(spec_, pool_, epoch, batch.front(), batch.size());
+    std::vector<const data::Image*> pictures;
     std::vector<std::vector<std::int64_t>> captions;
-    for (const models::Composed& c : images) {
+    for (const data::Composed& c : images) {
       pictures.push_back(&c.image);
-      captions.push_back(models::caption_ids(c.digits));
+      captions.push_back(data::caption_ids(c.digits));
       tokens += c.digits.size() + 1;
     }
     return model_.loss(tape, models::make_image_batch<float>(pictures, captions, model_.config()));
@@ -113,7 +113,7 @@ class DigitsTrainee : public Trainee {
  private:
   models::Captioner<float>& model_;
   const TaskSpec& spec_;
-  const models::DigitImages& pool_;
+  const data::DigitImages& pool_;
   std::size_t batch_size_;
 };
 
@@ -308,14 +308,14 @@ int run_train(const TrainOptions& given) {
     try {
       if (options.task.is_digits()) {
         // the model reads images of the size the task composes
-        const models::ComposerOptions composer = options.task.composer(false);
+        const data::ComposerOptions composer = options.task.composer(false);
         captioner.image_height = composer.height;
         captioner.image_width = composer.width;
-        captioner.vocab_size = models::digit_vocabulary().size();
+        captioner.vocab_size = data::digit_vocabulary().size();
         captioner.validate();
       } else {
         config.set_decoder(options.decoder);
-        config.source_vocab_size = config.target_vocab_size = models::Vocabulary().size();
+        config.source_vocab_size = config.target_vocab_size = data::Vocabulary().size();
         config.validate();
       }
     } catch (const std::invalid_argument& e) {

@@ -6,7 +6,7 @@ the BLEU difference between the first system and each other one (is a difference
 
 TEST.tsv is `attend data --write`'s test.tsv (`source tokens<TAB>reference 1[<TAB>reference 2 ...]`); each .hyp file
 holds one output per line, tokens joined by spaces (`attend eval --output`, `bench/torch_translate.py --hypotheses`).
-BLEU is computed as models/bleu.hpp computes it (NLTK's corpus_bleu: clipped counts summed over the corpus, an output
+BLEU is computed as data/bleu.hpp computes it (NLTK's corpus_bleu: clipped counts summed over the corpus, an output
 shorter than n counting one n-gram of order n, the closest reference length with ties to the shorter, BP = exp(1 - r/c)
 when c <= r, 0 when an order has no match). The bootstrap draws the test sentences with replacement 1,000 times (seed 0)
 and reports the 2.5% and 97.5% points of BLEU(first) - BLEU(other) and how often it was >= 0 (Koehn 2004).

@@ -67,7 +67,7 @@ Evaluation: greedy decoding of test.tsv in batches (never emitting <pad> or <sos
 --max-length tokens, default 50 like attend's max_target_length), then corpus BLEU-4 with
 nltk.translate.bleu_score.corpus_bleu over tokens against all references (no smoothing), and exact match (the
 hypothesis equals one of the references). When some n-gram order has no match at all, NLTK returns 0 or a tiny
-positive number (1e-77 … 1e-230); bleu is then 0, as attend's models/bleu.hpp reports it, so that two failed runs
+positive number (1e-77 … 1e-230); bleu is then 0, as attend's data/bleu.hpp reports it, so that two failed runs
 compare equal.
 
 Output: progress lines on standard error every --log-every steps (step, mean loss since the last line, target tokens

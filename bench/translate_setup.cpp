@@ -113,7 +113,7 @@ int run(const Options& options) {
   // source and target through the vocabularies' encode) and the source lengths
   std::vector<std::vector<std::int64_t>> sources, targets;
   std::vector<std::size_t> source_lengths;
-  for (const models::TokenPair& pair : data.train) {
+  for (const data::TokenPair& pair : data.train) {
     sources.push_back(file.source_vocabulary.encode(pair.source));
     targets.push_back(file.target_vocabulary.encode(pair.target));
     source_lengths.push_back(sources.back().size());

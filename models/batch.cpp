@@ -6,24 +6,22 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/vocabulary.hpp"
-
 namespace attend::models {
 
 void make_targets(const std::vector<std::vector<std::int64_t>>& targets, Ids& target_in, Ids& target_out) {
   const std::size_t B = targets.size();
   std::size_t T = 0;
   for (const auto& y : targets) T = std::max(T, y.size() + 1);
-  target_in = Ids(Shape{B, T});  // zero-filled: Vocabulary::pad_id
+  target_in = Ids(Shape{B, T});  // zero-filled: pad_id
   target_out = Ids(Shape{B, T});
   for (std::size_t b = 0; b < B; ++b) {
     std::int64_t* in = target_in.data() + b * T;
     std::int64_t* out = target_out.data() + b * T;
     const std::vector<std::int64_t>& y = targets[b];
-    in[0] = Vocabulary::sos_id;
+    in[0] = sos_id;
     std::copy(y.begin(), y.end(), in + 1);
     std::copy(y.begin(), y.end(), out);
-    out[y.size()] = Vocabulary::eos_id;
+    out[y.size()] = eos_id;
   }
 }
 
@@ -41,7 +39,7 @@ Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
     S = std::max(S, sources[b].size());
   }
   Batch batch;
-  batch.source = Ids(Shape{B, S});  // zero-filled: Vocabulary::pad_id
+  batch.source = Ids(Shape{B, S});  // zero-filled: pad_id
   for (std::size_t b = 0; b < B; ++b) {
     std::copy(sources[b].begin(), sources[b].end(), batch.source.data() + b * S);
     batch.source_lengths.push_back(static_cast<std::int64_t>(sources[b].size()));

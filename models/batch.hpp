@@ -12,6 +12,11 @@
 
 namespace attend::models {
 
+// The token ids every model reserves: padding (ignored by the loss, masked by attention), the start and the end of a
+// target, and the unknown token. data::Vocabulary numbers its four specials the same way (apps/ checks that they agree
+// where the two meet); a model needs no vocabulary, only these ids and a vocabulary size.
+inline constexpr std::int64_t pad_id = 0, sos_id = 1, eos_id = 2, unk_id = 3;
+
 struct Batch {
   Ids source;                                // (B, S) padded with the padding id, S = the longest source
   std::vector<std::int64_t> source_lengths;  // (B,)
@@ -25,7 +30,7 @@ struct Batch {
 void make_targets(const std::vector<std::vector<std::int64_t>>& targets, Ids& target_in, Ids& target_out);
 
 // A batch of sources (each non-empty) and, optionally, their targets (empty vector: a batch for inference only).
-// Ids for padding, start and end are the Vocabulary's (pad 0, sos 1, eos 2). Throws std::invalid_argument for an empty
+// Ids for padding, start and end are pad_id, sos_id and eos_id. Throws std::invalid_argument for an empty
 // batch, an empty source, or a target count that differs from the source count.
 Batch make_batch(const std::vector<std::vector<std::int64_t>>& sources,
                  const std::vector<std::vector<std::int64_t>>& targets = {});

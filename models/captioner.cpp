@@ -7,7 +7,6 @@
 
 #include "models/batch.hpp"
 #include "models/json_field.hpp"
-#include "models/vocabulary.hpp"
 
 namespace attend::models {
 
@@ -48,7 +47,7 @@ void CaptionerConfig::validate() const {
   positive(embedding_dim, "embedding_dim");
   positive(hidden_size, "hidden_size");
   positive(max_length, "max_length");
-  if (vocab_size <= static_cast<std::size_t>(Vocabulary::unk_id) + 1) {
+  if (vocab_size <= static_cast<std::size_t>(unk_id) + 1) {
     fail("vocab_size " + std::to_string(vocab_size) + " leaves no token beside the four specials");
   }
   if (encoder == ImageEncoderKind::patches) {
@@ -226,31 +225,6 @@ void ConvEncoder<T>::visit(nn::ModuleVisitor<T>& v) {
   v.parameter("P", P);
 }
 
-// ---- batches ---------------------------------------------------------------------------------------------------
-
-template <class T>
-ImageBatch<T> make_image_batch(const std::vector<const Image*>& images,
-                               const std::vector<std::vector<std::int64_t>>& captions, const CaptionerConfig& config) {
-  if (images.empty()) throw std::invalid_argument("make_image_batch: an empty batch");
-  if (!captions.empty() && captions.size() != images.size()) {
-    throw std::invalid_argument("make_image_batch: " + std::to_string(images.size()) + " images but " +
-                                std::to_string(captions.size()) + " captions");
-  }
-  const std::size_t B = images.size(), H = config.image_height, W = config.image_width;
-  ImageBatch<T> batch;
-  batch.images = Tensor<T>(Shape{B, H, W}, uninitialized);
-  for (std::size_t b = 0; b < B; ++b) {
-    if (images[b]->height != H || images[b]->width != W) {
-      throw std::invalid_argument("make_image_batch: image " + std::to_string(b) + " is " +
-                                  std::to_string(images[b]->height) + "×" + std::to_string(images[b]->width) +
-                                  "; the model reads " + std::to_string(H) + "×" + std::to_string(W));
-    }
-    std::copy(images[b]->pixels.begin(), images[b]->pixels.end(), batch.images.data() + b * H * W);
-  }
-  if (!captions.empty()) make_targets(captions, batch.target_in, batch.target_out);
-  return batch;
-}
-
 // ---- the captioner ---------------------------------------------------------------------------------------------
 
 namespace {
@@ -268,7 +242,7 @@ DecoderConfig captioner_decoder_config(const CaptionerConfig& config) {
   d.annotation_size = config.annotation_size;
   d.encoder_directions = 1;
   d.attention_size = config.attention_size;
-  d.padding_id = Vocabulary::pad_id;
+  d.padding_id = pad_id;
   return d;
 }
 
@@ -336,7 +310,7 @@ Variable<T> Captioner<T>::doubly_stochastic_penalty(const std::vector<Variable<T
   }
   // m_bt = 1 at the caption's real steps (its tokens and the end token), 0 at padding: (B, T, 1)
   Tensor<T> m(Shape{B, steps, 1});
-  for (std::size_t i = 0; i < B * steps; ++i) m.data()[i] = target_out.data()[i] != Vocabulary::pad_id ? T(1) : T(0);
+  for (std::size_t i = 0; i < B * steps; ++i) m.data()[i] = target_out.data()[i] != pad_id ? T(1) : T(0);
   Tape<T>& tape = alpha.front().tape();
   // Σ_t α_ti over the real steps: (B, L)
   Variable<T> total = sum(mul(stack(alpha, 1), tape.constant(std::move(m))), 1);
@@ -348,7 +322,7 @@ template <class T>
 Variable<T> Captioner<T>::loss(Tape<T>& tape, const ImageBatch<T>& batch) {
   TeacherForced<T> out = forward(tape, batch);
   // -(1/N) Σ_{b,t: y_bt ≠ pad} log p(y_bt | y_b,<t, image_b)
-  Variable<T> loss = cross_entropy(out.logits, batch.target_out, Vocabulary::pad_id);
+  Variable<T> loss = cross_entropy(out.logits, batch.target_out, pad_id);
   if (config_.doubly_stochastic == 0) return loss;
   // + λ (1/B) Σ_b Σ_i (1 − Σ_t α_ti)²
   return add(loss,
@@ -410,13 +384,11 @@ std::vector<Hypothesis> decode(Captioner<T>& model, const Tensor<T>& images, con
                 model.config().max_length);
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                     \
-  template Tensor<T> extract_patches(const Tensor<T>&, const CaptionerConfig&);                                   \
-  template class PatchEncoder<T>;                                                                                 \
-  template class ConvEncoder<T>;                                                                                  \
-  template ImageBatch<T> make_image_batch(const std::vector<const Image*>&,                                       \
-                                          const std::vector<std::vector<std::int64_t>>&, const CaptionerConfig&); \
-  template class Captioner<T>;                                                                                    \
+#define ATTEND_INSTANTIATE(T)                                                   \
+  template Tensor<T> extract_patches(const Tensor<T>&, const CaptionerConfig&); \
+  template class PatchEncoder<T>;                                               \
+  template class ConvEncoder<T>;                                                \
+  template class Captioner<T>;                                                  \
   template std::vector<Hypothesis> decode(Captioner<T>&, const Tensor<T>&, const SearchOptions&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

@@ -16,12 +16,13 @@
 // Chapter: docs/13-visual-attention.md; API: docs/reference/models.md.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "models/image.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
 
@@ -108,9 +109,30 @@ struct ImageBatch {
   std::size_t size() const { return images.shape()[0]; }
 };
 // Stacks images (each config's size) and caption token ids; throws std::invalid_argument naming a wrong image size.
-template <class T>
-ImageBatch<T> make_image_batch(const std::vector<const Image*>& images,
-                               const std::vector<std::vector<std::int64_t>>& captions, const CaptionerConfig& config);
+// A Picture is any grid of intensities with members height, width and pixels (row by row), as data::Image: the model
+// reads pixels, it does not need the data library's type.
+template <class T, class Picture>
+ImageBatch<T> make_image_batch(const std::vector<const Picture*>& images,
+                               const std::vector<std::vector<std::int64_t>>& captions, const CaptionerConfig& config) {
+  if (images.empty()) throw std::invalid_argument("make_image_batch: an empty batch");
+  if (!captions.empty() && captions.size() != images.size()) {
+    throw std::invalid_argument("make_image_batch: " + std::to_string(images.size()) + " images but " +
+                                std::to_string(captions.size()) + " captions");
+  }
+  const std::size_t B = images.size(), H = config.image_height, W = config.image_width;
+  ImageBatch<T> batch;
+  batch.images = Tensor<T>(Shape{B, H, W}, uninitialized);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (images[b]->height != H || images[b]->width != W) {
+      throw std::invalid_argument("make_image_batch: image " + std::to_string(b) + " is " +
+                                  std::to_string(images[b]->height) + "×" + std::to_string(images[b]->width) +
+                                  "; the model reads " + std::to_string(H) + "×" + std::to_string(W));
+    }
+    std::copy(images[b]->pixels.begin(), images[b]->pixels.end(), batch.images.data() + b * H * W);
+  }
+  if (!captions.empty()) make_targets(captions, batch.target_in, batch.target_out);
+  return batch;
+}
 
 // Parameters: "encoder.…", "init_h.<W|b>" (and "init_c.<W|b>" for an LSTM), "decoder.…" (BahdanauDecoder's names).
 template <class T>

@@ -6,8 +6,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "models/vocabulary.hpp"
-
 namespace attend::models {
 
 namespace {
@@ -26,9 +24,7 @@ void log_probabilities(const T* logits, std::size_t V, std::vector<double>& out)
 }
 
 // <pad> and <sos> are never outputs: decoding skips them (their probabilities are left as they are, not renormalised)
-bool emittable(std::size_t v) {
-  return v != static_cast<std::size_t>(Vocabulary::pad_id) && v != static_cast<std::size_t>(Vocabulary::sos_id);
-}
+bool emittable(std::size_t v) { return v != static_cast<std::size_t>(pad_id) && v != static_cast<std::size_t>(sos_id); }
 
 double normalised(double log_prob, std::size_t length, double alpha) {
   return alpha == 0.0 ? log_prob : log_prob / std::pow(static_cast<double>(std::max<std::size_t>(length, 1)), alpha);
@@ -96,7 +92,7 @@ std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& enc
   const std::size_t B = lengths.size();
   std::vector<Hypothesis> result(B);
   std::vector<bool> done(B, false);
-  Ids y_prev(Shape{B}, Vocabulary::sos_id);
+  Ids y_prev(Shape{B}, sos_id);
   DecoderState<T> state = encoded.state;
   std::vector<double> log_p;
   for (std::size_t j = 0; j < max_length; ++j) {
@@ -120,7 +116,7 @@ std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& enc
       Hypothesis& h = result[b];
       h.log_prob += log_p[static_cast<std::size_t>(best)];
       if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b]));
-      if (best == Vocabulary::eos_id) {
+      if (best == eos_id) {
         h.finished = true;
         done[b] = true;
       } else {
@@ -163,7 +159,7 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
   std::vector<std::vector<Hypothesis>> finished(B);
   std::vector<bool> done(B, false);
   for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
-  Ids y_prev(Shape{B * k}, Vocabulary::sos_id);
+  Ids y_prev(Shape{B * k}, sos_id);
   std::vector<double> log_p;
   struct Candidate {
     double log_prob;
@@ -201,12 +197,12 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
       for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
         // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
         // finished outputs while better ones are still being written
-        if (candidates[c].token == Vocabulary::eos_id && c >= k) continue;
+        if (candidates[c].token == eos_id && c >= k) continue;
         const Beam& parent = live[b][candidates[c].beam];
         Hypothesis h = parent.hypothesis;
         h.log_prob = candidates[c].log_prob;
         if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, parent.row, lengths[b]));
-        if (candidates[c].token == Vocabulary::eos_id) {
+        if (candidates[c].token == eos_id) {
           // an end among the k best candidates finishes a hypothesis, which leaves the beam; its score is normalised
           // by its length, end token included
           h.finished = true;
@@ -227,7 +223,7 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
       // done when the best candidate of the step was an end (as OpenNMT): every live beam is then less probable
       // than a finished output and can only lose probability, so with α = 0 nothing better can come (with α > 0
       // this is the usual heuristic); also when nothing is left to extend, or at the maximum length
-      const bool best_was_end = !candidates.empty() && candidates.front().token == Vocabulary::eos_id;
+      const bool best_was_end = !candidates.empty() && candidates.front().token == eos_id;
       if (best_was_end || live[b].empty() || last_step) done[b] = true;
     }
     if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "models/json_field.hpp"
-#include "models/vocabulary.hpp"
 
 namespace attend::models {
 
@@ -60,7 +59,7 @@ void Seq2seqConfig::validate() const {
   positive(hidden_size, "hidden_size");
   positive(num_layers, "num_layers");
   positive(max_target_length, "max_target_length");
-  if (target_vocab_size <= Vocabulary::eos_id) {
+  if (target_vocab_size <= eos_id) {
     throw std::invalid_argument("model config: target_vocab_size must include the special tokens");
   }
   if (!(dropout >= 0.0 && dropout < 1.0)) {
@@ -122,7 +121,7 @@ DecoderConfig decoder_config(const Seq2seqConfig& config) {
   d.annotation_size = d.encoder_directions * config.hidden_size;
   d.attention_size = config.attention_size;
   d.input_feeding = config.input_feeding;
-  d.padding_id = Vocabulary::pad_id;
+  d.padding_id = pad_id;
   return d;
 }
 
@@ -133,7 +132,7 @@ nn::EncoderConfig encoder_config(const Seq2seqConfig& config) {
   nn::EncoderConfig e;
   e.vocab_size = config.source_vocab_size;
   e.embedding_dim = config.embedding_dim;
-  e.padding_id = Vocabulary::pad_id;
+  e.padding_id = pad_id;
   e.rnn.cell = config.cell;
   e.rnn.input_size = config.embedding_dim;
   e.rnn.hidden_size = config.hidden_size;
@@ -195,7 +194,7 @@ template <class T>
 Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
   TeacherForced<T> out = forward(tape, batch);
   // -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | y_b,<j, x_b)
-  return cross_entropy(out.logits, batch.target_out, Vocabulary::pad_id, label_smoothing);
+  return cross_entropy(out.logits, batch.target_out, pad_id, label_smoothing);
 }
 
 template <class T>

@@ -49,11 +49,11 @@ std::string spell(const std::vector<std::int64_t>& ids) {
   for (const std::int64_t id : ids) {
     if (id >= first_symbol && id < first_symbol + 26) {
       text += static_cast<char>('a' + (id - first_symbol));
-    } else if (id == Vocabulary::sos_id) {
+    } else if (id == sos_id) {
       text += '^';
-    } else if (id == Vocabulary::eos_id) {
+    } else if (id == eos_id) {
       text += '$';
-    } else if (id == Vocabulary::pad_id) {
+    } else if (id == pad_id) {
       text += '_';
     } else {
       text += '?';

@@ -4,7 +4,7 @@
 // (docs/10-attention-fixes-the-bottleneck.md). Also here: the training loop those chapters share (teacher forcing,
 // docs/03-encoder-decoder.md), greedy outputs for a whole set, exact match per source length, and the copy of a
 // float model's weights into a double one for finite-difference checks.
-// Ids: the Vocabulary's four specials first (<pad> 0, <sos> 1, <eos> 2, <unk> 3), then symbol k has id 4 + k.
+// Ids: the four special ids of batch.hpp first (<pad> 0, <sos> 1, <eos> 2, <unk> 3), then symbol k has id 4 + k.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,6 @@
 
 #include "models/batch.hpp"
 #include "models/seq2seq.hpp"
-#include "models/vocabulary.hpp"
 
 namespace attend::models::sequences {
 
@@ -33,7 +32,7 @@ struct Example {
   std::vector<std::int64_t> target;  // y_1 … y_Ty: the source copied, or reversed (T_y = T_x)
 };
 
-inline constexpr std::int64_t first_symbol = Vocabulary::unk_id + 1;  // the id of "a"
+inline constexpr std::int64_t first_symbol = unk_id + 1;  // the id of "a"
 
 // V of both sides: the four specials and the symbols.
 std::size_t vocab_size(const TaskConfig& config);

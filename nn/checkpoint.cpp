@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "nn/atomic_file.hpp"
+#include "autograd/atomic_file.hpp"
 
 namespace attend::nn {
 

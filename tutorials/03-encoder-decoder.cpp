@@ -16,11 +16,13 @@
 
 #include "models/search.hpp"
 #include "models/sequences.hpp"
-#include "models/svg.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using namespace attend;
+using namespace attend::data;
 using namespace attend::models;
+using namespace attend::plot;
 namespace tutorial = attend::tutorial;
 
 namespace {
@@ -302,8 +304,8 @@ int main(int argc, char** argv) {
   std::printf("  free running    (reads its ŷ_{j-1})   %5.1f %%          %5.1f %%\n", 100 * free_right / all,
               100 * free_exact / examples);
 
-  models::Series forced_curve{"teacher forcing (reads y_{j-1})", {}, {}};
-  models::Series free_curve{"free running (reads its own ŷ_{j-1})", {}, {}};
+  plot::Series forced_curve{"teacher forcing (reads y_{j-1})", {}, {}};
+  plot::Series free_curve{"free running (reads its own ŷ_{j-1})", {}, {}};
   std::printf("\nright at output position j (<eos> included):\n  j              ");
   for (std::size_t j = 0; j < at_j.size(); ++j) std::printf("%6zu", j + 1);
   std::printf("\n  teacher forcing");
@@ -321,8 +323,8 @@ int main(int argc, char** argv) {
   std::printf("\n");
   tutorial::write_figure(
       options, "03-teacher-forcing-vs-free-running.svg",
-      models::line_chart_svg({forced_curve, free_curve}, {"The same trained decoder, two ways", "output position j",
-                                                          "share of test targets right at position j", 0.0, 1.0}));
+      plot::line_chart_svg({forced_curve, free_curve}, {"The same trained decoder, two ways", "output position j",
+                                                        "share of test targets right at position j", 0.0, 1.0}));
 
   // An example where one early mistake derails the rest: teacher forcing gets at most one position wrong, while free
   // running, once wrong, stays wrong for at least three more positions.

@@ -15,11 +15,13 @@
 
 #include "models/search.hpp"
 #include "models/sequences.hpp"
-#include "models/svg.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using namespace attend;
+using namespace attend::data;
 using namespace attend::models;
+using namespace attend::plot;
 namespace tutorial = attend::tutorial;
 
 namespace {
@@ -99,7 +101,7 @@ int main(int argc, char** argv) {
               experiment.training.steps, experiment.training.batch_size, losses.front(), last_loss);
   std::printf("exact match by source length (%zu test sources each, greedy decoding):\n", experiment.test_per_length);
   std::printf("  T_x   exact match\n");
-  models::Series exact_match{"vanilla (c = h_Tx)", {}, {}};
+  plot::Series exact_match{"vanilla (c = h_Tx)", {}, {}};
   for (const sequences::LengthScore& score : scores) {
     const std::string bars = bar(score.exact_match());
     std::printf("  %3zu   %5.1f %%%s%s\n", score.length, 100 * score.exact_match(), bars.empty() ? "" : "  ",
@@ -142,8 +144,8 @@ int main(int argc, char** argv) {
   tutorial::check("(4.1) exact match at the longest length, counted by hand",
                   std::abs(by_hand - scores.back().exact_match()), 0.0);
   tutorial::write_figure(options, "04-exact-match-by-length.svg",
-                         models::line_chart_svg({exact_match}, {"Copying with one fixed context vector",
-                                                                "source length T_x", "exact match", 0.0, 1.0}));
+                         plot::line_chart_svg({exact_match}, {"Copying with one fixed context vector",
+                                                              "source length T_x", "exact match", 0.0, 1.0}));
 
   // The influence of x_1 on h_Tx, in double precision on a copy of the trained weights, and on the same model
   // before training (the same seed draws the same initial weights).
@@ -222,7 +224,7 @@ int main(int argc, char** argv) {
   std::printf("\ninfluence of the first token on the final state, mean ||dh_Tx/dx_1||_F over %zu sources:\n",
               sources_per_length);
   std::printf("  T_x   before training   after training\n");
-  models::Series x_1_before{"before training", {}, {}}, x_1_after{"after training", {}, {}};
+  plot::Series x_1_before{"before training", {}, {}}, x_1_after{"after training", {}, {}};
   for (std::size_t n = 0; n < lengths.size(); ++n) {
     std::printf("  %3zu   %.3e         %.3e\n", lengths[n], before[n][0], after[n][0]);
     x_1_before.x.push_back(static_cast<double>(lengths[n]));
@@ -230,14 +232,13 @@ int main(int argc, char** argv) {
     x_1_after.x.push_back(static_cast<double>(lengths[n]));
     x_1_after.y.push_back(std::log10(after[n][0]));
   }
-  tutorial::write_figure(
-      options, "04-influence-of-x1.svg",
-      models::line_chart_svg({x_1_before, x_1_after},
-                             {"How much x₁ still moves h_Tx", "source length T_x", "log₁₀ ‖∂h_Tx / ∂x₁‖_F"}));
+  tutorial::write_figure(options, "04-influence-of-x1.svg",
+                         plot::line_chart_svg({x_1_before, x_1_after}, {"How much x₁ still moves h_Tx",
+                                                                        "source length T_x", "log₁₀ ‖∂h_Tx / ∂x₁‖_F"}));
 
   // at the longest length, every position
   const std::size_t T_last = lengths.back();
-  models::Series x_i_before{"before training", {}, {}}, x_i_after{"after training", {}, {}};
+  plot::Series x_i_before{"before training", {}, {}}, x_i_after{"after training", {}, {}};
   for (std::size_t i = 0; i < T_last; ++i) {
     x_i_before.x.push_back(static_cast<double>(i + 1));
     x_i_before.y.push_back(std::log10(before.back()[i]));
@@ -254,8 +255,8 @@ int main(int argc, char** argv) {
   for (const std::size_t i : positions) std::printf("%9.1e", after.back()[i - 1]);
   std::printf("\n");
   tutorial::write_figure(options, "04-influence-by-position.svg",
-                         models::line_chart_svg({x_i_before, x_i_after},
-                                                {"Which tokens h_Tx still depends on, T_x = " + std::to_string(T_last),
-                                                 "source position i", "log₁₀ ‖∂h_Tx / ∂x_i‖_F"}));
+                         plot::line_chart_svg({x_i_before, x_i_after},
+                                              {"Which tokens h_Tx still depends on, T_x = " + std::to_string(T_last),
+                                               "source position i", "log₁₀ ‖∂h_Tx / ∂x_i‖_F"}));
   return tutorial::exit_status();
 }

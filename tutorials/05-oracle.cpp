@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "models/attention.hpp"
-#include "models/svg.hpp"
 #include "nn/recurrent.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Ids;
@@ -30,6 +30,7 @@ using attend::Variable;
 using attend::tutorial::row_of;
 using attend::tutorial::vector_string;
 namespace models = attend::models;
+namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -162,11 +163,11 @@ int main(int argc, char** argv) {
     }
   }
   tutorial::check("(5.1) c_j from models::context vs the hand loop", worst, 1e-15);
-  models::HeatmapOptions heatmap;
+  plot::HeatmapOptions heatmap;
   heatmap.title = "the oracle's alignment α_jt";
   heatmap.x_label = "source word t";
   heatmap.y_label = "output word j";
-  tutorial::write_figure(options, "05-oracle-alignment.svg", models::attention_svg(source, target, alpha, heatmap));
+  tutorial::write_figure(options, "05-oracle-alignment.svg", plot::attention_svg(source, target, alpha, heatmap));
 
   // [docs:hard]
   std::vector<Variable<double>> hard_c;
@@ -255,7 +256,7 @@ int main(int argc, char** argv) {
                 (soft_at(e_1 + eps, 1) - soft_at(e_1 - eps, 1)) / (2 * eps),
                 e_1 == 1.5 ? "   <- tie with e_j2: the argmax jumps" : "");
   }
-  std::vector<models::Series> curves{
+  std::vector<plot::Series> curves{
       {"hard (argmax)", {}, {}}, {"soft, β = 1", {}, {}}, {"soft, β = 5", {}, {}}, {"soft, β = 20", {}, {}}};
   for (int k = 0; k <= 80; ++k) {
     const double e_1 = -1.0 + 0.05 * k;
@@ -265,11 +266,11 @@ int main(int argc, char** argv) {
     curves[2].y.push_back(soft_at(e_1, 5));
     curves[3].y.push_back(soft_at(e_1, 20));
   }
-  models::LineChartOptions chart;
+  plot::LineChartOptions chart;
   chart.title = "c_j1 as the score of \"the\" moves (e_j2 = 1.5)";
   chart.x_label = "e_j1";
   chart.y_label = "c_j1";
-  tutorial::write_figure(options, "05-hard-vs-soft.svg", models::line_chart_svg(curves, chart));
+  tutorial::write_figure(options, "05-hard-vs-soft.svg", plot::line_chart_svg(curves, chart));
 
   const std::size_t t_max = static_cast<std::size_t>(std::max_element(e_j.begin(), e_j.end()) - e_j.begin());
   const std::vector<double> c_hard = weighted_average(one_hot_argmax(e_j), h_plain);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/attention.hpp"
-#include "models/svg.hpp"
 #include "nn/recurrent.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Ids;
@@ -28,6 +28,7 @@ using attend::Variable;
 using attend::tutorial::row_of;
 using attend::tutorial::vector_string;
 namespace models = attend::models;
+namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -236,13 +237,13 @@ int main(int argc, char** argv) {
     const Variable<double> alpha_j = models::attention_weights(score.score(s_prev, score.keys(h_batch)), m);
     weights.push_back(row_of(alpha_j.value(), 1));
   }
-  models::HeatmapOptions heatmap;
+  plot::HeatmapOptions heatmap;
   heatmap.title = "α_ij of a padded sentence";
   heatmap.x_label = "source position i";
   heatmap.y_label = "decoder step j";
   const std::vector<std::string> source_2{"the", "Economic", "Area", "<pad>"};
   const std::vector<std::string> steps{"j=1", "j=2", "j=3", "j=4"};
-  const std::string svg = models::attention_svg(source_2, steps, weights, heatmap);
+  const std::string svg = plot::attention_svg(source_2, steps, weights, heatmap);
   // [docs:end]
   std::printf("\nthe weights of sentence 2 at steps j = 1..4 (the heatmap)\n");
   for (std::size_t j = 0; j < T_y; ++j) std::printf("  j = %zu  %s\n", j + 1, vector_string(weights[j]).c_str());

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "models/dates.hpp"
+#include "data/dates.hpp"
+#include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "models/svg.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Ids;
@@ -36,7 +36,9 @@ using attend::tutorial::seconds_since;
 using attend::tutorial::sigmoid;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
-namespace dates = attend::models::dates;
+namespace data = attend::data;
+namespace plot = attend::plot;
+namespace dates = attend::data::dates;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -45,7 +47,7 @@ namespace {
 using Sequence = std::vector<std::int64_t>;
 
 // Ids back to text, up to the end token.
-std::string text_of(const models::Vocabulary& vocabulary, const Sequence& ids) {
+std::string text_of(const data::Vocabulary& vocabulary, const Sequence& ids) {
   std::string text;
   for (const std::string& character : vocabulary.decode(ids)) text += character;
   return text;
@@ -69,7 +71,7 @@ std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model, const 
 // [docs:evaluate]
 // Exact match of the greedy outputs ŷ = argmax_y p(y | x) (approximately: one token at a time) with the ISO dates.
 dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates::Example>& examples,
-                          const models::Vocabulary& source_vocabulary, const models::Vocabulary& target_vocabulary) {
+                          const data::Vocabulary& source_vocabulary, const data::Vocabulary& target_vocabulary) {
   std::vector<Sequence> sources;
   std::vector<std::string> predictions, targets;
   for (const dates::Example& example : examples) {
@@ -85,7 +87,7 @@ dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates
 
 // The text followed by spaces up to `width` characters (code points, not bytes: "MIÉ." is four).
 std::string padded(const std::string& text, std::size_t width) {
-  const std::size_t length = models::utf8_characters(text).size();
+  const std::size_t length = data::utf8_characters(text).size();
   return text + std::string(length < width ? width - length : 0, ' ');
 }
 
@@ -107,7 +109,7 @@ int main(int argc, char** argv) {
   // Human-written dates in, ISO dates out; the validation and test dates never occur in training.
   const dates::Splits splits = dates::make_splits(/*seed=*/1, train_size, held_out, held_out);
   // Character vocabularies: <pad> <sos> <eos> <unk>, then every character the task can write.
-  models::Vocabulary source_vocabulary, target_vocabulary;
+  data::Vocabulary source_vocabulary, target_vocabulary;
   for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
   for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
   std::vector<Sequence> train_sources, train_targets;
@@ -213,7 +215,7 @@ int main(int argc, char** argv) {
 
   const dates::Example& example = splits.test[shown[0]];
   const Sequence x = ids_of(source_vocabulary, example.source), y = ids_of(target_vocabulary, example.target);
-  const std::vector<std::string> x_characters = models::utf8_characters(example.source);
+  const std::vector<std::string> x_characters = data::utf8_characters(example.source);
   const std::size_t T_x = x.size();
   Tape<float> step_tape;
   const models::Batch one = models::make_batch({x}, {y});
@@ -225,8 +227,8 @@ int main(int argc, char** argv) {
   std::printf("   j  y_{j-1}  y_j    p(y_j)  the largest weights α_ij (i: character)\n");
   double worst_e = 0, worst_alpha = 0, worst_c = 0, worst_s = 0, worst_logits = 0;
   for (std::size_t j = 1; j <= y.size() + 1; ++j) {  // the ten characters, then the end token
-    const std::int64_t y_prev = j == 1 ? models::Vocabulary::sos_id : y[j - 2];
-    const std::int64_t y_j = j <= y.size() ? y[j - 1] : models::Vocabulary::eos_id;
+    const std::int64_t y_prev = j == 1 ? data::Vocabulary::sos_id : y[j - 2];
+    const std::int64_t y_j = j <= y.size() ? y[j - 1] : data::Vocabulary::eos_id;
     // The library's step, to compare with: DecoderStep{output = [s_j; c_j; E y_{j-1}], alpha, state}.
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
     const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);  // s_{j-1}: (H,)
@@ -315,9 +317,9 @@ int main(int argc, char** argv) {
     if (output.finished) output_tokens.push_back("<eos>");
     std::vector<std::vector<double>> alpha;
     for (const std::vector<float>& row : output.attention) alpha.emplace_back(row.begin(), row.end());
-    models::HeatmapOptions heatmap;
+    plot::HeatmapOptions heatmap;
     heatmap.title = "\"" + source + "\"";
-    const std::string svg = models::attention_svg(models::utf8_characters(source), output_tokens, alpha, heatmap);
+    const std::string svg = plot::attention_svg(data::utf8_characters(source), output_tokens, alpha, heatmap);
     // [docs:end]
     tutorial::write_figure(options, "08-heatmap-" + std::to_string(n + 1) + ".svg", svg);
   }

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "models/dates.hpp"
+#include "data/dates.hpp"
+#include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "models/svg.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Ids;
@@ -37,7 +37,9 @@ using attend::tutorial::row_times;
 using attend::tutorial::sigmoid;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
-namespace dates = attend::models::dates;
+namespace data = attend::data;
+namespace plot = attend::plot;
+namespace dates = attend::data::dates;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -48,7 +50,7 @@ using Sequence = std::vector<std::int64_t>;
 // The dates task as chapter 8 sets it up: the splits, the two character vocabularies, the training pairs as ids.
 struct Data {
   dates::Splits splits;
-  models::Vocabulary source_vocabulary, target_vocabulary;
+  data::Vocabulary source_vocabulary, target_vocabulary;
   std::vector<Sequence> train_sources, train_targets;
   std::vector<std::size_t> source_lengths;
 };
@@ -136,16 +138,16 @@ dates::Scores exact_match(models::Seq2seq<float>& model, const std::vector<dates
 
 // The attention of the greedy output for one date, as a heatmap (chapter 8).
 std::string heatmap(models::Seq2seq<float>& model, const dates::Example& example, const Data& data) {
-  const std::vector<std::string> source = models::utf8_characters(example.source);
+  const std::vector<std::string> source = data::utf8_characters(example.source);
   const models::Batch batch = models::make_batch({ids_of(data.source_vocabulary, example.source)});
   const models::Hypothesis output = models::decode(model, batch.source, batch.source_lengths, {1})[0];
   std::vector<std::string> output_tokens = data.target_vocabulary.decode(output.tokens);
   if (output.finished) output_tokens.push_back("<eos>");
   std::vector<std::vector<double>> alpha;
   for (const std::vector<float>& row : output.attention) alpha.emplace_back(row.begin(), row.end());
-  models::HeatmapOptions options;
+  plot::HeatmapOptions options;
   options.title = model.config().decoder_name() + ": \"" + example.source + "\"";
-  return models::attention_svg(source, output_tokens, alpha, options);
+  return plot::attention_svg(source, output_tokens, alpha, options);
 }
 
 // The worst difference of each equation over every step of a walk.
@@ -181,7 +183,7 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
   models::DecoderState<float> state = encoded.state;            // s_0 = h_Tx, h̃_0 = 0
   Worst worst;
   for (std::size_t j = 1; j <= y.size() + 1; ++j) {
-    const std::int64_t y_prev = j == 1 ? models::Vocabulary::sos_id : y[j - 2];
+    const std::int64_t y_prev = j == 1 ? data::Vocabulary::sos_id : y[j - 2];
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
     const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);    // s_{j-1}
     const std::vector<double> h_tilde_prev = row_of(state.feed.value(), 0, H);  // h̃_{j-1}

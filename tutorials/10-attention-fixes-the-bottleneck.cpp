@@ -16,11 +16,13 @@
 
 #include "models/search.hpp"
 #include "models/sequences.hpp"
-#include "models/svg.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using namespace attend;
+using namespace attend::data;
 using namespace attend::models;
+using namespace attend::plot;
 namespace tutorial = attend::tutorial;
 
 namespace {
@@ -67,7 +69,7 @@ int main(int argc, char** argv) {
   std::printf("\nexact match by source length (copy task, %zu test sources per length, greedy decoding):\n",
               experiment.test_per_length);
   std::printf("  T_x   vanilla, c = h_Tx   Bahdanau, c_j = sum_i alpha_ij h_i\n");
-  std::vector<models::Series> curves{{"vanilla: one c = h_Tx", {}, {}}, {"Bahdanau: c_j for every step", {}, {}}};
+  std::vector<plot::Series> curves{{"vanilla: one c = h_Tx", {}, {}}, {"Bahdanau: c_j for every step", {}, {}}};
   std::vector<double> total(decoders.size(), 0.0);
   for (std::size_t k = 0; k < scores[0].size(); ++k) {
     std::printf("  %3zu        %5.1f %%              %5.1f %%\n", scores[0][k].length, 100 * scores[0][k].exact_match(),
@@ -80,8 +82,8 @@ int main(int argc, char** argv) {
   }
   std::printf("  all        %5.1f %%              %5.1f %%\n", 100 * total[0], 100 * total[1]);
   tutorial::write_figure(options, "10-bottleneck-fixed.svg",
-                         models::line_chart_svg(curves, {"Copying: exact match against source length",
-                                                         "source length T_x", "exact match", 0.0, 1.0}));
+                         plot::line_chart_svg(curves, {"Copying: exact match against source length",
+                                                       "source length T_x", "exact match", 0.0, 1.0}));
 
   // Inside the attention model, in double precision on a copy of its trained weights: step 1 of the longest test
   // source, its scores, weights and context recomputed by hand from W_a, U_a, v_a.

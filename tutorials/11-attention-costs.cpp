@@ -22,14 +22,15 @@
 #include <vector>
 
 #include "models/seq2seq.hpp"
-#include "models/svg.hpp"
 #include "nn/optim.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Rng;
 using attend::Tape;
 using attend::Variable;
 namespace models = attend::models;
+namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -334,21 +335,21 @@ int main(int argc, char** argv) {
   tutorial::check("(11.3) ratios attention/vanilla that are not finite and > 0 (count)", bad_ratios, 0);
 
   // [docs:figure]
-  std::vector<models::Series> curves;
+  std::vector<plot::Series> curves;
   for (std::size_t d = 0; d < decoders.size(); ++d) {
-    models::Series series{decoders[d], {}, {}};
+    plot::Series series{decoders[d], {}, {}};
     for (std::size_t k = 0; k < source_lengths.size(); ++k) {
       series.x.push_back(static_cast<double>(source_lengths[k]));
       series.y.push_back(results[k][d].processor_ms);
     }
     curves.push_back(series);
   }
-  models::LineChartOptions chart;
+  plot::LineChartOptions chart;
   chart.title = "Processor time per training step (B = 32, T_y = 12, GRU, H = 64)";
   chart.x_label = "source length T_x";
   chart.y_label = "milliseconds of processor time per training step";
   chart.y_min = 0;
-  tutorial::write_figure(options, "11-step-time.svg", models::line_chart_svg(curves, chart));
+  tutorial::write_figure(options, "11-step-time.svg", plot::line_chart_svg(curves, chart));
   // [docs:end]
 
   self_attention();

@@ -5,7 +5,7 @@
 // program shows how a sentence becomes tokens (12.1), with a tokeniser written by hand for ASCII text as a second
 // route; splits the pairs by distinct Spanish sentence so that every test sentence keeps all its English
 // translations as references; computes BLEU (12.2)-(12.5) by hand, on one sentence and on a whole test set, next to
-// models::corpus_bleu; trains the vanilla, Bahdanau and Luong-general decoders with the same budget and compares
+// data::corpus_bleu; trains the vanilla, Bahdanau and Luong-general decoders with the same budget and compares
 // their BLEU with greedy decoding and with beam search (12.6), overall and by source length, checking beam search's
 // scores by teacher forcing and beam width 1 against greedy decoding; draws the attention of a few test sentences;
 // and last trains the Bahdanau model on the 3k Hindi → English pairs, to show what so little data can and cannot do.
@@ -26,20 +26,22 @@
 #include <string>
 #include <vector>
 
-#include "models/bleu.hpp"
-#include "models/pairs.hpp"
+#include "data/bleu.hpp"
+#include "data/pairs.hpp"
+#include "data/text.hpp"
+#include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "models/svg.hpp"
-#include "models/text.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Rng;
 using attend::Tape;
 using attend::Variable;
 namespace models = attend::models;
+namespace data = attend::data;
+namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
@@ -174,29 +176,29 @@ double bleu(const BleuCounts& counts) {
 
 // A language pair ready for training: the split, the vocabularies, and the training pairs as ids.
 struct Corpus {
-  models::TranslationData data;
-  models::Vocabulary source_vocabulary, target_vocabulary;
+  data::TranslationData data;
+  data::Vocabulary source_vocabulary, target_vocabulary;
   std::vector<Sequence> train_sources, train_targets;
   std::vector<std::size_t> source_lengths;
-  std::vector<models::TranslationExample> train_examples;  // a sample of training sources, all their references
+  std::vector<data::TranslationExample> train_examples;  // a sample of training sources, all their references
 };
 
-Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitOptions& split, std::size_t min_count,
+Corpus make_corpus(const data::PairFile& file, const data::TranslationSplitOptions& split, std::size_t min_count,
                    std::size_t train_examples) {
   Corpus corpus;
   // [docs:data]
   // Tokenise (12.1), keep pairs of at most split.max_words words a side, and split by distinct source sentence: a test
   // sentence never occurs as a training source, and keeps every translation the file gives it.
-  corpus.data = models::make_translation_data(file, split);
+  corpus.data = data::make_translation_data(file, split);
   // Vocabularies from the training pairs only: tokens seen at least min_count times; the rest read as <unk>.
   std::vector<Tokens> sources, targets;
-  for (const models::TokenPair& pair : corpus.data.train) {
+  for (const data::TokenPair& pair : corpus.data.train) {
     sources.push_back(pair.source);
     targets.push_back(pair.target);
   }
-  corpus.source_vocabulary = models::build_vocabulary(sources, min_count);
-  corpus.target_vocabulary = models::build_vocabulary(targets, min_count);
-  for (const models::TokenPair& pair : corpus.data.train) {
+  corpus.source_vocabulary = data::build_vocabulary(sources, min_count);
+  corpus.target_vocabulary = data::build_vocabulary(targets, min_count);
+  for (const data::TokenPair& pair : corpus.data.train) {
     corpus.train_sources.push_back(corpus.source_vocabulary.encode(pair.source));
     corpus.train_targets.push_back(corpus.target_vocabulary.encode(pair.target));
     corpus.source_lengths.push_back(corpus.train_sources.back().size());
@@ -204,8 +206,8 @@ Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitO
   // [docs:end]
   // Training sources with all their training translations, evenly spread over the file: BLEU on data the model saw.
   std::map<std::string, std::size_t> group;
-  std::vector<models::TranslationExample> all;
-  for (const models::TokenPair& pair : corpus.data.train) {
+  std::vector<data::TranslationExample> all;
+  for (const data::TokenPair& pair : corpus.data.train) {
     const auto [at, added] = group.emplace(joined(pair.source), all.size());
     if (added) all.push_back({pair.source, {}});
     all[at->second].references.push_back(pair.target);
@@ -216,8 +218,8 @@ Corpus make_corpus(const models::PairFile& file, const models::TranslationSplitO
 }
 
 // The pairs of a file, or every `every`-th of them (--small).
-models::PairFile every_nth(const models::PairFile& file, std::size_t every) {
-  models::PairFile fewer = file;
+data::PairFile every_nth(const data::PairFile& file, std::size_t every) {
+  data::PairFile fewer = file;
   fewer.pairs.clear();
   for (std::size_t k = 0; k < file.pairs.size(); k += every) fewer.pairs.push_back(file.pairs[k]);
   return fewer;
@@ -291,28 +293,28 @@ std::vector<models::Hypothesis> translate(models::Seq2seq<float>& model, const s
 }
 
 // Corpus BLEU of the outputs against every reference of each example.
-models::BleuScore score(const std::vector<models::Hypothesis>& outputs,
-                        const std::vector<models::TranslationExample>& examples, const models::Vocabulary& target) {
+data::BleuScore score(const std::vector<models::Hypothesis>& outputs,
+                      const std::vector<data::TranslationExample>& examples, const data::Vocabulary& target) {
   std::vector<Tokens> hypotheses;
   std::vector<std::vector<Tokens>> references;
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     hypotheses.push_back(target.decode(outputs[k].tokens));
     references.push_back(examples[k].references);
   }
-  return models::corpus_bleu(hypotheses, references);
+  return data::corpus_bleu(hypotheses, references);
 }
 // [docs:end]
 
-std::vector<Sequence> sources_of(const std::vector<models::TranslationExample>& examples,
-                                 const models::Vocabulary& vocabulary) {
+std::vector<Sequence> sources_of(const std::vector<data::TranslationExample>& examples,
+                                 const data::Vocabulary& vocabulary) {
   std::vector<Sequence> sources;
-  for (const models::TranslationExample& example : examples) sources.push_back(vocabulary.encode(example.source));
+  for (const data::TranslationExample& example : examples) sources.push_back(vocabulary.encode(example.source));
   return sources;
 }
 
-// The output as text for people (models::detokenize).
-std::string text_of(const models::Hypothesis& output, const models::Vocabulary& target) {
-  return models::detokenize(target.decode(output.tokens), models::Tokenization::words);
+// The output as text for people (data::detokenize).
+std::string text_of(const models::Hypothesis& output, const data::Vocabulary& target) {
+  return data::detokenize(target.decode(output.tokens), data::Tokenization::words);
 }
 
 // [docs:teacher-forcing]
@@ -344,15 +346,15 @@ std::vector<double> teacher_forced_log_p(models::Seq2seq<float>& model, const st
 // [docs:end]
 
 // The attention of one output as a heatmap: source words across, output words (and the end token) down.
-std::string heatmap(const models::Hypothesis& output, const models::TranslationExample& example,
-                    const models::Vocabulary& target, const std::string& decoder) {
+std::string heatmap(const models::Hypothesis& output, const data::TranslationExample& example,
+                    const data::Vocabulary& target, const std::string& decoder) {
   Tokens output_tokens = target.decode(output.tokens);
   if (output.finished) output_tokens.push_back("<eos>");
   std::vector<std::vector<double>> alpha;
   for (const std::vector<float>& row : output.attention) alpha.emplace_back(row.begin(), row.end());
-  models::HeatmapOptions options;
+  plot::HeatmapOptions options;
   options.title = decoder + ", greedy output";  // the sentence itself is along the top
-  return models::attention_svg(example.source, output_tokens, alpha, options);
+  return plot::attention_svg(example.source, output_tokens, alpha, options);
 }
 
 // One configuration for every model of the chapter; only the decoder changes.
@@ -409,10 +411,10 @@ int main(int argc, char** argv) {
   std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
 
   // ---- The text: normalisation and tokens ---------------------------------------------------------------------------
-  models::PairReadOptions read;
-  read.source_column = models::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
-  const models::PairFile whole_file = models::read_pair_file(spanish_path, read);
-  const models::PairFile file = every_nth(whole_file, every);
+  data::PairReadOptions read;
+  read.source_column = data::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
+  const data::PairFile whole_file = data::read_pair_file(spanish_path, read);
+  const data::PairFile file = every_nth(whole_file, every);
   std::printf(
       "%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
       every > 1 ? (", every " + std::to_string(every) + "th kept: " + std::to_string(file.pairs.size())).c_str() : "");
@@ -423,19 +425,19 @@ int main(int argc, char** argv) {
                                           "Tom\xE2\x80\x99s well-known \xE2\x80\x9C"
                                           "fact\xE2\x80\x9D!"};
   for (const std::string& text : examples) {
-    const Tokens tokens = models::tokenize(text, models::Tokenization::words);
+    const Tokens tokens = data::tokenize(text, data::Tokenization::words);
     std::printf("  \"%s\"\n      -> %s\n", text.c_str(), joined(tokens).c_str());
   }
   // "canción" with ó as one code point (U+00F3) and as o followed by the combining accent U+0301: NFC makes them one
-  const Tokens composed = models::tokenize("Canci\xC3\xB3n", models::Tokenization::words);
-  const Tokens decomposed = models::tokenize("Cancio\xCC\x81n", models::Tokenization::words);
+  const Tokens composed = data::tokenize("Canci\xC3\xB3n", data::Tokenization::words);
+  const Tokens decomposed = data::tokenize("Cancio\xCC\x81n", data::Tokenization::words);
   tutorial::check("(12.1) \"canción\" with ó as U+00F3 and as o + U+0301: tokens that differ",
                   composed == decomposed ? 0 : 1, 0);
   // [docs:tokenize-checks]
   std::size_t ascii_sentences = 0, ascii_differ = 0, sentences = 0, round_trip_differ = 0;
-  for (const models::SentencePair& pair : file.pairs) {
+  for (const data::SentencePair& pair : file.pairs) {
     for (const std::string& text : {pair.source, pair.target}) {
-      const Tokens tokens = models::tokenize(text, models::Tokenization::words);
+      const Tokens tokens = data::tokenize(text, data::Tokenization::words);
       // a second route: the rule written out for ASCII text
       if (is_ascii(text)) {
         ++ascii_sentences;
@@ -443,12 +445,12 @@ int main(int argc, char** argv) {
       }
       // detokenize (the text people read) and tokenize again: the same tokens
       ++sentences;
-      const std::string shown = models::detokenize(tokens, models::Tokenization::words);
-      if (models::tokenize(shown, models::Tokenization::words) != tokens) ++round_trip_differ;
+      const std::string shown = data::detokenize(tokens, data::Tokenization::words);
+      if (data::tokenize(shown, data::Tokenization::words) != tokens) ++round_trip_differ;
     }
   }
   // [docs:end]
-  tutorial::check("(12.1) ascii_words vs models::tokenize, " + std::to_string(ascii_sentences) +
+  tutorial::check("(12.1) ascii_words vs data::tokenize, " + std::to_string(ascii_sentences) +
                       " all-ASCII sentences: sentences that differ",
                   static_cast<double>(ascii_differ), 0);
   tutorial::check("(12.1) tokenize(detokenize(tokens)) vs tokens, " + std::to_string(sentences) +
@@ -456,15 +458,15 @@ int main(int argc, char** argv) {
                   static_cast<double>(round_trip_differ), 0);
 
   // ---- The split ----------------------------------------------------------------------------------------------------
-  models::TranslationSplitOptions split;
+  data::TranslationSplitOptions split;
   split.seed = 1;
   split.validation_size = validation_size;
   split.test_size = test_size;
   split.max_words = 10;
   const Corpus spanish = make_corpus(file, split, /*min_count=*/2, /*train_examples=*/test_size);
-  const models::TranslationData& data = spanish.data;
+  const data::TranslationData& data = spanish.data;
   std::size_t several = 0, most = 0;
-  for (const models::TranslationExample& example : data.test) {
+  for (const data::TranslationExample& example : data.test) {
     several += example.references.size() > 1;
     most = std::max(most, example.references.size());
   }
@@ -475,14 +477,14 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(split.seed), data.kept_pairs, split.max_words, data.distinct_sources,
       data.train.size(), data.validation.size(), data.test.size(), several, data.test.size(), most);
   std::set<std::string> train_sources;
-  for (const models::TokenPair& pair : data.train) train_sources.insert(joined(pair.source));
+  for (const data::TokenPair& pair : data.train) train_sources.insert(joined(pair.source));
   std::size_t leaked = 0;
-  for (const models::TranslationExample& example : data.test) leaked += train_sources.count(joined(example.source));
+  for (const data::TranslationExample& example : data.test) leaked += train_sources.count(joined(example.source));
   tutorial::check("test sentences that are also training sources", static_cast<double>(leaked), 0);
   std::size_t test_tokens = 0, unknown = 0;
   for (const Sequence& x : sources_of(data.test, spanish.source_vocabulary)) {
     test_tokens += x.size();
-    unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
+    unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), data::Vocabulary::unk_id));
   }
   std::printf(
       "vocabularies (training tokens seen at least twice): %zu Spanish, %zu English, the 4 specials included;\n"
@@ -493,23 +495,22 @@ int main(int argc, char** argv) {
   // ---- BLEU by hand on one sentence ---------------------------------------------------------------------------------
   // Every English translation the file gives for one Spanish sentence, and two outputs written by hand.
   const std::string example_source = "Es hora de irte a la cama.";
-  models::TranslationExample example{models::tokenize(example_source, models::Tokenization::words), {}};
-  for (const models::SentencePair& pair : whole_file.pairs) {
+  data::TranslationExample example{data::tokenize(example_source, data::Tokenization::words), {}};
+  for (const data::SentencePair& pair : whole_file.pairs) {
     if (pair.source == example_source) {
-      example.references.push_back(models::tokenize(pair.target, models::Tokenization::words));
+      example.references.push_back(data::tokenize(pair.target, data::Tokenization::words));
     }
   }
   std::printf("\nBLEU by hand: \"%s\" has %zu references in the file:\n", example_source.c_str(),
               example.references.size());
   for (const Tokens& y : example.references) std::printf("  %s\n", joined(y).c_str());
-  const std::vector<Tokens> outputs_by_hand{
-      models::tokenize("It's time to go to bed to bed.", models::Tokenization::words),
-      models::tokenize("Time for bed.", models::Tokenization::words)};
+  const std::vector<Tokens> outputs_by_hand{data::tokenize("It's time to go to bed to bed.", data::Tokenization::words),
+                                            data::tokenize("Time for bed.", data::Tokenization::words)};
   double worst_p = 0, worst_bp = 0, worst_bleu = 0;
   for (const Tokens& y_hat : outputs_by_hand) {
     BleuCounts counts;
     add_counts(counts, y_hat, example.references);
-    const models::BleuScore library = models::corpus_bleu({y_hat}, {example.references});
+    const data::BleuScore library = data::corpus_bleu({y_hat}, {example.references});
     std::printf("output \"%s\": c = %.0f, r = %.0f\n", joined(y_hat).c_str(), counts.c, counts.r);
     for (std::size_t n = 1; n <= N; ++n) {
       std::printf("  n = %zu: %2.0f of %2.0f n-grams match, p_%zu = %.4f\n", n, counts.m[n - 1], counts.t[n - 1], n,
@@ -520,9 +521,9 @@ int main(int argc, char** argv) {
     worst_bp = std::max(worst_bp, std::abs(brevity_penalty(counts) - library.brevity_penalty));
     worst_bleu = std::max(worst_bleu, std::abs(bleu(counts) - library.bleu));
   }
-  tutorial::check("(12.2) p_n by hand vs models::corpus_bleu", worst_p, 1e-12);
-  tutorial::check("(12.3) BP by hand vs models::corpus_bleu", worst_bp, 1e-12);
-  tutorial::check("(12.4) BLEU by hand vs models::corpus_bleu", worst_bleu, 1e-12);
+  tutorial::check("(12.2) p_n by hand vs data::corpus_bleu", worst_p, 1e-12);
+  tutorial::check("(12.3) BP by hand vs data::corpus_bleu", worst_bp, 1e-12);
+  tutorial::check("(12.4) BLEU by hand vs data::corpus_bleu", worst_bleu, 1e-12);
 
   // ---- Three decoders, one budget -----------------------------------------------------------------------------------
   const std::vector<std::string> decoders{"vanilla", "bahdanau", "luong-general"};
@@ -530,7 +531,7 @@ int main(int argc, char** argv) {
   const std::vector<Sequence> train_example_sources = sources_of(spanish.train_examples, spanish.source_vocabulary);
   std::vector<std::unique_ptr<models::Seq2seq<float>>> trained;
   std::vector<std::vector<models::Hypothesis>> greedy, beam;
-  std::vector<models::BleuScore> greedy_bleu, beam_bleu, train_bleu;
+  std::vector<data::BleuScore> greedy_bleu, beam_bleu, train_bleu;
   std::vector<std::string> times;
   std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n", steps,
               embedding_dim, hidden_size);
@@ -561,7 +562,7 @@ int main(int argc, char** argv) {
   std::printf("%-14s %7s %7s   %-27s %6s %8s   %s\n", "decoder", "greedy", "beam 5", "greedy: p_1 p_2 p_3 p_4", "BP",
               "c/r", "training BLEU");
   for (std::size_t d = 0; d < decoders.size(); ++d) {
-    const models::BleuScore& g = greedy_bleu[d];
+    const data::BleuScore& g = greedy_bleu[d];
     std::printf("%-14s %7.2f %7.2f   %5.1f %5.1f %5.1f %5.1f       %6.3f %8.3f   %6.2f\n", decoders[d].c_str(),
                 100 * g.bleu, 100 * beam_bleu[d].bleu, 100 * g.precisions[0], 100 * g.precisions[1],
                 100 * g.precisions[2], 100 * g.precisions[3], g.brevity_penalty,
@@ -589,7 +590,7 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
-  const models::BleuScore& library = greedy_bleu[shown_model];
+  const data::BleuScore& library = greedy_bleu[shown_model];
   double worst_corpus = std::abs(bleu(corpus) - library.bleu);
   for (std::size_t n = 1; n <= N; ++n) {
     worst_corpus = std::max(worst_corpus, std::abs(precision(corpus, n) - library.precisions[n - 1]));
@@ -598,7 +599,7 @@ int main(int argc, char** argv) {
   std::printf("  corpus BLEU (12.5)           %6.2f   (c = %.0f, r = %.0f)\n", 100 * bleu(corpus), corpus.c, corpus.r);
   std::printf("  mean of the sentence BLEUs   %6.2f   (%zu sentences score 0, %zu of them shorter than %zu tokens)\n",
               100 * sentence_sum / double(data.test.size()), sentence_zero, zero_short, N);
-  tutorial::check("(12.5) corpus BLEU and p_n from counts summed by hand vs models::corpus_bleu", worst_corpus, 1e-12);
+  tutorial::check("(12.5) corpus BLEU and p_n from counts summed by hand vs data::corpus_bleu", worst_corpus, 1e-12);
 
   // ---- Beam search --------------------------------------------------------------------------------------------------
   {
@@ -653,20 +654,20 @@ int main(int argc, char** argv) {
       const std::size_t k = changed[n];
       const models::Hypothesis& g = greedy[shown_model][k];
       const models::Hypothesis& b = width_5[k];
-      std::printf("  \"%s\"\n", models::detokenize(data.test[k].source, models::Tokenization::words).c_str());
+      std::printf("  \"%s\"\n", data::detokenize(data.test[k].source, data::Tokenization::words).c_str());
       std::printf("    greedy     log p %7.3f  s %7.3f  \"%s\"\n", g.log_prob, g.score,
                   text_of(g, spanish.target_vocabulary).c_str());
       std::printf("    beam 5     log p %7.3f  s %7.3f  \"%s\"\n", b.log_prob, b.score,
                   text_of(b, spanish.target_vocabulary).c_str());
       std::printf("    reference                         \"%s\"\n",
-                  models::detokenize(data.test[k].references[0], models::Tokenization::words).c_str());
+                  data::detokenize(data.test[k].references[0], data::Tokenization::words).c_str());
     }
     const std::vector<models::Hypothesis> raw = translate(model, test_sources, {5, 0, /*length_penalty=*/0.0});
-    const models::BleuScore raw_bleu = score(raw, data.test, spanish.target_vocabulary);
+    const data::BleuScore raw_bleu = score(raw, data.test, spanish.target_vocabulary);
     std::printf("\n%s on the %zu test sentences:\n%-30s BLEU   p_1   p_2   p_3   p_4     BP    c/r\n",
                 decoders[shown_model].c_str(), data.test.size(), "");
-    const auto row = [](const std::string& name, const models::BleuScore& b) {
-      const std::size_t width = models::utf8_characters(name).size();  // characters, not bytes: "α" is two
+    const auto row = [](const std::string& name, const data::BleuScore& b) {
+      const std::size_t width = data::utf8_characters(name).size();  // characters, not bytes: "α" is two
       std::printf("  %s%s %6.2f %5.1f %5.1f %5.1f %5.1f  %5.3f  %5.3f\n", name.c_str(),
                   std::string(width < 26 ? 26 - width : 0, ' ').c_str(), 100 * b.bleu, 100 * b.precisions[0],
                   100 * b.precisions[1], 100 * b.precisions[2], 100 * b.precisions[3], b.brevity_penalty,
@@ -683,7 +684,7 @@ int main(int argc, char** argv) {
   // often too short to hold a 4-gram), corpus BLEU within each bucket: chapters 4 and 10's curves on real data.
   const std::vector<std::pair<std::size_t, std::size_t>> buckets{{1, 3}, {4, 4}, {5, 5}, {6, 6},
                                                                  {7, 7}, {8, 8}, {9, 9}, {10, 10}};
-  std::vector<models::Series> curves;
+  std::vector<plot::Series> curves;
   for (const std::string& decoder : decoders) curves.push_back({decoder, {}, {}});
   std::printf("\ntest BLEU by source length (greedy):\n%-7s %9s", "words", "sentences");
   for (const std::string& decoder : decoders) std::printf(" %14s", decoder.c_str());
@@ -691,7 +692,7 @@ int main(int argc, char** argv) {
   for (const auto& [shortest, longest] : buckets) {
     std::vector<std::size_t> members;
     for (std::size_t k = 0; k < data.test.size(); ++k) {
-      const std::size_t words = models::word_count(data.test[k].source);
+      const std::size_t words = data::word_count(data.test[k].source);
       if (words >= shortest && words <= longest) members.push_back(k);
     }
     if (members.empty()) continue;
@@ -702,7 +703,7 @@ int main(int argc, char** argv) {
         members.size());
     for (std::size_t d = 0; d < decoders.size(); ++d) {
       std::vector<models::Hypothesis> outputs;
-      std::vector<models::TranslationExample> examples;
+      std::vector<data::TranslationExample> examples;
       for (std::size_t k : members) {
         outputs.push_back(greedy[d][k]);
         examples.push_back(data.test[k]);
@@ -716,27 +717,27 @@ int main(int argc, char** argv) {
   }
   // [docs:end]
   double highest = 0;
-  for (const models::Series& curve : curves) {
+  for (const plot::Series& curve : curves) {
     highest = std::max(highest, *std::max_element(curve.y.begin(), curve.y.end()));
   }
   tutorial::write_figure(options, "12-bleu-by-length.svg",
-                         models::line_chart_svg(curves, {"Spanish → English: test BLEU against source length",
-                                                         "source length in words (1–3 drawn at 3)", "BLEU (greedy)",
-                                                         0.0, std::max(10.0, 10 * std::ceil(highest / 10))}));
+                         plot::line_chart_svg(curves, {"Spanish → English: test BLEU against source length",
+                                                       "source length in words (1–3 drawn at 3)", "BLEU (greedy)", 0.0,
+                                                       std::max(10.0, 10 * std::ceil(highest / 10))}));
 
   // ---- Attention on real sentences ----------------------------------------------------------------------------------
   std::vector<std::size_t> pictured;  // the first two test sentences of 7 to 9 words
   for (std::size_t k = 0; k < data.test.size() && pictured.size() < 2; ++k) {
-    const std::size_t words = models::word_count(data.test[k].source);
+    const std::size_t words = data::word_count(data.test[k].source);
     if (words >= 7 && words <= 9) pictured.push_back(k);
   }
   for (std::size_t k = 0; pictured.size() < 2; ++k) pictured.push_back(k);  // --small: whatever there is
   std::printf("\nthe attention of two test sentences:\n");
   for (std::size_t n = 0; n < pictured.size(); ++n) {
-    const models::TranslationExample& test = data.test[pictured[n]];
-    std::printf("  \"%s\"\n", models::detokenize(test.source, models::Tokenization::words).c_str());
+    const data::TranslationExample& test = data.test[pictured[n]];
+    std::printf("  \"%s\"\n", data::detokenize(test.source, data::Tokenization::words).c_str());
     for (const Tokens& y : test.references) {
-      std::printf("    reference      \"%s\"\n", models::detokenize(y, models::Tokenization::words).c_str());
+      std::printf("    reference      \"%s\"\n", data::detokenize(y, data::Tokenization::words).c_str());
     }
     for (std::size_t d = 0; d < decoders.size(); ++d) {
       std::printf("    %-14s \"%s\"\n", decoders[d].c_str(),
@@ -752,10 +753,10 @@ int main(int argc, char** argv) {
   }
 
   // ---- Hindi -> English: 3k pairs -----------------------------------------------------------------------------------
-  models::PairReadOptions hindi_read;
-  hindi_read.source_column = models::pair_column(hindi_path, "hin");
-  const models::PairFile hindi_file = every_nth(models::read_pair_file(hindi_path, hindi_read), hindi_every);
-  models::TranslationSplitOptions hindi_split = split;
+  data::PairReadOptions hindi_read;
+  hindi_read.source_column = data::pair_column(hindi_path, "hin");
+  const data::PairFile hindi_file = every_nth(data::read_pair_file(hindi_path, hindi_read), hindi_every);
+  data::TranslationSplitOptions hindi_split = split;
   hindi_split.validation_size = 0;
   hindi_split.test_size = hindi_test_size;
   // [docs:hindi]
@@ -770,7 +771,7 @@ int main(int argc, char** argv) {
   std::size_t hindi_tokens = 0, hindi_unknown = 0;
   for (const Sequence& x : sources_of(hindi.data.test, hindi.source_vocabulary)) {
     hindi_tokens += x.size();
-    hindi_unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), models::Vocabulary::unk_id));
+    hindi_unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), data::Vocabulary::unk_id));
   }
   const double epochs = double(hindi_steps * 64) / double(hindi.data.train.size());
   std::printf(
@@ -785,11 +786,11 @@ int main(int argc, char** argv) {
   std::printf("bahdanau, %zu steps of 64 (%.1f passes over the training pairs), %zu parameters; loss %s\n", hindi_steps,
               epochs, hindi_model.parameter_count(), losses_of(hindi_run).c_str());
   std::printf("time: hindi training %.1f s\n", hindi_run.seconds);
-  const models::BleuScore hindi_train_bleu = score(hindi_train, hindi.train_examples, hindi.target_vocabulary);
-  const models::BleuScore hindi_test_bleu = score(hindi_test, hindi.data.test, hindi.target_vocabulary);
+  const data::BleuScore hindi_train_bleu = score(hindi_train, hindi.train_examples, hindi.target_vocabulary);
+  const data::BleuScore hindi_test_bleu = score(hindi_test, hindi.data.test, hindi.target_vocabulary);
   // how many outputs equal one of their references exactly
   const auto exact = [&](const std::vector<models::Hypothesis>& outputs,
-                         const std::vector<models::TranslationExample>& examples) {
+                         const std::vector<data::TranslationExample>& examples) {
     std::size_t right = 0;
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       const Tokens y_hat = hindi.target_vocabulary.decode(outputs[k].tokens);
@@ -810,15 +811,15 @@ int main(int argc, char** argv) {
   for (std::size_t n = 1; n <= 3; ++n) {  // three from the middle of the file (its first lines are single words)
     const std::size_t k = n * hindi.train_examples.size() / 4;
     std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
-                models::detokenize(hindi.train_examples[k].source, models::Tokenization::words).c_str(),
-                models::detokenize(hindi.train_examples[k].references[0], models::Tokenization::words).c_str(),
+                data::detokenize(hindi.train_examples[k].source, data::Tokenization::words).c_str(),
+                data::detokenize(hindi.train_examples[k].references[0], data::Tokenization::words).c_str(),
                 text_of(hindi_train[k], hindi.target_vocabulary).c_str());
   }
   std::printf("test sentences:\n");
   for (std::size_t k = 0; k < 5 && k < hindi.data.test.size(); ++k) {
     std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
-                models::detokenize(hindi.data.test[k].source, models::Tokenization::words).c_str(),
-                models::detokenize(hindi.data.test[k].references[0], models::Tokenization::words).c_str(),
+                data::detokenize(hindi.data.test[k].source, data::Tokenization::words).c_str(),
+                data::detokenize(hindi.data.test[k].references[0], data::Tokenization::words).c_str(),
                 text_of(hindi_test[k], hindi.target_vocabulary).c_str());
   }
   std::printf("time: the whole program %.0f s\n", tutorial::seconds_since(program_start));

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "data/digits.hpp"
 #include "models/captioner.hpp"
-#include "models/digits.hpp"
-#include "models/svg.hpp"
 #include "nn/optim.hpp"
+#include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Ids;
@@ -34,19 +34,21 @@ using attend::tutorial::row_times;
 using attend::tutorial::seconds_since;
 using attend::tutorial::worst_difference;
 namespace models = attend::models;
+namespace data = attend::data;
+namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
 namespace {
 
 // A batch of composed images with their captions as token ids.
-models::ImageBatch<float> batch_of(const std::vector<models::Composed>& examples, std::size_t first, std::size_t last,
+models::ImageBatch<float> batch_of(const std::vector<data::Composed>& examples, std::size_t first, std::size_t last,
                                    const models::CaptionerConfig& config, bool with_captions) {
-  std::vector<const models::Image*> images;
+  std::vector<const data::Image*> images;
   std::vector<std::vector<std::int64_t>> captions;
   for (std::size_t k = first; k < last; ++k) {
     images.push_back(&examples[k].image);
-    if (with_captions) captions.push_back(models::caption_ids(examples[k].digits));
+    if (with_captions) captions.push_back(data::caption_ids(examples[k].digits));
   }
   return models::make_image_batch<float>(images, captions, config);
 }
@@ -55,8 +57,8 @@ models::ImageBatch<float> batch_of(const std::vector<models::Composed>& examples
 // Training on images composed afresh for every batch from the training digits only: the model never sees the same
 // picture twice, but it never sees a test digit either. A little pixel noise makes the few training digits go further;
 // the learning rate drops tenfold for the last 30% of the steps.
-void train(models::Captioner<float>& model, const models::DigitImages& training_digits,
-           models::ComposerOptions composer, std::size_t steps, std::size_t batch_size, std::uint64_t seed) {
+void train(models::Captioner<float>& model, const data::DigitImages& training_digits, data::ComposerOptions composer,
+           std::size_t steps, std::size_t batch_size, std::uint64_t seed) {
   nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
   Rng rng(seed);  // the images of every batch
   composer.noise = 0.05;
@@ -65,8 +67,8 @@ void train(models::Captioner<float>& model, const models::DigitImages& training_
   model.train();
   for (std::size_t step = 1; step <= steps; ++step) {
     if (10 * step > 7 * steps) adam.lr = 2e-4;
-    std::vector<models::Composed> examples;
-    for (std::size_t b = 0; b < batch_size; ++b) examples.push_back(models::compose(training_digits, composer, rng));
+    std::vector<data::Composed> examples;
+    for (std::size_t b = 0; b < batch_size; ++b) examples.push_back(data::compose(training_digits, composer, rng));
     const models::ImageBatch<float> batch = batch_of(examples, 0, batch_size, model.config(), true);
     tape.clear();
     adam.zero_grad();
@@ -97,7 +99,7 @@ struct Evaluation {
 // [docs:evaluate]
 // Greedy captions of every test image; exact match of the whole caption, and the left-to-right test: the attention-
 // weighted mean column of digit token t, (13.8) m_t = Σ_i α_ti · column(i), must increase with t.
-Evaluation evaluate(models::Captioner<float>& model, const std::vector<models::Composed>& test) {
+Evaluation evaluate(models::Captioner<float>& model, const std::vector<data::Composed>& test) {
   Evaluation result;
   const models::CaptionerConfig& config = model.config();
   std::size_t right = 0, moving = 0, tokens = 0;
@@ -105,8 +107,8 @@ Evaluation evaluate(models::Captioner<float>& model, const std::vector<models::C
     const std::size_t last = std::min(first + 200, test.size());
     const models::ImageBatch<float> batch = batch_of(test, first, last, config, false);
     for (models::Hypothesis& h : models::decode(model, batch.images, {/*beam_width=*/1})) {
-      const models::Composed& example = test[result.outputs.size()];
-      if (h.tokens == models::caption_ids(example.digits)) ++right;
+      const data::Composed& example = test[result.outputs.size()];
+      if (h.tokens == data::caption_ids(example.digits)) ++right;
       bool increasing = true;
       double previous = -1;
       for (std::size_t t = 0; t < h.tokens.size(); ++t) {
@@ -136,12 +138,12 @@ Evaluation evaluate(models::Captioner<float>& model, const std::vector<models::C
 // Output token ids as a caption's text: "3 0 7 1".
 std::string text_of(const std::vector<std::int64_t>& ids) {
   std::string text;
-  for (const std::string& token : models::digit_vocabulary().decode(ids)) text += (text.empty() ? "" : " ") + token;
+  for (const std::string& token : data::digit_vocabulary().decode(ids)) text += (text.empty() ? "" : " ") + token;
   return text;
 }
 
 // The image as text, one character per pixel: ' ' (< 0.25), '.' (< 0.5), '+' (< 0.75), '#'.
-void print_image(const models::Image& image) {
+void print_image(const data::Image& image) {
   for (std::size_t r = 0; r < image.height; ++r) {
     std::string line = "    |";
     for (std::size_t c = 0; c < image.width; ++c) {
@@ -174,15 +176,15 @@ int main(int argc, char** argv) {
   // [docs:data]
   // 1,797 handwritten digits (8×8, intensities 0..16). The split comes first, so that test images are made only of
   // digit images never seen in training.
-  const models::DigitImages digits = models::load_digits(data_dir + "/digits/digits.csv.gz");
-  const models::DigitSplit split = models::split_digits(digits, /*validation=*/100, /*test=*/200, /*seed=*/1);
+  const data::DigitImages digits = data::load_digits(data_dir + "/digits/digits.csv.gz");
+  const data::DigitSplit split = data::split_digits(digits, /*validation=*/100, /*test=*/200, /*seed=*/1);
   // 3–6 digits side by side on a 12×64 canvas, 1–3 empty columns between them, each at a random height.
-  models::ComposerOptions composer;
-  const std::vector<models::Composed> test = models::compose_many(split.test, composer, test_size, /*seed=*/2);
+  data::ComposerOptions composer;
+  const std::vector<data::Composed> test = data::compose_many(split.test, composer, test_size, /*seed=*/2);
   // [docs:end]
   std::printf("%zu digits: %zu for training, %zu validation, %zu test; a test image, caption \"%s\":\n", digits.size(),
               split.train.size(), split.validation.size(), split.test.size(),
-              models::caption_text(test[0].digits).c_str());
+              data::caption_text(test[0].digits).c_str());
   print_image(test[0].image);
 
   // [docs:model]
@@ -192,7 +194,7 @@ int main(int argc, char** argv) {
   config.patch_hidden = 2 * size;                                            // K: h_i = relu(W_h x_i + b_h) before W_p
   config.annotation_size = size;                                             // A
   config.hidden_size = size;                                                 // H
-  config.vocab_size = models::digit_vocabulary().size();                     // <pad> <sos> <eos> <unk> 0 … 9
+  config.vocab_size = data::digit_vocabulary().size();                       // <pad> <sos> <eos> <unk> 0 … 9
   config.seed = 13;
   models::Captioner<float> model(config);
   // [docs:end]
@@ -214,8 +216,8 @@ int main(int argc, char** argv) {
   }
   for (std::size_t n = 0; n < 6; ++n) {
     const std::string output = text_of(patches.outputs[n].tokens);
-    std::printf("  %-12s -> %-12s %s\n", models::caption_text(test[n].digits).c_str(), output.c_str(),
-                output == models::caption_text(test[n].digits) ? "right" : "wrong");
+    std::printf("  %-12s -> %-12s %s\n", data::caption_text(test[n].digits).c_str(), output.c_str(),
+                output == data::caption_text(test[n].digits) ? "right" : "wrong");
   }
 
   // ---- One caption's attention by hand -----------------------------------------------------------------------------
@@ -259,11 +261,11 @@ int main(int argc, char** argv) {
   const Tensor<float>& U_a = score.U_a.value;  // (A', A)
   const Tensor<float>& v_a = score.v_a.value;  // (1, A')
   const std::size_t A_score = v_a.shape()[1];
-  const std::vector<std::int64_t> y = models::caption_ids(test[0].digits);
+  const std::vector<std::int64_t> y = data::caption_ids(test[0].digits);
   models::DecoderState<float> state = encoded.state;
   double worst_e = 0, worst_alpha = 0, worst_c = 0;
   for (std::size_t t = 1; t <= y.size() + 1; ++t) {
-    const std::int64_t y_prev = t == 1 ? models::Vocabulary::sos_id : y[t - 2];
+    const std::int64_t y_prev = t == 1 ? data::Vocabulary::sos_id : y[t - 2];
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
     const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);  // s_{t-1}
     // [docs:attention-by-hand]
@@ -292,7 +294,7 @@ int main(int argc, char** argv) {
     const std::size_t peak =
         static_cast<std::size_t>(std::max_element(alpha_t.begin(), alpha_t.end()) - alpha_t.begin());
     std::printf("  t = %zu, y_{t-1} = %-5s: largest α_ti = %.3f at grid row %zu, column %2zu (pixel column %.1f)\n", t,
-                models::digit_vocabulary().token(y_prev).c_str(), alpha_t[peak], peak / config.grid_columns(),
+                data::digit_vocabulary().token(y_prev).c_str(), alpha_t[peak], peak / config.grid_columns(),
                 peak % config.grid_columns(), config.pixel_column(peak % config.grid_columns()));
     state = library.state;
   }
@@ -305,13 +307,13 @@ int main(int argc, char** argv) {
     // [docs:overlay]
     // One panel per output token: where α_t looked, each α_ti spread over the pixels of its patch.
     const models::Hypothesis& output = patches.outputs[n];
-    std::vector<std::string> tokens = models::digit_vocabulary().decode(output.tokens);
+    std::vector<std::string> tokens = data::digit_vocabulary().decode(output.tokens);
     if (output.finished) tokens.push_back("<eos>");
     std::vector<std::vector<double>> maps;
     for (const std::vector<float>& alpha_t : output.attention) maps.push_back(models::attention_map(config, alpha_t));
-    models::ImageAttentionOptions overlay;
-    overlay.title = "\"" + models::caption_text(test[n].digits) + "\"";
-    const std::string svg = models::image_attention_svg(test[n].image, tokens, maps, overlay);
+    plot::ImageAttentionOptions overlay;
+    overlay.title = "\"" + data::caption_text(test[n].digits) + "\"";
+    const std::string svg = plot::image_attention_svg(data::to_tensor(test[n].image), tokens, maps, overlay);
     // [docs:end]
     tutorial::write_figure(options, "13-overlay-" + std::to_string(n + 1) + ".svg", svg);
   }
@@ -335,15 +337,15 @@ int main(int argc, char** argv) {
 
   // [docs:failures]
   // Touching digits (no gap) and strings of 7 digits, longer than any caption seen in training.
-  models::ComposerOptions touching = composer;
+  data::ComposerOptions touching = composer;
   touching.min_gap = touching.max_gap = 0;
-  models::ComposerOptions seven = composer;
+  data::ComposerOptions seven = composer;
   seven.min_digits = seven.max_digits = 7, seven.min_gap = 0, seven.max_gap = 1;
   // [docs:end]
   const std::size_t failure_size = small ? 20 : 500;
   print_evaluation("patches, touching digits:",
-                   evaluate(model, models::compose_many(split.test, touching, failure_size, 4)), failure_size);
-  print_evaluation("patches, 7 digits:", evaluate(model, models::compose_many(split.test, seven, failure_size, 5)),
+                   evaluate(model, data::compose_many(split.test, touching, failure_size, 4)), failure_size);
+  print_evaluation("patches, 7 digits:", evaluate(model, data::compose_many(split.test, seven, failure_size, 5)),
                    failure_size);
   return tutorial::exit_status();
 }

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "autograd/tensor.hpp"
-#include "models/svg.hpp"
-#include "models/vocabulary.hpp"
+#include "data/vocabulary.hpp"
+#include "plot/svg.hpp"
 
 namespace attend::tutorial {
 
@@ -120,7 +120,7 @@ inline void write_figure(const Options& options, const std::string& name, const 
   if (!options.figures.empty()) {
     std::error_code error;
     std::filesystem::create_directories(options.figures, error);  // an error shows up as the write's failure below
-    models::write_file_atomically((std::filesystem::path(options.figures) / name).string(), svg);
+    plot::write_file_atomically((std::filesystem::path(options.figures) / name).string(), svg);
   }
   std::printf("figure: %s\n", name.c_str());
 }
@@ -167,8 +167,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 inline double sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
 // The characters of a text as ids of a character vocabulary (no <sos>/<eos>: models::make_batch adds them).
-inline std::vector<std::int64_t> ids_of(const models::Vocabulary& vocabulary, const std::string& text) {
-  return vocabulary.encode(models::utf8_characters(text));
+inline std::vector<std::int64_t> ids_of(const data::Vocabulary& vocabulary, const std::string& text) {
+  return vocabulary.encode(data::utf8_characters(text));
 }
 
 // (W v)_row = Σ_k W[row, first + k] v_k: one row of a weight matrix (out, in) times a vector, from column `first` on.

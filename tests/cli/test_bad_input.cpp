@@ -12,7 +12,7 @@
 #include <ostream>
 #include <regex>
 
-#include "models/digits.hpp"
+#include "data/digits.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -109,7 +109,7 @@ const std::string& fixtures() {
                                 f + "/digits.safetensors")
                          .status == 0);
   {
-    const attend::models::DigitImages digits = attend::models::load_digits(f + "/digits.csv.gz");
+    const attend::data::DigitImages digits = attend::data::load_digits(f + "/digits.csv.gz");
     std::string text;
     for (std::size_t k = 0; k <= digits.size(); ++k) {  // the first digit twice
       for (const int v : digits.pixels[k % digits.size()]) text += std::to_string(v) + ",";

@@ -16,7 +16,7 @@
 
 #include "nn/checkpoint.hpp"
 #include "tests/cli/cli_helpers.hpp"
-#include "tests/models/xml_check.hpp"
+#include "tests/plot/xml_check.hpp"
 
 using namespace cli_test;
 

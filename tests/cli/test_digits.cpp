@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "models/image.hpp"
+#include "data/image.hpp"
 #include "tests/cli/cli_helpers.hpp"
-#include "tests/models/xml_check.hpp"
+#include "tests/plot/xml_check.hpp"
 
 using namespace cli_test;
 
@@ -47,7 +47,7 @@ BOOST_AUTO_TEST_CASE(data_writes_the_held_out_images_and_their_captions) {
     for (std::size_t c = 0; c < caption.size(); ++c) {
       BOOST_TEST((c % 2 == 0 ? caption[c] >= '0' && caption[c] <= '9' : caption[c] == ' '), caption);
     }
-    const attend::models::Image image = attend::models::read_pgm(scratch.path("a/" + name), 12, 64);
+    const attend::data::Image image = attend::data::read_pgm(scratch.path("a/" + name), 12, 64);
     float ink = 0;
     for (const float v : image.pixels) ink += v;
     BOOST_TEST(ink > 3.0f * 10);  // at least three digits' worth of ink

@@ -1,4 +1,4 @@
-// Fuzz target `dates`: the date parser of the dates task (models/dates.hpp: parse_readings, parse, from_iso) on
+// Fuzz target `dates`: the date parser of the dates task (data/dates.hpp: parse_readings, parse, from_iso) on
 // arbitrary text, checked against the promises the header makes, so that the fuzzer finds logic errors and not only
 // crashes. A finding is a crash, hang, leak, sanitizer report or exception, and any of these broken promises:
 //   - parse_readings lists valid dates (1900..2099, calendar-correct), sorted, without duplicates, and parse returns a
@@ -10,7 +10,7 @@
 //   - the generator and the parser agree on the dates the fuzzer reaches: for a parsed date, every format renders a
 //     text whose readings include the date (with random choices seeded from the input), and generate() settles on a
 //     text whose one reading is the date (it throws std::logic_error when a format writes what the parser misreads).
-#include "models/dates.hpp"
+#include "data/dates.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +18,7 @@
 
 #include "tests/fuzz/fuzz.hpp"
 
-using namespace attend::models::dates;
+using namespace attend::data::dates;
 using attend::fuzz::check;
 using attend::fuzz::printable;
 

@@ -64,7 +64,7 @@ class ScratchFile {
 };
 
 // The code points of `text` as utf8proc reads them, or nullopt when it is not valid UTF-8 (overlong forms, surrogates
-// and values past U+10FFFF included): the oracle the library's own splitter (models::utf8_characters) is checked
+// and values past U+10FFFF included): the oracle the library's own splitter (data::utf8_characters) is checked
 // against.
 inline std::optional<std::vector<std::string>> utf8proc_characters(const std::string& text) {
   std::vector<std::string> characters;

@@ -1,5 +1,5 @@
-// Fuzz target `images`: the digits task's inputs on arbitrary bytes — models/image.hpp parse_pgm (any size, and the
-// model's 12×64) and models/digits.hpp parse_digits (the text of digits.csv), both of which a user hands the program
+// Fuzz target `images`: the digits task's inputs on arbitrary bytes — data/image.hpp parse_pgm (any size, and the
+// model's 12×64) and data/digits.hpp parse_digits (the text of digits.csv), both of which a user hands the program
 // (`attend predict --image`, `attend train --task digits --data`). A finding is a crash, hang, leak or sanitizer
 // report, an exception other than std::invalid_argument, and any of these broken promises:
 //   - parse_pgm: a message starts with the name it was given; an image holds height·width pixels, every one finite
@@ -10,12 +10,14 @@
 //     many labels as images; the fingerprint is the text's.
 #include <cmath>
 
-#include "models/digits.hpp"
-#include "models/image.hpp"
-#include "models/text.hpp"
+#include "data/digits.hpp"
+#include "data/image.hpp"
+#include "data/text.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
+using namespace attend::data;
 using namespace attend::models;
+using namespace attend::plot;
 using attend::fuzz::check;
 using attend::fuzz::printable;
 

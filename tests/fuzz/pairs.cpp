@@ -1,5 +1,5 @@
-// Fuzz target `pairs`: the translation task's input path on arbitrary bytes — models/pairs.hpp read_pair_file
-// (through a scratch file, bad lines refused and skipped) and models/text.hpp on the raw bytes as one text:
+// Fuzz target `pairs`: the translation task's input path on arbitrary bytes — data/pairs.hpp read_pair_file
+// (through a scratch file, bad lines refused and skipped) and data/text.hpp on the raw bytes as one text:
 // normalize_text, tokenize into words and characters, detokenize.
 // Invalid UTF-8 must give std::invalid_argument, never undefined behaviour. A finding is a crash, hang, leak or
 // sanitizer report, another exception, and any of these broken promises:
@@ -7,7 +7,7 @@
 //     agree — when the strict one succeeds the lenient one has the same pairs, swapped, and skipped none; every pair
 //     is two valid UTF-8 sentences without TAB or newline, neither blank; lines, bytes and fingerprint describe the
 //     file; a refused file gets a message that names it;
-//   - models::utf8_characters splits text exactly where utf8proc does (pairs.cpp validates lines with utf8proc,
+//   - data::utf8_characters splits text exactly where utf8proc does (pairs.cpp validates lines with utf8proc,
 //     text.cpp with utf8_characters: a disagreement would let a line through that tokenisation then rejects);
 //   - normalize_text returns what it documents: no leading, trailing or double space, no control character, and it
 //     is idempotent (normalising the result changes nothing);
@@ -15,15 +15,15 @@
 //     tokens are the normal form's code points, and detokenize puts the normal form back (unless it holds "▁");
 //   - detokenize of any token list, valid UTF-8 or not, only inserts spaces between tokens (words) or turns "▁" into
 //     a space (characters).
-#include "models/pairs.hpp"
+#include "data/pairs.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "models/text.hpp"
+#include "data/text.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
-using namespace attend::models;
+using namespace attend::data;
 using attend::fuzz::check;
 using attend::fuzz::finding;
 using attend::fuzz::printable;
@@ -95,7 +95,7 @@ void check_pair_file(const std::string& path, const std::string& content) {
   }
 }
 
-// models::utf8_characters against utf8proc: the same verdict, and the same characters.
+// data::utf8_characters against utf8proc: the same verdict, and the same characters.
 std::optional<std::vector<std::string>> checked_characters(const std::string& text) {
   const auto expected = attend::fuzz::utf8proc_characters(text);
   std::optional<std::vector<std::string>> characters;

@@ -8,7 +8,6 @@
 
 #include "autograd/helpers.hpp"
 #include "models/seq2seq.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
 
 using namespace attend;
@@ -193,8 +192,8 @@ BOOST_AUTO_TEST_CASE(teacher_forcing_feeds_the_true_previous_token) {
     }
     state = step.state;
   }
-  BOOST_TEST(batch.target_in.data()[0] == Vocabulary::sos_id);
-  BOOST_TEST(batch.target_out.data()[4] == Vocabulary::eos_id);  // the first target has 4 tokens
+  BOOST_TEST(batch.target_in.data()[0] == sos_id);
+  BOOST_TEST(batch.target_out.data()[4] == eos_id);  // the first target has 4 tokens
 }
 
 BOOST_AUTO_TEST_CASE(every_decoder_fits_a_tiny_batch) {

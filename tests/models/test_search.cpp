@@ -8,7 +8,6 @@
 
 #include "autograd/helpers.hpp"
 #include "models/search.hpp"
-#include "models/vocabulary.hpp"
 #include "nn/optim.hpp"
 
 using namespace attend;
@@ -33,7 +32,7 @@ Seq2seqConfig search_model(const std::string& decoder, nn::CellKind cell, std::s
 // an untrained model's outputs are arbitrary but deterministic; make its end token likely enough to end some outputs
 template <class T>
 void favour_end_token(Seq2seq<T>& model, T bias) {
-  model.decoder->output.b.value.data()[Vocabulary::eos_id] += bias;
+  model.decoder->output.b.value.data()[eos_id] += bias;
 }
 
 Batch three_sources() { return make_batch({{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}}); }
@@ -70,7 +69,7 @@ BOOST_AUTO_TEST_CASE(beam_width_one_is_greedy_decoding_exactly) {
         BOOST_REQUIRE(beam.size() == 3u);
         std::size_t finished = 0;
         for (std::size_t b = 0; b < 3; ++b) {
-          for (std::int64_t y : greedy[b].tokens) BOOST_TEST((y != Vocabulary::pad_id && y != Vocabulary::sos_id));
+          for (std::int64_t y : greedy[b].tokens) BOOST_TEST((y != pad_id && y != sos_id));
           BOOST_TEST(beam[b].tokens == greedy[b].tokens, boost::test_tools::per_element());
           BOOST_TEST(beam[b].log_prob == greedy[b].log_prob);
           BOOST_TEST(beam[b].score == greedy[b].score);
@@ -100,9 +99,9 @@ BOOST_AUTO_TEST_CASE(a_wide_beam_finds_the_best_output_found_by_enumeration) {
       std::vector<std::int64_t> best_output;
       std::function<void(std::vector<std::int64_t>&)> enumerate = [&](std::vector<std::int64_t>& prefix) {
         for (std::int64_t v = 0; v < 5; ++v) {
-          if (v == Vocabulary::pad_id || v == Vocabulary::sos_id) continue;  // never outputs
+          if (v == pad_id || v == sos_id) continue;  // never outputs
           prefix.push_back(v);
-          if (v == Vocabulary::eos_id) {
+          if (v == eos_id) {
             const double score = sequence_log_prob(model, source, prefix) /
                                  (alpha == 0.0 ? 1.0 : std::pow(static_cast<double>(prefix.size()), alpha));
             if (score > best) {

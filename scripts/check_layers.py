@@ -1,0 +1,50 @@
+"""The include graph of the architecture, checked (meson test "layers"):
+
+    apps, tutorials -> models -> nn -> autograd;   data, plot -> autograd (beside models, never under it)
+
+Each folder below may include the project headers of the folders listed for it and nothing else of the project; the
+third-party headers that need a library to link (utf8proc, zlib) may be included only where that library is linked
+(data, plot). A violation names the file, the line and the rule.
+
+Usage: check_layers.py SOURCE_DIR"""
+import pathlib
+import re
+import sys
+
+ALLOWED = {
+    "autograd": {"autograd"},
+    "nn": {"autograd", "nn"},
+    "data": {"autograd", "data"},
+    "plot": {"autograd", "plot"},
+    "models": {"autograd", "nn", "models"},
+    "apps": {"autograd", "nn", "models", "data", "plot", "apps"},
+    "tutorials": {"autograd", "nn", "models", "data", "plot", "tutorials"},
+}
+LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
+PROJECT = {"autograd", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+source = pathlib.Path(sys.argv[1]).resolve()
+errors, checked = [], 0
+for folder, allowed in ALLOWED.items():
+    for path in sorted((source / folder).rglob("*")):
+        if path.suffix not in (".cpp", ".hpp", ".h"):
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            checked += 1
+            header = m.group(1)
+            top = header.split("/")[0]
+            where = f"{path.relative_to(source)}:{number}"
+            if top in PROJECT and "/" in header and top not in allowed:
+                errors.append(f"{where}: {folder}/ includes {header}, but {folder}/ may include only "
+                              + ", ".join(sorted(allowed)))
+            if header in LINKED and folder not in LINKED[header]:
+                errors.append(f"{where}: {folder}/ includes {header}, which only "
+                              + ", ".join(sorted(LINKED[header])) + " link")
+for e in errors:
+    print("error:", e)
+print(f"layers: {checked} includes checked in {', '.join(ALLOWED)}, {len(errors)} problems")
+sys.exit(1 if errors or checked == 0 else 0)
