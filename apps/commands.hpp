@@ -1,34 +1,68 @@
 // The commands of the `attend` program, each a function from parsed options to an exit status. The command line
-// itself (flags, help, validation of values) is in attend.cpp; the reference is docs/reference/attend.md.
+// itself (flags, help, validation of values) is cli.cpp; the reference is docs/reference/attend.md.
 #pragma once
 
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "apps/model.hpp"
 #include "apps/task.hpp"
-#include "models/captioner.hpp"
-#include "models/seq2seq.hpp"
 
 namespace attend::app {
 
-struct TrainOptions {
-  TaskSpec task;
-  models::Seq2seqConfig model;  // text tasks; sizes of the vocabularies are filled in from the task
-  std::string decoder = "bahdanau";
-  models::CaptionerConfig captioner;  // the digits task; the vocabulary size is filled in
-  std::size_t batch_size = 64;
-  std::size_t epochs = 5;
-  double learning_rate = 2e-3;
+// The settings of a training run that its saved state keeps and a resumed run takes over: declared here once, each
+// with its JSON key (fields), which to_json and from_json walk; the parser binds the flags to them.
+struct TrainSettings {
+  std::size_t batch_size = 64;       // examples a step (the task's default unless given)
+  std::size_t epochs = 5;            // passes over the training data
+  double learning_rate = 2e-3;       // Adam
   double clip = 1.0;                 // gradient clipping by global norm; 0: none
-  std::size_t threads = 1;           // OpenBLAS threads
-  double time_limit_minutes = 0;     // stop (validate, save) after this long; 0: no limit
   std::size_t max_steps = 0;         // stop (validate, save) after this many steps; 0: no limit
-  std::size_t log_every = 0;         // plain progress lines every N steps; 0: about 20 a epoch
+  double time_limit_minutes = 0;     // stop (validate, save) after this long; 0: no limit
+  std::size_t log_every = 0;         // plain progress lines every N steps; 0: about 20 an epoch
   std::size_t save_every = 0;        // write the training state every N steps too; 0: at epoch ends and when stopped
-  bool detect_anomaly = false;       // the tape checks every output and gradient for NaN/Inf (names the op)
   std::string out;                   // the best model; the training state goes beside it (last_state_path)
-  std::string resume;                // a training state file to go on from (the task, model and settings come from it)
-  std::vector<std::string> changed;  // with resume: the flags given on the command line ("--epochs"), which override
+  std::string decoder = "bahdanau";  // the --decoder flag as given (text models), as model files of version 1 keep it
+
+  // Calls field(key, member) for every setting, in one place for reading and writing.
+  template <class Self, class Field>
+  static void fields(Self& self, Field&& field) {
+    field("batch", self.batch_size);
+    field("epochs", self.epochs);
+    field("lr", self.learning_rate);
+    field("clip", self.clip);
+    field("max_steps", self.max_steps);
+    field("time_limit", self.time_limit_minutes);
+    field("log_every", self.log_every);
+    field("save_every", self.save_every);
+    field("out", self.out);
+    field("decoder", self.decoder);
+  }
+  nlohmann::json to_json() const;
+  // Throws nlohmann::json::exception for a missing or malformed setting.
+  static TrainSettings from_json(const nlohmann::json& json);
+};
+
+// What a resumed run may change (the flags given with --resume): each set only when given.
+struct TrainOverrides {
+  std::optional<std::size_t> epochs, max_steps, log_every, save_every;
+  std::optional<double> time_limit_minutes;
+  std::optional<std::string> out;
+  void apply(TrainSettings& settings) const;
+};
+
+struct TrainOptions {
+  std::shared_ptr<Task> task;        // a new training: the task, set by its flags
+  std::shared_ptr<ModelKind> model;  // and the kind of model that reads its input, set by its flags
+  TrainSettings settings;
+  std::string resume;           // a training state file to go on from (the task, model and settings come from it)
+  TrainOverrides overrides;     // with resume: the settings given on the command line
+  std::size_t threads = 1;      // OpenBLAS threads
+  bool detect_anomaly = false;  // the tape checks every output and gradient for NaN/Inf (names the op)
+  bool force = false;           // replace a model file that --out names (and its training state)
 };
 
 // Where `attend train --out OUT` keeps its training state, for --resume: OUT with ".last" before the extension
@@ -38,7 +72,7 @@ std::string last_state_path(const std::string& out);
 struct EvalOptions {
   std::string model_path;
   std::string split = "test";
-  std::string data;    // pairs: the sentence-pair file, when it is no longer where training read it
+  std::string data;    // the data file, when it is no longer where training read it
   std::string output;  // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
@@ -47,16 +81,16 @@ struct EvalOptions {
 struct PredictOptions {
   std::string model_path;
   std::vector<std::string> inputs;  // none: read lines from standard input
-  std::vector<std::string> images;  // digits: PGM files (then no inputs)
+  std::vector<std::string> images;  // image models: PGM files (then no inputs)
   std::size_t beam = 1;
   std::string svg;  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t threads = 1;
 };
 
 struct DataOptions {
-  TaskSpec task;
-  std::string write;  // folder to write the tokenised splits and vocabularies (digits: the held-out images as PGM
-                      // files and their captions) to; empty: only the summary
+  std::shared_ptr<Task> task;
+  std::string write;  // folder to write the splits and vocabularies (image tasks: the held-out images and their
+                      // captions) to; empty: only the summary
 };
 
 int run_train(const TrainOptions& options);

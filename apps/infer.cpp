@@ -31,17 +31,73 @@ void write_pictures(const std::string& svg, const std::vector<std::string>& pict
   }
 }
 
+// What `attend predict` was given, read and checked before anything is decoded or written: the inputs as the model
+// reads them, each one's label in the picture's title, and what the picture shows of it.
+struct Inputs {
+  ModelInputs model;
+  std::vector<std::string> labels;
+  std::vector<PictureInput> pictures;
+  std::vector<data::Image> images;  // image models: the images read
+};
+
+// Texts from the command line or standard input (one a line).
+std::vector<std::string> read_texts(const ModelFile& file, const PredictOptions& options) {
+  if (!options.images.empty()) {
+    throw InputError("--image: the model (task " + file.task->name() + ") reads text, not images");
+  }
+  std::vector<std::string> texts = options.inputs;
+  if (texts.empty()) {
+    for (std::string line; std::getline(std::cin, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      texts.push_back(line);
+    }
+    if (texts.empty()) throw InputError("no input: give texts on the command line or as lines on standard input");
+  }
+  return texts;
+}
+
+// The texts encoded by the task.
+void encode_texts(const ModelFile& file, const PredictOptions& options, const std::vector<std::string>& texts,
+                  Inputs& inputs) {
+  for (const std::string& text : texts) {
+    inputs.model.sources.push_back(file.task->encode_source(file.source_vocabulary, text));
+    inputs.labels.push_back("\"" + text + "\"");
+    inputs.pictures.push_back({options.svg.empty() ? std::vector<std::string>{} : file.task->source_tokens(text)});
+  }
+}
+
+// PGM images (--image), each at the model's size.
+void read_images(const ModelFile& file, const PredictOptions& options, Inputs& inputs) {
+  if (options.images.empty()) {
+    throw InputError("the model (task " + file.task->name() +
+                     ") captions images: give them with --image FILE.pgm, not as text");
+  }
+  const auto [height, width] = file.task->image_size();
+  for (const std::string& path : options.images) {
+    try {
+      inputs.images.push_back(data::read_pgm(path, height, width));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("--image ") + e.what());
+    }
+    inputs.labels.push_back(path);
+  }
+  for (const data::Image& image : inputs.images) {
+    inputs.model.images.push_back(&image);
+    inputs.pictures.push_back({{}, &image});
+  }
+}
+
 }  // namespace
 
 int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
   if (!options.data.empty()) {
-    if (!file.task.reads_file())
-      throw InputError("--data: the model's task, " + file.task.name + ", reads no data file");
-    file.task.data = options.data;
+    if (!file.task->reads_file())
+      throw InputError("--data: the model's task, " + file.task->name() + ", reads no data file");
+    file.task->settings.data = options.data;
   }
-  const std::vector<Example> examples = make_task_data(file.task).held_out(options.split, file.task);
+  const std::vector<Example> examples = file.task->held_out(*file.task->make_data(), options.split);
   std::vector<std::vector<std::string>> outputs;
   const Scores scores = evaluate(file, examples, {options.beam, 0, 1.0}, &outputs);
   if (!options.output.empty()) {
@@ -57,89 +113,32 @@ int run_eval(const EvalOptions& options) {
   return 0;
 }
 
-namespace {
-
-// `attend predict --image …` with a digits model: every image is read (at the model's size) before anything is
-// decoded or written; one caption a line; the SVG shows each output token's attention over the image.
-int predict_images(ModelFile& file, const PredictOptions& options) {
-  models::Captioner<float>& model = *file.captioner;
-  const models::CaptionerConfig& config = model.config();
-  std::vector<data::Image> images;
-  for (const std::string& path : options.images) {
-    try {
-      images.push_back(data::read_pgm(path, config.image_height, config.image_width));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(std::string("--image ") + e.what());
-    }
-  }
-  std::vector<const data::Image*> pointers;
-  for (const data::Image& image : images) pointers.push_back(&image);
-  const std::vector<models::Hypothesis> outputs = decode_images(model, pointers, {options.beam, 0, 1.0});
-  std::vector<std::string> pictures;
-  for (std::size_t k = 0; k < images.size(); ++k) {
-    const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
-    std::cout << join_target(file.task, tokens) << "\n";
-    if (options.svg.empty()) continue;
-    // one panel per emitted token, the end token included
-    std::vector<std::string> rows;
-    for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
-    if (outputs[k].finished) rows.push_back("<eos>");
-    std::vector<std::vector<double>> maps;
-    for (std::size_t t = 0; t < rows.size(); ++t)
-      maps.push_back(models::attention_map(config, outputs[k].attention[t]));
-    plot::ImageAttentionOptions picture;
-    picture.title = options.images[k] + " → " + join_target(file.task, tokens);
-    pictures.push_back(plot::image_attention_svg(data::to_tensor(images[k]), rows, maps, picture));
-  }
-  std::cout << std::flush;
-  write_pictures(options.svg, pictures);
-  return 0;
-}
-
-}  // namespace
-
+// Every input is read and checked before anything is decoded or written; one output a line; the SVG shows each
+// output token's attention over the input.
 int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
-  if (file.captioner) {
-    if (options.images.empty()) {
-      throw InputError("the model (task digits) captions images: give them with --image FILE.pgm, not as text");
-    }
-    return predict_images(file, options);
+  Inputs inputs;
+  std::vector<std::string> texts;
+  if (file.task->input() == InputKind::image) {
+    read_images(file, options, inputs);
+  } else {
+    texts = read_texts(file, options);
   }
-  if (!options.images.empty()) {
-    throw InputError("--image: the model (task " + file.task.name + ") reads text, not images");
-  }
-  std::vector<std::string> inputs = options.inputs;
-  if (inputs.empty()) {
-    for (std::string line; std::getline(std::cin, line);) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      inputs.push_back(line);
-    }
-    if (inputs.empty()) throw InputError("no input: give texts on the command line or as lines on standard input");
-  }
-  if (!options.svg.empty() && file.model->config().decoder == models::DecoderKind::vanilla) {
-    throw InputError("--svg: the vanilla decoder has no attention weights to draw");
-  }
-  // every input is checked before anything is decoded or written
-  std::vector<std::vector<std::int64_t>> sources;
-  for (const std::string& text : inputs) sources.push_back(encode_source(file.task, file.source_vocabulary, text));
-  const auto outputs = decode_all(*file.model, sources, {options.beam, 0, 1.0});
+  if (!options.svg.empty()) file.model->check_picture();
+  encode_texts(file, options, texts, inputs);
+  const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
     const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
-    std::cout << join_target(file.task, tokens) << "\n";
-    if (!options.svg.empty()) {
-      // one row per emitted token, the end token included
-      std::vector<std::string> rows;
-      for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
-      if (outputs[k].finished) rows.push_back("<eos>");
-      std::vector<std::vector<double>> weights;
-      for (const auto& row : outputs[k].attention) weights.emplace_back(row.begin(), row.end());
-      plot::HeatmapOptions heatmap;
-      heatmap.title = "\"" + inputs[k] + "\" → " + join_target(file.task, tokens);
-      pictures.push_back(plot::attention_svg(source_tokens(file.task, inputs[k]), rows, weights, heatmap));
-    }
+    std::cout << file.task->join_target(tokens) << "\n";
+    if (options.svg.empty()) continue;
+    // one row per emitted token, the end token included
+    std::vector<std::string> rows;
+    for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
+    if (outputs[k].finished) rows.push_back("<eos>");
+    const std::string title = inputs.labels[k] + " → " + file.task->join_target(tokens);
+    pictures.push_back(file.model->picture(inputs.pictures[k], rows, outputs[k], title));
   }
   std::cout << std::flush;
   write_pictures(options.svg, pictures);

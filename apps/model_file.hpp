@@ -1,7 +1,7 @@
 // A trained model as the `attend` program keeps it: one safetensors checkpoint holding the weights, and in its metadata
-// the model configuration, the task description and both vocabularies (so the file alone is enough to predict), plus
-// where training stood. A text task's model is a Seq2seq (format "attend-seq2seq"); the digits task's a Captioner
-// (format "attend-captioner", no source vocabulary). Also the batched decoding and scoring every command shares.
+// the model kind's format ("attend-seq2seq", "attend-captioner") and configuration, the task's description and both
+// vocabularies (so the file alone is enough to predict), plus where training stood. Also the scoring every command
+// shares.
 #pragma once
 
 #include <memory>
@@ -9,26 +9,24 @@
 #include <string>
 #include <vector>
 
+#include "apps/model.hpp"
 #include "apps/task.hpp"
 #include "data/vocabulary.hpp"
-#include "models/captioner.hpp"
-#include "models/search.hpp"
-#include "models/seq2seq.hpp"
 #include "nn/optim.hpp"
 
 namespace attend::app {
 
 struct ModelFile {
-  TaskSpec task;
-  data::Vocabulary source_vocabulary;
+  std::unique_ptr<Task> task;
+  data::Vocabulary source_vocabulary;  // empty for image tasks
   data::Vocabulary target_vocabulary;
-  std::unique_ptr<models::Seq2seq<float>> model;        // text tasks (dates, pairs)
-  std::unique_ptr<models::Captioner<float>> captioner;  // the digits task
-  nlohmann::json training;                              // progress when saved: epoch, step, validation scores
-
-  // The model, whichever it is.
-  nn::Module<float>& module() const;
+  std::unique_ptr<Model> model;
+  nlohmann::json training;  // progress when saved: epoch, step, validation scores, the training state
 };
+
+// A new model file for a task whose data was just made: the task (remembering its data), its vocabularies and a
+// model of `kind` with its initial weights.
+ModelFile new_model_file(const Task& task, const ModelKind& kind, const TaskData& data);
 
 // Writes the model (and the optimizer's state, if given) atomically: a failure leaves a previous file intact.
 void save_model_file(const std::string& path, const ModelFile& file, const nn::Optimizer<float>* optimizer = nullptr);
@@ -39,20 +37,11 @@ ModelFile load_model_file(const std::string& path);
 // Throws InputError unless `path` can be written: not empty, not a directory, in an existing writable folder.
 void check_output_path(const std::string& path, const char* flag);
 
-// Decodes sources (token ids) in batches of batch_size with the given search; the model is put in evaluation mode.
-std::vector<models::Hypothesis> decode_all(models::Seq2seq<float>& model,
-                                           const std::vector<std::vector<std::int64_t>>& sources,
-                                           const models::SearchOptions& search, std::size_t batch_size = 256);
+// The examples as the model reads them (text: their sources' token ids; images: the images).
+ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& examples);
 
-// Decodes images (each the model's size) in batches of batch_size; the model is put in evaluation mode.
-std::vector<models::Hypothesis> decode_images(models::Captioner<float>& model,
-                                              const std::vector<const data::Image*>& images,
-                                              const models::SearchOptions& search, std::size_t batch_size = 256);
-
-// The examples decoded with `search` (text: their sources; digits: their images) and scored: score_outputs' scores,
-// and for a captioner also left_to_right, the fraction of examples whose attention moves from left to right
-// (captioner.hpp's moves_left_to_right). `outputs`, when given, receives the outputs (tokens,
-// end token excluded).
+// The examples decoded with `search` and scored: the task's scores and the model's (the captioner's left_to_right).
+// `outputs`, when given, receives the outputs (tokens, end token excluded).
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs = nullptr);
 

@@ -1,25 +1,30 @@
-// The tasks the `attend` program trains on, behind one small interface: how a task's data is made (or read), how a
-// text becomes tokens and tokens text again, the vocabularies, and how outputs are scored. A task is described by a
-// TaskSpec that is saved in the checkpoint's metadata, so `attend eval` rebuilds exactly the same held-out split.
+// The tasks the `attend` program trains on, behind one interface. A task owns its flags, its data (generated or read,
+// split by seed), its vocabularies, how a text becomes tokens and tokens text again, how a training batch is made and
+// how outputs are scored; the program's commands talk to this interface and never ask which task it is. A task
+// describes itself as JSON in the checkpoint's metadata, so `attend eval` rebuilds exactly the same held-out split.
+// The tasks (one file each in apps/tasks/, registered in apps/tasks/registry.cpp):
 //   dates  the date normalisation of docs/08-attention-decoder.md: generated, character tokens, exact match
 //   pairs  translation of a sentence-pair file (docs/12-translation.md): word or character tokens, BLEU
-//   digits captions of images of handwritten digit strings (docs/13-visual-attention.md): the digits file split by
-//          seed into training, validation and test digits; validation and test images composed once by seed, training
-//          images composed afresh for every batch (seeded by the epoch and the position, so --resume is exact);
-//          exact match, digit accuracy, and how often the attention moves left to right
+//   digits captions of images of handwritten digit strings (docs/13-visual-attention.md)
+// Adding one: docs/reference/adding-a-task.md.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "data/digits.hpp"
+#include "autograd/tensor.hpp"
 #include "data/image.hpp"
-#include "data/pairs.hpp"
 #include "data/vocabulary.hpp"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace attend::app {
 
@@ -28,88 +33,158 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct TaskSpec {
-  std::string name = "dates";
-  std::uint64_t seed = 1;
-  std::size_t train_size = 40000;      // pairs: 0 means every pair not held out; digits: images a training epoch
-  std::size_t validation_size = 2000;  // pairs: distinct source sentences; digits: composed images
-  std::size_t test_size = 2000;
-  std::size_t max_source_length = 64;  // longest input, in tokens, the program accepts
-  std::string data;                    // pairs: the sentence-pair file; digits: the digits file (as given)
-  // pairs only
-  std::string source = "1";  // the source: a language code of the file name (spa-eng.tsv: spa) or 1 or 2
-  std::string target = "2";
-  std::string source_tokens = "words";  // "words" or "characters"
-  std::string target_tokens = "words";
-  std::size_t max_words = 10;  // pairs with both sides at most this many words; 0: no limit
-  std::size_t min_count = 2;   // vocabulary: tokens seen fewer times in training read as <unk>
-  bool skip_bad_lines = false;
-  std::string fingerprint;        // of the data file the model was trained on (set by training)
-  std::size_t source_column = 0;  // 1 or 2 once resolved (set by training), so a renamed file still reads
-  // digits only (fingerprint too)
-  std::size_t validation_digits = 100;         // single digit images held out for the validation images
-  std::size_t test_digits = 200;               // and for the test images; the rest are the training digits
-  std::size_t min_digits = 3, max_digits = 6;  // digits an image
-  std::size_t min_gap = 1, max_gap = 3;        // empty columns between neighbouring digits
-  double noise = 0.05;                         // Gaussian pixel noise of the training images (held-out: none)
+// What a model reads of an example: a text (token ids) or an image. A task gives one kind, a model kind reads one.
+enum class InputKind { text, image };
 
-  bool is_pairs() const { return name == "pairs"; }
-  bool is_digits() const { return name == "digits"; }
-  bool reads_file() const { return is_pairs() || is_digits(); }
-  // The composer of this task's images (digits): training images get the noise, held-out ones none.
-  data::ComposerOptions composer(bool training) const;
-  nlohmann::json to_json() const;
-  static TaskSpec from_json(const nlohmann::json& json);  // throws InputError naming the field
+// The settings every task has (flags --seed, --train-size, --valid-size, --test-size, --max-length, --data).
+struct TaskSettings {
+  std::uint64_t seed = 1;              // the data split, the initial weights and the batch order
+  std::size_t train_size = 40000;      // the task's own meaning (pairs: 0 is every pair not held out)
+  std::size_t validation_size = 2000;  // examples
+  std::size_t test_size = 2000;
+  std::size_t max_source_length = 64;  // longest input, in tokens, the program accepts (text tasks)
+  std::string data;                    // the data file, as given (tasks that read one)
+};
+
+// Which of the common flags were on the command line: a task's defaults and refusals depend on it.
+struct GivenFlags {
+  bool train_size = false, validation_size = false, max_length = false, data = false;
 };
 
 // A held-out input with every output accepted for it (dates: one; pairs: all translations in the file; digits: the
 // caption's digits as tokens).
 struct Example {
-  std::vector<std::string> source;  // digits: empty
+  std::vector<std::string> source;  // text tasks
   std::vector<std::vector<std::string>> references;
-  data::Image image{};  // digits: the composed image
+  data::Image image{};  // image tasks
 };
 
+// A task's data once made: the held-out splits, a summary line, and the training material, which each task keeps in
+// its own subclass (text pairs, a pool of digit images).
 struct TaskData {
-  std::vector<data::TokenPair> train;  // dates, pairs
-  data::DigitImages train_digits;      // digits: the pool the training images are composed from
+  virtual ~TaskData() = default;
   std::vector<Example> validation, test;
-  std::string fingerprint;        // pairs: of the file read
-  std::size_t source_column = 0;  // pairs: the column the sources came from
-  std::string summary;            // one line: what was read and how it was split
-  // "validation" or "test", or "train" (each training pair as an example with its one target; digits: the images of
-  // the first training epoch)
-  std::vector<Example> held_out(const std::string& split, const TaskSpec& spec) const;
+  std::string summary;      // one line: what was read and how it was split
+  std::string fingerprint;  // of the data file read (tasks that read one)
 };
 
-// Digits: the training images at positions first … first + count − 1 of an epoch (from 1). Image k of epoch e is
-// composed from its own generator, seeded by (spec.seed, e, k): the same at every run, whatever came before.
-std::vector<data::Composed> training_images(const TaskSpec& spec, const data::DigitImages& pool, std::size_t epoch,
-                                            std::size_t first, std::size_t count);
+// One training batch as the model reads it: token ids of the sources (text) or images, and the targets' token ids.
+struct TrainingBatch {
+  std::vector<std::vector<std::int64_t>> sources;
+  std::vector<data::Image> images;
+  std::vector<std::vector<std::int64_t>> targets;
+  std::size_t tokens = 0;  // target tokens, end tokens included (for tokens/s)
+};
 
-// The data of a task, deterministic by spec.seed. Pairs: reads spec.data; when spec.fingerprint is set, the file must
-// still be the one the model was trained on (InputError otherwise). Problems with the data are InputErrors.
-TaskData make_task_data(const TaskSpec& spec);
+// The batches of a training run: how many an epoch has, their order, and each batch's examples.
+class Batches {
+ public:
+  virtual ~Batches() = default;
+  virtual std::size_t steps_per_epoch() const = 0;
+  // The example indices of each batch of one epoch, in order; may draw from rng (the saved batch-order generator).
+  virtual std::vector<std::vector<std::size_t>> epoch_order(Rng& rng) const = 0;
+  // The batch of `indices` in epoch `epoch` (from 1).
+  virtual TrainingBatch batch(std::size_t epoch, const std::vector<std::size_t>& indices) const = 0;
+};
 
-// A text as the model's tokens (dates: its characters; pairs: text.hpp's tokenisation) and tokens as text (digits:
-// joined by spaces, "3 0 7 1").
-std::vector<std::string> source_tokens(const TaskSpec& spec, const std::string& text);
-std::string join_target(const TaskSpec& spec, const std::vector<std::string>& tokens);
-// The vocabularies of a new model of the task.
-data::Vocabulary make_source_vocabulary(const TaskSpec& spec, const TaskData& data);
-data::Vocabulary make_target_vocabulary(const TaskSpec& spec, const TaskData& data);
-
-// Token ids of a source text for a trained model; throws InputError for an empty or over-long input, and (dates) for
-// a character the vocabulary does not know. Pairs: unknown words read as <unk>.
-std::vector<std::int64_t> encode_source(const TaskSpec& spec, const data::Vocabulary& vocabulary,
-                                        const std::string& text);
-
-// How outputs (tokens) score against held-out examples: named values in print order; the first is the one training
-// keeps the best model by (dates, digits: exact_match; pairs: bleu, in percent). Digits: exact_match and
-// digit_accuracy (the reference digits the output has right at their position, over all reference digits); the
-// attention's left_to_right is added by model_file.hpp's evaluate, which has the weights.
+// How outputs score: named values in print order; the first is the one training keeps the best model by.
 using Scores = std::vector<std::pair<std::string, double>>;
-Scores score_outputs(const TaskSpec& spec, const std::vector<std::vector<std::string>>& outputs,
-                     const std::vector<Example>& examples);
+
+class Task {
+ public:
+  explicit Task(std::string name) : name_(std::move(name)) {}
+  virtual ~Task() = default;
+  const std::string& name() const { return name_; }
+  // A few words for `--task`'s help: "generated", "a sentence-pair file".
+  virtual std::string description() const = 0;
+  TaskSettings settings;
+
+  // ---- flags ----
+  // Adds the task's own flags to `command` (train and data) and returns them: given with another task, each is
+  // refused ("--max-words is only for --task pairs").
+  virtual std::vector<CLI::Option*> add_flags(CLI::App& command);
+  // After parsing, when this task was chosen: task defaults for flags not given, and the checks (InputError).
+  virtual void finish(const GivenFlags& given);
+
+  // ---- description, saved in model files ----
+  // The settings and the task's own fields, and what training learnt of its data (a file's fingerprint).
+  nlohmann::json to_json() const;
+  // Reads what to_json wrote. Throws InputError naming a missing or malformed field.
+  void from_json(const nlohmann::json& json);
+  // Whether the task reads a data file (`attend eval --data` may point to it after a move).
+  virtual bool reads_file() const { return false; }
+
+  // ---- data ----
+  // The data, deterministic by settings.seed. A task trained on a file checks that the file is still that one.
+  // Problems with the data are InputErrors.
+  virtual std::unique_ptr<TaskData> make_data() const = 0;
+  // Keeps what a model must know of the data it is trained on (the file's fingerprint), for to_json.
+  virtual void remember(const TaskData& data);
+  // The split "validation" or "test", or "train" (each training example with its target).
+  std::vector<Example> held_out(const TaskData& data, const std::string& split) const;
+  // The vocabularies of a new model of the task.
+  virtual data::Vocabulary source_vocabulary(const TaskData& data) const = 0;
+  virtual data::Vocabulary target_vocabulary(const TaskData& data) const = 0;
+  // "N training pairs, M validation; vocabularies a → b; " for the training's summary line.
+  virtual std::string training_summary(const TaskData& data, const data::Vocabulary& source,
+                                       const data::Vocabulary& target) const = 0;
+
+  // ---- what a model reads and writes ----
+  virtual InputKind input() const = 0;
+  // Image tasks: the size of the images (height, width).
+  virtual std::pair<std::size_t, std::size_t> image_size() const;
+  virtual std::size_t default_batch_size() const { return 64; }
+  // A text as the model's tokens (InputError for text an image task cannot read) and token ids for a trained model:
+  // InputError for an empty or over-long input, or a token the task cannot read.
+  virtual std::vector<std::string> source_tokens(const std::string& text) const;
+  virtual std::vector<std::int64_t> encode_source(const data::Vocabulary& vocabulary, const std::string& text) const;
+  // Output tokens as text.
+  virtual std::string join_target(const std::vector<std::string>& tokens) const = 0;
+  virtual Scores score(const std::vector<std::vector<std::string>>& outputs,
+                       const std::vector<Example>& examples) const = 0;
+  virtual std::unique_ptr<Batches> batches(const TaskData& data, const data::Vocabulary& source,
+                                           const data::Vocabulary& target, std::size_t batch_size) const = 0;
+
+  // ---- `attend data` ----
+  // The summary's second line, and (--write) the data as files in `folder` (ends with '/'); returns what was written.
+  virtual std::string vocabulary_summary(const data::Vocabulary& source, const data::Vocabulary& target) const = 0;
+  virtual std::string write_data(const std::string& folder, const TaskData& data, const data::Vocabulary& source,
+                                 const data::Vocabulary& target) const = 0;
+
+ protected:
+  virtual void own_to_json(nlohmann::json& json) const;
+  virtual void own_from_json(const nlohmann::json& json);
+  virtual std::vector<Example> training_examples(const TaskData& data) const = 0;
+  std::string fingerprint_;  // of the data file the model was trained on (empty: a new model, any file)
+
+ private:
+  std::string name_;
+};
+
+// ---- the registry (apps/tasks/registry.cpp: one line a task) ----
+std::vector<std::string> task_names();
+// A new task of that name with its defaults; InputError "unknown task …" naming the known ones.
+std::unique_ptr<Task> make_task(const std::string& name);
+// A task as a model file describes it (the JSON of Task::to_json).
+std::unique_ptr<Task> task_from_json(const nlohmann::json& json);
+
+// ---- helpers the tasks share ----
+// A JSON field of a task description; InputError naming it when missing or malformed.
+template <class V>
+V task_field(const nlohmann::json& json, const char* name) {
+  try {
+    return json.at(name).get<V>();
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(std::string("task description: missing or malformed field \"") + name + "\"");
+  }
+}
+// The characters of a text; InputError naming the text when it is not UTF-8.
+std::vector<std::string> characters_of(const std::string& text);
+// A model's data file must still be the one it was trained on (`remembered` empty: a new model, any file).
+void check_fingerprint(const std::string& path, const std::string& remembered, const std::string& fingerprint);
+// A vocabulary as a file: one token per line, line k (from 0) holding the token of id k.
+std::string vocabulary_file(const data::Vocabulary& vocabulary);
+// Tokens joined without separator (character tokens).
+std::string joined(const std::vector<std::string>& tokens);
 
 }  // namespace attend::app

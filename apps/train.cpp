@@ -1,21 +1,24 @@
 // `attend train`: teacher-forced training with Adam, a progress line, validation after every epoch, the best model
-// saved atomically, and the training state beside it (OUT.last.safetensors) for `attend train --resume`; SIGINT and
-// SIGTERM finish the step, save the state and exit (commands.hpp).
+// saved atomically, and the training state beside it (OUT.last.safetensors, training_state.hpp) for `attend train
+// --resume`; SIGINT and SIGTERM finish the step, save the state and exit (commands.hpp). run_train reads as the loop
+// it is; each step it names is a function below.
 #include <cblas.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
-#include "data/digits.hpp"
-#include "models/batch.hpp"
+#include "apps/training_state.hpp"
+#include "autograd/atomic_file.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 
@@ -38,101 +41,9 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-// What the training loop needs of a model and its task: how many steps an epoch has, the batches of an epoch in order,
-// and the loss of one batch. The loop itself (progress, limits, signals, NaN, validation, saving, resume) is one.
-class Trainee {
- public:
-  virtual ~Trainee() = default;
-  virtual std::size_t steps_per_epoch() const = 0;
-  // The example indices of each batch of one epoch, in order; may draw from rng (the saved batch-order generator).
-  virtual std::vector<std::vector<std::size_t>> epoch_order(Rng& rng) const = 0;
-  // The loss of a batch of epoch `epoch`; adds the batch's output tokens (end tokens included) to `tokens`.
-  virtual Variable<float> loss(Tape<float>& tape, std::size_t epoch, const std::vector<std::size_t>& batch,
-                               std::size_t& tokens) = 0;
-};
-
-// Text: the training pairs as token ids, in batches of similar source length, reshuffled every epoch.
-class TextTrainee : public Trainee {
- public:
-  TextTrainee(models::Seq2seq<float>& model, const std::vector<data::TokenPair>& pairs, const data::Vocabulary& source,
-              const data::Vocabulary& target, std::size_t batch_size)
-      : model_(model), batch_size_(batch_size) {
-    for (const data::TokenPair& p : pairs) {
-      sources_.push_back(source.encode(p.source));
-      targets_.push_back(target.encode(p.target));
-      source_lengths_.push_back(sources_.back().size());
-    }
-  }
-  std::size_t steps_per_epoch() const override { return (sources_.size() + batch_size_ - 1) / batch_size_; }
-  std::vector<std::vector<std::size_t>> epoch_order(Rng& rng) const override {
-    return models::bucketed_batch_order(source_lengths_, batch_size_, rng);
-  }
-  Variable<float> loss(Tape<float>& tape, std::size_t, const std::vector<std::size_t>& batch,
-                       std::size_t& tokens) override {
-    std::vector<std::vector<std::int64_t>> sources, targets;
-    for (std::size_t i : batch) {
-      sources.push_back(sources_[i]);
-      targets.push_back(targets_[i]);
-      tokens += targets_[i].size() + 1;
-    }
-    return model_.loss(tape, models::make_batch(sources, targets));
-  }
-
- private:
-  models::Seq2seq<float>& model_;
-  std::size_t batch_size_;
-  std::vector<std::vector<std::int64_t>> sources_, targets_;
-  std::vector<std::size_t> source_lengths_;
-};
-
-// Digits: train_size images an epoch, composed afresh for every batch (task.hpp's training_images), in order.
-class DigitsTrainee : public Trainee {
- public:
-  DigitsTrainee(models::Captioner<float>& model, const TaskSpec& spec, const data::DigitImages& pool,
-                std::size_t batch_size)
-      : model_(model), spec_(spec), pool_(pool), batch_size_(batch_size) {}
-  std::size_t steps_per_epoch() const override { return (spec_.train_size + batch_size_ - 1) / batch_size_; }
-  std::vector<std::vector<std::size_t>> epoch_order(Rng&) const override {
-    std::vector<std::vector<std::size_t>> order(steps_per_epoch());
-    for (std::size_t i = 0; i < spec_.train_size; ++i) order[i / batch_size_].push_back(i);
-    return order;
-  }
-  Variable<float> loss(Tape<float>& tape, std::size_t epoch, const std::vector<std::size_t>& batch,
-                       std::size_t& tokens) override {
-    const std::vector<data::Composed> images = training_images(spec_, pool_, epoch, batch.front(), batch.size());
-    std::vector<const data::Image*> pictures;
-    std::vector<std::vector<std::int64_t>> captions;
-    for (const data::Composed& c : images) {
-      pictures.push_back(&c.image);
-      captions.push_back(data::caption_ids(c.digits));
-      tokens += c.digits.size() + 1;
-    }
-    return model_.loss(tape, models::make_image_batch<float>(pictures, captions, model_.config()));
-  }
-
- private:
-  models::Captioner<float>& model_;
-  const TaskSpec& spec_;
-  const data::DigitImages& pool_;
-  std::size_t batch_size_;
-};
-
-// "model bahdanau gru bidirectional, 123456 parameters" or "model patches (8×8, stride 2) → bahdanau gru, …"
-std::string model_text(const ModelFile& file) {
-  std::ostringstream text;
-  if (file.captioner) {
-    const models::CaptionerConfig& c = file.captioner->config();
-    text << "model " << models::to_string(c.encoder);
-    if (c.encoder == models::ImageEncoderKind::patches) {
-      text << " (" << c.patch_height << "×" << c.patch_width << ", stride " << c.patch_stride << ")";
-    }
-    text << " → bahdanau " << nn::to_string(c.cell) << " over " << c.grid_rows() * c.grid_columns() << " positions";
-  } else {
-    const models::Seq2seqConfig& c = file.model->config();
-    text << "model " << c.decoder_name() << " " << nn::to_string(c.cell) << (c.bidirectional ? " bidirectional" : "");
-  }
-  text << ", " << file.module().parameter_count() << " parameters";
-  return text.str();
+bool file_exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
 }
 
 // One progress line: rewritten in place on a terminal, printed as plain lines otherwise.
@@ -184,354 +95,305 @@ class StopSignals {
   }, old_term_{};
 };
 
-// ---- the training state -----------------------------------------------------------------------------------------
+// ---- a training run ---------------------------------------------------------------------------------------------
 
-// Where training stands, saved in every file `attend train` writes (metadata "training"."state") with the optimizer's
-// state, so that `--resume FILE` goes on exactly as if training had never stopped: the same batches in the same order,
-// the same random numbers, the same updates.
-struct TrainingState {
-  std::size_t step = 0;          // optimizer steps taken
-  std::size_t epoch = 1;         // the epoch in progress
-  std::size_t batches_done = 0;  // of that epoch's batch order
-  Rng::State epoch_order{};      // the batch-order generator before it drew this epoch's order
-  double best = -1;              // best validation score so far (-1: none yet)
-  std::string best_text;         // "bleu: 23.4"
-  double seconds = 0;            // training time over all runs
+// Everything one run of `attend train` works with: the model file, its data and batches, the optimizer, where
+// training stands, the progress shown and what is on disk.
+struct Run {
+  TrainSettings settings;
+  ModelFile file;
+  std::unique_ptr<TaskData> data;
+  std::unique_ptr<Batches> batches;
+  std::unique_ptr<nn::Adam<float>> adam;
+  TrainingState state;
+  Rng order_rng;             // the batch-order generator
+  std::string resumed_from;  // empty: a new training
+  std::string last_path;     // the training state's file
+  std::size_t steps_per_epoch = 0, total_steps = 0, log_every = 1;
+  Clock::time_point start = Clock::now(), train_start = Clock::now();
+  double seconds_before = 0;  // training time of earlier runs
+  Progress progress{isatty(STDERR_FILENO) != 0};
+  Tape<float> tape;
+  std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
+  double loss_sum = 0, last_shown = 0;
+  std::string last_validation;  // "bleu: 23.4" after the first epoch
+  bool last_saved = false;      // the training state is on disk (of last_saved_step)
+  bool out_of_steps = false, out_of_time = false;
+  bool stop() const { return out_of_steps || out_of_time || stop_signal != 0; }
 };
 
-nlohmann::json rng_to_json(const Rng::State& state) { return nlohmann::json(state); }
-
-Rng::State rng_from_json(const nlohmann::json& json) { return json.get<Rng::State>(); }
-
-// The settings a resumed run takes over (the model and the task are in the file's own metadata).
-nlohmann::json options_to_json(const TrainOptions& options) {
-  return {
-      {"batch", options.batch_size},    {"epochs", options.epochs},         {"lr", options.learning_rate},
-      {"clip", options.clip},           {"max_steps", options.max_steps},   {"time_limit", options.time_limit_minutes},
-      {"log_every", options.log_every}, {"save_every", options.save_every}, {"out", options.out},
-      {"decoder", options.decoder}};
-}
-
-nlohmann::json state_to_json(const TrainingState& state, const TrainOptions& options, nn::Module<float>& model) {
-  nlohmann::json generators = nlohmann::json::object();
-  for (const auto& [name, rng] : model.generators()) generators[name] = rng_to_json(rng->state());
-  return {{"step", state.step},
-          {"epoch", state.epoch},
-          {"batches_done", state.batches_done},
-          {"epoch_order", rng_to_json(state.epoch_order)},
-          {"best", state.best},
-          {"best_text", state.best_text},
-          {"seconds", state.seconds},
-          {"generators", generators},
-          {"options", options_to_json(options)}};
-}
-
-// The options and the state saved in `file` (read by load_model_file), with the flags given now applied on top.
-// Throws InputError naming the file when it holds no training state or a damaged one.
-TrainingState resume_state(const ModelFile& file, const std::string& path, TrainOptions& options,
-                           nn::Module<float>& model) {
-  const nlohmann::json* state = nullptr;
-  if (file.training.is_object() && file.training.contains("state")) state = &file.training.at("state");
-  if (!state) {
-    throw InputError("--resume " + path +
-                     ": the file holds no training state (it was not written by `attend train` "
-                     "of this version)");
+// "… the best model so far (validation …) is in OUT, the training state of step N in OUT.last…", for errors.
+std::string saved_files(const Run& run) {
+  std::string text = run.state.best >= 0
+                         ? "the best model so far (validation " + run.state.best_text + ") is in " + run.settings.out
+                         : "no best model was saved yet (no epoch had finished)";
+  if (run.last_saved) {
+    text += ", the training state of step " + std::to_string(run.last_saved_step) + " in " + run.last_path;
   }
-  TrainingState result;
-  try {
-    const nlohmann::json& saved = state->at("options");
-    TrainOptions stored = options;  // threads, anomaly detection, resume: as given now
-    stored.batch_size = saved.at("batch").get<std::size_t>();
-    stored.epochs = saved.at("epochs").get<std::size_t>();
-    stored.learning_rate = saved.at("lr").get<double>();
-    stored.clip = saved.at("clip").get<double>();
-    stored.max_steps = saved.at("max_steps").get<std::size_t>();
-    stored.time_limit_minutes = saved.at("time_limit").get<double>();
-    stored.log_every = saved.at("log_every").get<std::size_t>();
-    stored.save_every = saved.at("save_every").get<std::size_t>();
-    stored.out = saved.at("out").get<std::string>();
-    stored.decoder = saved.at("decoder").get<std::string>();
-    for (const std::string& flag : options.changed) {
-      if (flag == "--epochs") stored.epochs = options.epochs;
-      if (flag == "--max-steps") stored.max_steps = options.max_steps;
-      if (flag == "--time-limit") stored.time_limit_minutes = options.time_limit_minutes;
-      if (flag == "--log-every") stored.log_every = options.log_every;
-      if (flag == "--save-every") stored.save_every = options.save_every;
-      if (flag == "--out") stored.out = options.out;
+  return text;
+}
+
+// Refuses to replace a model file that --out names (or its training state) unless --force: a trained model is
+// not silently lost to a new run. A resumed run writes over its own files.
+void check_not_replacing(const std::string& out, const std::string& own_out, bool force) {
+  if (force || out == own_out) return;
+  for (const std::string& path : {out, last_state_path(out)}) {
+    if (file_exists(path)) {
+      throw InputError("--out " + out + ": " + path + " exists; give --force to replace it, or another --out");
     }
-    options = stored;
-    result.step = state->at("step").get<std::size_t>();
-    result.epoch = state->at("epoch").get<std::size_t>();
-    result.batches_done = state->at("batches_done").get<std::size_t>();
-    result.epoch_order = rng_from_json(state->at("epoch_order"));
-    result.best = state->at("best").get<double>();
-    result.best_text = state->at("best_text").get<std::string>();
-    result.seconds = state->at("seconds").get<double>();
-    const nlohmann::json& generators = state->at("generators");
-    const nn::NamedGenerators named = model.generators();
-    if (generators.size() != named.size()) throw std::invalid_argument("the model's random generators do not match");
-    for (const auto& [name, rng] : named) rng->set_state(rng_from_json(generators.at(name)));
-    Rng check;
-    check.set_state(result.epoch_order);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError("--resume " + path + ": damaged training state (" + e.what() + ")");
-  } catch (const std::invalid_argument& e) {
-    throw InputError("--resume " + path + ": damaged training state (" + e.what() + ")");
   }
-  if (options.out.empty()) throw InputError("--resume " + path + ": damaged training state (no output file)");
-  return result;
+}
+
+// A new training: the configuration checked before any work, then the data, the vocabularies and the model.
+void build(Run& run, const TrainOptions& options) {
+  run.settings = options.settings;
+  check_not_replacing(run.settings.out, "", options.force);
+  try {
+    options.model->check(*options.task);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  run.data = options.task->make_data();
+  run.file = new_model_file(*options.task, *options.model, *run.data);
+  run.state.epoch_order = Rng(options.task->settings.seed + 7).state();
+}
+
+// A resumed training: the file, its state and settings (with the flags given now), and the same data. When --out
+// moves the best model elsewhere, the best so far is copied there first, so that --out always holds the best model.
+void resume(Run& run, const TrainOptions& options) {
+  run.resumed_from = options.resume;
+  run.file = load_model_file(options.resume);
+  run.state = resume_state(run.file, options.resume, options.overrides, run.settings);
+  check_output_path(run.settings.out, "--out");
+  const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
+  check_not_replacing(run.settings.out, saved_out, options.force);
+  run.data = run.file.task->make_data();  // the same data: the file's fingerprint is checked
+  if (run.settings.out != saved_out && run.state.best >= 0 && file_exists(saved_out)) {
+    std::ifstream in(saved_out, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    write_file_atomically(run.settings.out, bytes);
+  }
+}
+
+// The batches, the optimizer (on resume with its saved state), and the checks a resumed state must pass.
+void prepare(Run& run, const TrainOptions& options) {
+  nn::Module<float>& model = run.file.model->module();
+  run.last_path = last_state_path(run.settings.out);
+  run.batches = run.file.task->batches(*run.data, run.file.source_vocabulary, run.file.target_vocabulary,
+                                       run.settings.batch_size);
+  run.adam = std::make_unique<nn::Adam<float>>(model.parameters(), nn::AdamOptions{run.settings.learning_rate});
+  if (!run.resumed_from.empty()) {
+    // the weights again, and the optimizer's state: everything checked before anything changes
+    try {
+      nn::load_checkpoint(run.resumed_from, model.parameters(), run.adam->state_slots());
+    } catch (const std::exception& e) {
+      throw InputError("--resume " + run.resumed_from + ": no optimizer state to go on from (" + e.what() + ")");
+    }
+  }
+  run.order_rng.set_state(run.state.epoch_order);
+  run.steps_per_epoch = run.batches->steps_per_epoch();
+  const std::size_t all = run.steps_per_epoch * run.settings.epochs;
+  run.total_steps = run.settings.max_steps > 0 ? std::min(run.settings.max_steps, all) : all;
+  run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
+  run.tape.set_retain_gradients(false);  // nothing reads an intermediate gradient: backward frees each once used
+  run.tape.set_anomaly_detection(options.detect_anomaly);
+  run.first_step = run.state.step;
+  run.seconds_before = run.state.seconds;
+  if (run.resumed_from.empty()) return;
+  const std::string file_text = "--resume " + run.resumed_from + ": ";
+  if (run.state.batches_done > run.steps_per_epoch || run.state.epoch == 0) {
+    throw InputError(file_text + "damaged training state (batch " + std::to_string(run.state.batches_done) +
+                     " of an epoch of " + std::to_string(run.steps_per_epoch) + ")");
+  }
+  if (run.settings.max_steps > 0 && run.state.step >= run.settings.max_steps) {
+    throw InputError(file_text + "training already reached its step limit of " +
+                     std::to_string(run.settings.max_steps) + "; give a larger --max-steps to go on");
+  }
+  if (run.state.epoch > run.settings.epochs) {
+    throw InputError(file_text + "training already finished its " + std::to_string(run.settings.epochs) +
+                     " epochs; give a larger --epochs to go on");
+  }
+}
+
+// Every check is done: from here on, output (an error is the only line when nothing ran).
+void announce(Run& run) {
+  const Task& task = *run.file.task;
+  std::cerr << "attend train: " << run.data->summary << "\n";
+  if (!run.resumed_from.empty()) {
+    std::cerr << "attend train: resuming " << run.resumed_from << " at step " << run.state.step << " (epoch "
+              << run.state.epoch << ", batch " << run.state.batches_done << ")\n";
+  }
+  std::cerr << "attend train: task " << task.name() << ", "
+            << task.training_summary(*run.data, run.file.source_vocabulary, run.file.target_vocabulary)
+            << run.file.model->describe() << ", " << run.file.model->module().parameter_count() << " parameters; "
+            << run.settings.epochs << " epochs of " << run.steps_per_epoch << " steps\n";
+  run.train_start = Clock::now();
+}
+
+// Saves the model with the optimizer and the training state. A failed save throws and leaves the file as it was.
+void save(Run& run, const std::string& path, nlohmann::json training) {
+  run.state.seconds = run.seconds_before + seconds_since(run.train_start);
+  training["state"] = state_to_json(run.state, run.settings, run.file.model->module());
+  run.file.training = std::move(training);
+  save_model_file(path, run.file, run.adam.get());
+}
+
+void save_last(Run& run) {
+  save(run, run.last_path, {{"epoch", run.state.epoch}, {"step", run.state.step}});
+  run.last_saved = true;
+  run.last_saved_step = run.state.step;
+}
+
+// One optimizer step on a batch; a loss or gradient that is not finite stops training before the update.
+void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
+  run.tape.clear();
+  run.adam->zero_grad();
+  float value = 0, norm = 0;
+  try {
+    const TrainingBatch batch = run.batches->batch(epoch, indices);
+    run.tokens += batch.tokens;
+    Variable<float> loss = run.file.model->loss(run.tape, batch);
+    run.tape.backward(loss);
+    norm = run.settings.clip > 0 ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip) : 0.0f;
+    value = loss.value().item();
+  } catch (const std::runtime_error& e) {  // anomaly detection names the op
+    throw std::runtime_error("step " + std::to_string(run.state.step + 1) + ": " + e.what() + "; " + saved_files(run));
+  }
+  if (!std::isfinite(value) || !std::isfinite(norm)) {
+    // the update is not made: nothing saved holds a NaN
+    std::ostringstream what;
+    what << "training diverged at step " << run.state.step + 1 << " (loss " << value << ", gradient norm " << norm
+         << "); " << saved_files(run) << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
+    throw std::runtime_error(what.str());
+  }
+  run.adam->step();
+  ++run.state.step;
+  run.loss_sum += value;
+  ++run.loss_count;
+}
+
+// The limits after a step, and the progress line: a terminal gets it rewritten about four times a second, a log a
+// line every log_every steps.
+void after_step(Run& run) {
+  const double elapsed = seconds_since(run.train_start);
+  const TrainSettings& s = run.settings;
+  if (s.time_limit_minutes > 0 && elapsed > s.time_limit_minutes * 60) run.out_of_time = true;
+  if (s.max_steps > 0 && run.state.step >= s.max_steps) run.out_of_steps = true;
+  const bool due = run.progress.terminal() ? elapsed - run.last_shown >= 0.25 : run.state.step % run.log_every == 0;
+  if (due || run.stop()) {
+    run.last_shown = elapsed;
+    std::ostringstream line;
+    line.setf(std::ios::fixed);
+    line.precision(4);
+    line << "epoch " << run.state.epoch << "/" << s.epochs << "  step " << run.state.step << "/" << run.total_steps
+         << "  loss " << run.loss_sum / static_cast<double>(run.loss_count);
+    if (!run.last_validation.empty()) line << "  val " << run.last_validation;
+    line.precision(0);
+    const double done = static_cast<double>(run.state.step - run.first_step);
+    const double left = static_cast<double>(run.total_steps - std::min(run.total_steps, run.state.step));
+    line << "  " << static_cast<double>(run.tokens) / elapsed << " tok/s  ETA "
+         << duration_text(left > 0 ? elapsed / done * left : 0);
+    run.progress.show(line.str(), false);
+    run.loss_sum = 0;
+    run.loss_count = 0;
+  }
+  if (s.save_every > 0 && run.state.step % s.save_every == 0 && !run.stop()) save_last(run);
+}
+
+// The steps of the epoch in progress, from where it stands, until it ends or a limit or a signal stops training.
+// Returns the number of batches the epoch has.
+std::size_t train_epoch(Run& run) {
+  run.file.model->module().train();
+  run.state.epoch_order = run.order_rng.state();
+  const std::vector<std::vector<std::size_t>> order = run.batches->epoch_order(run.order_rng);
+  while (run.state.batches_done < order.size() && stop_signal == 0) {
+    train_step(run, run.state.epoch, order[run.state.batches_done]);
+    ++run.state.batches_done;
+    after_step(run);
+    if (run.stop()) break;
+  }
+  return order.size();
+}
+
+// The end of an epoch, or of training: the validation score (the task's first score), the best model saved at --out,
+// and the training state.
+void validate_and_save(Run& run, std::size_t batches_in_epoch) {
+  const bool epoch_done = run.state.batches_done == batches_in_epoch;
+  const std::size_t epoch = run.state.epoch;
+  if (epoch_done) {
+    ++run.state.epoch;
+    run.state.batches_done = 0;
+    run.state.epoch_order = run.order_rng.state();
+  }
+  const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
+  const auto& [metric, value] = scores.front();
+  run.last_validation = format_score(metric, value);
+  std::ostringstream line;
+  line << "epoch " << epoch << (epoch_done ? " done" : " stopped") << "  step " << run.state.step << "  val "
+       << run.last_validation << "  time " << duration_text(seconds_since(run.start));
+  if (value > run.state.best) {
+    run.state.best = value;
+    run.state.best_text = run.last_validation;
+    save(run, run.settings.out,
+         {{"epoch", epoch},
+          {"step", run.state.step},
+          {"validation_" + metric, value},
+          {"seconds", seconds_since(run.start)}});
+    line << "  saved " << run.settings.out;
+  }
+  save_last(run);
+  run.progress.show(line.str(), true);
+  if (run.out_of_steps) {
+    std::cerr << "attend train: step limit of " << run.settings.max_steps << " reached\n";
+  } else if (run.out_of_time) {
+    std::cerr << "attend train: time limit of " << run.settings.time_limit_minutes << " min reached\n";
+  }
+}
+
+// SIGINT or SIGTERM: the state saved, where it is and how to go on said, exit status 128 + the signal.
+int stopped_by_signal(Run& run) {
+  save_last(run);
+  if (run.progress.terminal()) std::cerr << "\n";
+  std::cerr << "attend train: stopped by " << (stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
+            << run.state.step << "; the training state is in " << run.last_path
+            << " (go on with: attend train --resume " << run.last_path << ")"
+            << (run.state.best >= 0 ? "; the best model (validation " + run.state.best_text + ") in " + run.settings.out
+                                    : "")
+            << "\n";
+  return 128 + stop_signal;
+}
+
+// A resumed run that never beat the best of the file it went on from, and could not copy it: --out gets this run's
+// model, so that it is never missing when training ends.
+void ensure_best_model(Run& run) {
+  if (file_exists(run.settings.out)) return;
+  save(run, run.settings.out, {{"epoch", run.state.epoch}, {"step", run.state.step}});
+  std::cerr << "attend train: the best model of the run resumed was not found; " << run.settings.out
+            << " holds the model of step " << run.state.step << "\n";
 }
 
 }  // namespace
 
-std::string last_state_path(const std::string& out) {
-  const std::size_t slash = out.find_last_of('/');
-  const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
-  const std::size_t dot = out.find_last_of('.');
-  if (dot == std::string::npos || dot <= name) return out + ".last";  // no extension (a leading dot is the name's)
-  return out.substr(0, dot) + ".last" + out.substr(dot);
-}
-
 void set_threads(std::size_t threads) { openblas_set_num_threads(static_cast<int>(threads)); }
 
-int run_train(const TrainOptions& given) {
-  TrainOptions options = given;
+int run_train(const TrainOptions& options) {
   set_threads(options.threads);
-  const Clock::time_point start = Clock::now();
-  ModelFile file;
-  TaskData data;
-  TrainingState state;
+  Run run;
   if (options.resume.empty()) {
-    // the model's configuration is checked before any work (the vocabulary sizes are not known yet: any will do)
-    models::Seq2seqConfig config = options.model;
-    models::CaptionerConfig captioner = options.captioner;
-    try {
-      if (options.task.is_digits()) {
-        // the model reads images of the size the task composes
-        const data::ComposerOptions composer = options.task.composer(false);
-        captioner.image_height = composer.height;
-        captioner.image_width = composer.width;
-        captioner.vocab_size = data::digit_vocabulary().size();
-        captioner.validate();
-      } else {
-        config.set_decoder(options.decoder);
-        config.source_vocab_size = config.target_vocab_size = data::Vocabulary().size();
-        config.validate();
-      }
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-    data = make_task_data(options.task);
-    file.task = options.task;
-    file.task.fingerprint = data.fingerprint;
-    file.task.source_column = data.source_column;
-    file.source_vocabulary = make_source_vocabulary(options.task, data);
-    file.target_vocabulary = make_target_vocabulary(options.task, data);
-    if (options.task.is_digits()) {
-      captioner.vocab_size = file.target_vocabulary.size();
-      file.captioner = std::make_unique<models::Captioner<float>>(captioner);
-    } else {
-      config.source_vocab_size = file.source_vocabulary.size();
-      config.target_vocab_size = file.target_vocabulary.size();
-      file.model = std::make_unique<models::Seq2seq<float>>(config);
-    }
-    state.epoch_order = Rng(options.task.seed + 7).state();
+    build(run, options);
   } else {
-    file = load_model_file(options.resume);
-    state = resume_state(file, options.resume, options, file.module());
-    check_output_path(options.out, "--out");
-    data = make_task_data(file.task);  // the same data: the file's fingerprint is checked
+    resume(run, options);
   }
-  nn::Module<float>& model = file.module();
-  const std::string last_path = last_state_path(options.out);
-
-  std::unique_ptr<Trainee> trainee;
-  if (file.captioner) {
-    trainee = std::make_unique<DigitsTrainee>(*file.captioner, file.task, data.train_digits, options.batch_size);
-  } else {
-    trainee = std::make_unique<TextTrainee>(*file.model, data.train, file.source_vocabulary, file.target_vocabulary,
-                                            options.batch_size);
-  }
-  nn::Adam<float> adam(model.parameters(), {options.learning_rate});
-  if (!options.resume.empty()) {
-    // the weights again, and the optimizer's state: everything checked before anything changes
-    try {
-      nn::load_checkpoint(options.resume, model.parameters(), adam.state_slots());
-    } catch (const std::exception& e) {
-      throw InputError("--resume " + options.resume + ": no optimizer state to go on from (" + e.what() + ")");
-    }
-  }
-  Rng order_rng;
-  order_rng.set_state(state.epoch_order);
-  const std::size_t steps_per_epoch = trainee->steps_per_epoch();
-  const std::size_t total_steps = options.max_steps > 0 ? std::min(options.max_steps, steps_per_epoch * options.epochs)
-                                                        : steps_per_epoch * options.epochs;
-  if (!options.resume.empty()) {
-    const std::string file_text = "--resume " + options.resume + ": ";
-    if (state.batches_done > steps_per_epoch || state.epoch == 0) {
-      throw InputError(file_text + "damaged training state (batch " + std::to_string(state.batches_done) +
-                       " of an epoch of " + std::to_string(steps_per_epoch) + ")");
-    }
-    if (options.max_steps > 0 && state.step >= options.max_steps) {
-      throw InputError(file_text + "training already reached its step limit of " + std::to_string(options.max_steps) +
-                       "; give a larger --max-steps to go on");
-    }
-    if (state.epoch > options.epochs) {
-      throw InputError(file_text + "training already finished its " + std::to_string(options.epochs) +
-                       " epochs; give a larger --epochs to go on");
-    }
-  }
-  // every check is done: from here on, output (an error is the only line when nothing ran)
-  std::cerr << "attend train: " << data.summary << "\n";
-  if (!options.resume.empty()) {
-    std::cerr << "attend train: resuming " << options.resume << " at step " << state.step << " (epoch " << state.epoch
-              << ", batch " << state.batches_done << ")\n";
-  }
-  const std::size_t log_every = options.log_every ? options.log_every : std::max<std::size_t>(1, steps_per_epoch / 20);
-  Progress progress(isatty(STDERR_FILENO) != 0);
-
-  std::cerr << "attend train: task " << file.task.name << ", ";
-  if (file.captioner) {
-    std::cerr << file.task.train_size << " training images an epoch, " << data.validation.size() << " validation; ";
-  } else {
-    std::cerr << data.train.size() << " training pairs, " << data.validation.size() << " validation; vocabularies "
-              << file.source_vocabulary.size() << " → " << file.target_vocabulary.size() << "; ";
-  }
-  std::cerr << model_text(file) << "; " << options.epochs << " epochs of " << steps_per_epoch << " steps\n";
-
-  // Saves the model with the optimizer and the training state. A failed save throws and leaves the file as it was.
-  const double seconds_before = state.seconds;
-  const Clock::time_point train_start = Clock::now();
-  auto save = [&](const std::string& path, nlohmann::json training) {
-    state.seconds = seconds_before + seconds_since(train_start);
-    training["state"] = state_to_json(state, options, model);
-    file.training = std::move(training);
-    save_model_file(path, file, &adam);
-  };
-  // What is on disk, for messages when training stops early.
-  std::size_t last_saved_step = 0;
-  bool last_saved = false;
-  auto save_last = [&]() {
-    save(last_path, {{"epoch", state.epoch}, {"step", state.step}});
-    last_saved = true;
-    last_saved_step = state.step;
-  };
-  auto saved_files = [&]() {
-    std::string text = state.best >= 0
-                           ? "the best model so far (validation " + state.best_text + ") is in " + options.out
-                           : "no best model was saved yet (no epoch had finished)";
-    if (last_saved) text += ", the training state of step " + std::to_string(last_saved_step) + " in " + last_path;
-    return text;
-  };
-
+  prepare(run, options);
+  announce(run);
   StopSignals signals;
-  Tape<float> tape;
-  tape.set_retain_gradients(false);  // nothing reads an intermediate gradient: backward frees each once used
-  tape.set_anomaly_detection(options.detect_anomaly);
-  const std::size_t first_step = state.step;
-  std::size_t tokens = 0;
-  double loss_sum = 0;
-  std::size_t loss_count = 0;
-  std::string last_validation;  // "bleu: 23.4" after the first epoch
-  bool stop = false;            // the time or step limit is reached, or a signal came
-  bool out_of_steps = false;
-  bool out_of_time = false;
-  double last_shown = 0;
-  while (state.epoch <= options.epochs && !stop) {
-    model.train();
-    state.epoch_order = order_rng.state();
-    const std::vector<std::vector<std::size_t>> order = trainee->epoch_order(order_rng);
-    for (; state.batches_done < order.size() && !stop; ++state.batches_done) {
-      if (stop_signal) break;  // one before the first step of this run
-      tape.clear();
-      adam.zero_grad();
-      float value = 0, norm = 0;
-      try {
-        Variable<float> loss = trainee->loss(tape, state.epoch, order[state.batches_done], tokens);
-        tape.backward(loss);
-        norm = options.clip > 0 ? nn::clip_grad_norm(model.parameters(), options.clip) : 0.0f;
-        value = loss.value().item();
-      } catch (const std::runtime_error& e) {  // anomaly detection names the op
-        throw std::runtime_error("step " + std::to_string(state.step + 1) + ": " + e.what() + "; " + saved_files());
-      }
-      if (!std::isfinite(value) || !std::isfinite(norm)) {
-        // the update is not made: nothing saved holds a NaN
-        std::ostringstream what;
-        what << "training diverged at step " << state.step + 1 << " (loss " << value << ", gradient norm " << norm
-             << "); " << saved_files() << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
-        throw std::runtime_error(what.str());
-      }
-      adam.step();
-      ++state.step;
-      loss_sum += value;
-      ++loss_count;
-      const double elapsed = seconds_since(train_start);
-      if (options.time_limit_minutes > 0 && elapsed > options.time_limit_minutes * 60) stop = out_of_time = true;
-      if (options.max_steps > 0 && state.step >= options.max_steps) stop = out_of_steps = true;
-      if (stop_signal) stop = true;
-      // a terminal gets the line rewritten about four times a second; a log gets a line every log_every steps
-      const bool due = progress.terminal() ? elapsed - last_shown >= 0.25 : state.step % log_every == 0;
-      if (due || stop) {
-        last_shown = elapsed;
-        std::ostringstream line;
-        line.setf(std::ios::fixed);
-        line.precision(4);
-        line << "epoch " << state.epoch << "/" << options.epochs << "  step " << state.step << "/" << total_steps
-             << "  loss " << loss_sum / static_cast<double>(loss_count);
-        if (!last_validation.empty()) line << "  val " << last_validation;
-        line.precision(0);
-        const double done = static_cast<double>(state.step - first_step);
-        line << "  " << static_cast<double>(tokens) / elapsed << " tok/s  ETA "
-             << duration_text(total_steps > state.step ? elapsed / done * static_cast<double>(total_steps - state.step)
-                                                       : 0);
-        progress.show(line.str(), false);
-        loss_sum = 0;
-        loss_count = 0;
-      }
-      if (options.save_every > 0 && state.step % options.save_every == 0 && !stop) save_last();
-    }
-    if (stop_signal) {
-      save_last();
-      if (progress.terminal()) std::cerr << "\n";
-      std::cerr << "attend train: stopped by " << (stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
-                << state.step << "; the training state is in " << last_path << " (go on with: attend train --resume "
-                << last_path << ")"
-                << (state.best >= 0 ? "; the best model (validation " + state.best_text + ") in " + options.out : "")
-                << "\n";
-      return 128 + stop_signal;
-    }
-    // the end of the epoch, or of training: validation score (dates, digits: exact match; pairs: BLEU); the best model
-    // is saved
-    const bool epoch_done = state.batches_done == order.size();
-    const std::size_t epoch = state.epoch;
-    if (epoch_done) {
-      ++state.epoch;
-      state.batches_done = 0;
-      state.epoch_order = order_rng.state();
-    }
-    const Scores scores = evaluate(file, data.validation, {1, 0, 1.0});
-    const auto& [metric, value] = scores.front();
-    last_validation = format_score(metric, value);
-    std::ostringstream line;
-    line << "epoch " << epoch << (epoch_done ? " done" : " stopped") << "  step " << state.step << "  val "
-         << last_validation << "  time " << duration_text(seconds_since(start));
-    if (value > state.best) {
-      state.best = value;
-      state.best_text = last_validation;
-      save(
-          options.out,
-          {{"epoch", epoch}, {"step", state.step}, {"validation_" + metric, value}, {"seconds", seconds_since(start)}});
-      line << "  saved " << options.out;
-    }
-    save_last();
-    progress.show(line.str(), true);
-    if (out_of_steps) {
-      std::cerr << "attend train: step limit of " << options.max_steps << " reached\n";
-    } else if (out_of_time) {
-      std::cerr << "attend train: time limit of " << options.time_limit_minutes << " min reached\n";
-    }
+  while (run.state.epoch <= run.settings.epochs && !run.stop()) {
+    const std::size_t batches_in_epoch = train_epoch(run);
+    if (stop_signal != 0) return stopped_by_signal(run);
+    validate_and_save(run, batches_in_epoch);
   }
-  std::printf("best validation %s\n", state.best_text.c_str());
+  ensure_best_model(run);
+  std::printf("best validation %s\n", run.state.best_text.c_str());
   return 0;
 }
 

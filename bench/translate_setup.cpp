@@ -91,52 +91,40 @@ int run(const Options& options) {
   }
   const app::TrainOptions& train_options = line.train;
   if (!train_options.resume.empty()) throw std::invalid_argument("--resume: only a fresh training is supported");
+  if (train_options.task->input() != app::InputKind::text) throw std::invalid_argument("only text tasks are supported");
 
-  // run_train, from `models::Seq2seqConfig config = options.model;` to `file.model = std::make_unique<…>(config);`
-  // (the configuration check with placeholder vocabulary sizes draws nothing from any generator, so it is left out)
-  models::Seq2seqConfig config = train_options.model;
-  config.set_decoder(train_options.decoder);
-  const app::TaskData data = app::make_task_data(train_options.task);
-  std::cerr << "translate_setup: " << data.summary << "\n";
-  app::ModelFile file;
-  file.task = train_options.task;
-  file.task.fingerprint = data.fingerprint;
-  file.task.source_column = data.source_column;
-  file.source_vocabulary = app::make_source_vocabulary(train_options.task, data);
-  file.target_vocabulary = app::make_target_vocabulary(train_options.task, data);
-  config.source_vocab_size = file.source_vocabulary.size();
-  config.target_vocab_size = file.target_vocabulary.size();
-  config.validate();
-  file.model = std::make_unique<models::Seq2seq<float>>(config);  // initial weights from Rng(config.seed)
+  // run_train's build: the data, the vocabularies and the model (new_model_file; initial weights from the seed)
+  const std::unique_ptr<app::TaskData> data = train_options.task->make_data();
+  std::cerr << "translate_setup: " << data->summary << "\n";
+  app::ModelFile file = app::new_model_file(*train_options.task, *train_options.model, *data);
 
-  // run_train: `const Encoded train = encode_pairs(data.train, …)` (encode_pairs is local to train.cpp: each pair's
-  // source and target through the vocabularies' encode) and the source lengths
+  // the training pairs as token ids, in the order of the task's examples (the indices its batches use)
   std::vector<std::vector<std::int64_t>> sources, targets;
-  std::vector<std::size_t> source_lengths;
-  for (const data::TokenPair& pair : data.train) {
-    sources.push_back(file.source_vocabulary.encode(pair.source));
-    targets.push_back(file.target_vocabulary.encode(pair.target));
-    source_lengths.push_back(sources.back().size());
+  for (const app::Example& example : train_options.task->held_out(*data, "train")) {
+    sources.push_back(file.source_vocabulary.encode(example.source));
+    targets.push_back(file.target_vocabulary.encode(example.references.front()));
   }
 
-  // run_train: the batch-order generator order_rng, Rng(seed + 7) for a fresh training, steps_per_epoch and
-  // total_steps, then one bucketed_batch_order per epoch until the step limit (the Adam optimizer built in between and
-  // the validation after each epoch draw nothing from it)
-  Rng order_rng(train_options.task.seed + 7);
-  const std::size_t batch_size = train_options.batch_size;
-  const std::size_t steps_per_epoch = (sources.size() + batch_size - 1) / batch_size;
-  const std::size_t total_steps = train_options.max_steps > 0
-                                      ? std::min(train_options.max_steps, steps_per_epoch * train_options.epochs)
-                                      : steps_per_epoch * train_options.epochs;
+  // run_train's prepare: the batch-order generator order_rng, Rng(seed + 7) for a fresh training, steps_per_epoch and
+  // total_steps, then one epoch order after another until the step limit (the Adam optimizer built in between and the
+  // validation after each epoch draw nothing from it)
+  const app::TrainSettings& settings = train_options.settings;
+  const std::unique_ptr<app::Batches> batches =
+      train_options.task->batches(*data, file.source_vocabulary, file.target_vocabulary, settings.batch_size);
+  Rng order_rng(train_options.task->settings.seed + 7);
+  const std::size_t steps_per_epoch = batches->steps_per_epoch();
+  const std::size_t total_steps = settings.max_steps > 0
+                                      ? std::min(settings.max_steps, steps_per_epoch * settings.epochs)
+                                      : steps_per_epoch * settings.epochs;
   const std::size_t steps = options.steps ? options.steps : total_steps;
   std::vector<std::vector<std::size_t>> order;  // (steps,) batches of indices into the training pairs
   for (std::size_t epoch = 1; order.size() < steps; ++epoch) {
-    for (auto& indices : models::bucketed_batch_order(source_lengths, batch_size, order_rng)) {
+    for (auto& indices : batches->epoch_order(order_rng)) {
       order.push_back(std::move(indices));
       if (order.size() == steps) break;
     }
-    if (epoch == train_options.epochs && order.size() < steps) {
-      std::cerr << "translate_setup: note: " << steps << " steps go beyond the " << train_options.epochs
+    if (epoch == settings.epochs && order.size() < steps) {
+      std::cerr << "translate_setup: note: " << steps << " steps go beyond the " << settings.epochs
                 << " epochs of the train command (" << total_steps << " steps); the order goes on with more epochs\n";
     }
   }
@@ -169,9 +157,9 @@ int run(const Options& options) {
   }
   std::cerr << "translate_setup: " << sources.size() << " training pairs, vocabularies "
             << file.source_vocabulary.size() << " → " << file.target_vocabulary.size() << ", "
-            << file.model->parameter_count() << " parameters; " << order.size() << " steps (" << steps_per_epoch
-            << " per epoch); step 1: " << first.size() << " pairs, longest source " << longest_source << ", "
-            << target_tokens << " target tokens; wrote " << options.init << " and " << options.order << "\n";
+            << file.model->module().parameter_count() << " parameters; " << order.size() << " steps ("
+            << steps_per_epoch << " per epoch); step 1: " << first.size() << " pairs, longest source " << longest_source
+            << ", " << target_tokens << " target tokens; wrote " << options.init << " and " << options.order << "\n";
   return 0;
 }
 

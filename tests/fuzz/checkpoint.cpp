@@ -125,16 +125,18 @@ void check_model_file(const std::string& path) {
   } catch (const std::exception& e) {
     finding("load_model_file threw an exception that is not an InputError: " + fuzz::printable(e.what()));
   }
-  check((file.model != nullptr) != (file.captioner != nullptr), "load_model_file returned no model, or two");
-  if (file.captioner) {
-    check(file.task.is_digits(), "a captioner loaded for a task other than digits");
-    check(file.captioner->config().vocab_size == file.target_vocabulary.size(),
-          "a loaded captioner's vocabulary size differs from its vocabulary");
-    return;
-  }
-  check(file.model->config().source_vocab_size == file.source_vocabulary.size() &&
-            file.model->config().target_vocab_size == file.target_vocabulary.size(),
-        "a loaded model's vocabulary sizes differ from its vocabularies");
+  check(file.model != nullptr && file.task != nullptr, "load_model_file returned no model or no task");
+  const std::unique_ptr<app::ModelKind> kind = app::model_kind_of_format(file.model->format());
+  check(kind != nullptr && kind->input() == file.task->input(), "a model loaded for a task whose input it cannot read");
+  // every vocabulary size the configuration names is its vocabulary's
+  const nlohmann::json config = file.model->config_json();
+  const auto same_size = [&](const char* key, std::size_t size) {
+    check(!config.contains(key) || config.at(key).get<std::size_t>() == size,
+          std::string("a loaded model's ") + key + " differs from its vocabulary");
+  };
+  same_size("source_vocab_size", file.source_vocabulary.size());
+  same_size("target_vocab_size", file.target_vocabulary.size());
+  same_size("vocab_size", file.target_vocabulary.size());
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           "an error of more than one line, \"" + printable(line.error) + "\", for " + shown(args));
   } else {
     check(line.status == 0 && line.error.empty(), "a command to run with an error for " + shown(args));
-    check(line.command != Command::train || !line.train.resume.empty() || !line.train.out.empty(),
+    check(line.command != Command::train || !line.train.resume.empty() || !line.train.settings.out.empty(),
           "train without --out for " + shown(args));
   }
   return 0;

@@ -1,0 +1,99 @@
+// The kinds of model the `attend` program trains, behind one interface: a ModelKind owns its flags and its
+// configuration, builds a new model for a task's vocabularies, and reads one back from a model file; a Model computes
+// a training batch's loss, decodes inputs and draws its attention. Today's kinds (one file each in apps/model_kinds/,
+// registered in apps/model_kinds/registry.cpp):
+//   seq2seq    models::Seq2seq, the encoder-decoder with a vanilla, Bahdanau or Luong decoder (reads text)
+//   captioner  models::Captioner, "Show, Attend and Tell" at toy scale (reads images)
+// A task is trained with the first registered kind that reads its input (task.hpp's InputKind).
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "apps/task.hpp"
+#include "models/search.hpp"
+#include "nn/module.hpp"
+
+namespace attend::app {
+
+struct TrainSettings;
+
+// The flags every model kind reads (--cell, --hidden, --embed, --attention-size): the values and which were given.
+struct ModelFlags {
+  std::string cell = "gru";
+  std::size_t hidden_size = 128;
+  std::size_t embedding_dim = 32;
+  std::size_t attention_size = 0;
+  bool cell_given = false, hidden_given = false, embed_given = false, attention_given = false;
+};
+
+// Inputs to decode: token ids (text) or images, as the model reads them.
+struct ModelInputs {
+  std::vector<std::vector<std::int64_t>> sources;
+  std::vector<const data::Image*> images;
+};
+
+// One decoded input as its attention picture shows it: its source tokens (text) or its image.
+struct PictureInput {
+  std::vector<std::string> source_tokens;
+  const data::Image* image = nullptr;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const char* format() const = 0;  // the model file's "format": "attend-seq2seq"
+  virtual nn::Module<float>& module() = 0;
+  virtual nlohmann::json config_json() const = 0;
+  // "model bahdanau gru bidirectional" (the caller adds the parameter count).
+  virtual std::string describe() const = 0;
+  virtual Variable<float> loss(Tape<float>& tape, const TrainingBatch& batch) = 0;
+  // Decodes every input with `search` in batches; the model is put in evaluation mode.
+  virtual std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) = 0;
+  // Scores the model adds to the task's (the captioner: left_to_right, how often its attention moves rightwards).
+  virtual void add_scores(const std::vector<models::Hypothesis>& outputs, Scores& scores) const;
+  // InputError when the model has no attention to draw (the vanilla decoder).
+  virtual void check_picture() const {}
+  // The SVG of one output's attention: `rows` are its output tokens (the end token included).
+  virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
+                              const models::Hypothesis& output, const std::string& title) const = 0;
+};
+
+class ModelKind {
+ public:
+  virtual ~ModelKind() = default;
+  virtual const char* name() const = 0;    // "seq2seq"
+  virtual const char* format() const = 0;  // "attend-seq2seq"
+  virtual InputKind input() const = 0;
+  // Adds the kind's own flags to `train` (some bound to the training settings, e.g. --decoder) and returns them: given
+  // with a task whose model is another kind, each is refused.
+  virtual std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings& settings) = 0;
+  // After parsing, for the chosen task: the shared flags, the settings and the task's seed into the configuration.
+  virtual void finish(const ModelFlags& flags, const TrainSettings& settings, const Task& task) = 0;
+  // Checks the configuration before any data is read (the vocabulary sizes are not known yet: any will do).
+  // Throws std::invalid_argument naming the field.
+  virtual void check(const Task& task) const = 0;
+  // A new model for the task's vocabularies, its initial weights drawn from the configuration's seed.
+  virtual std::unique_ptr<Model> build(const Task& task, const data::Vocabulary& source,
+                                       const data::Vocabulary& target) const = 0;
+  // The model a file's metadata describes (its weights are loaded by the caller). Throws InputError naming the file
+  // when the configuration does not fit the vocabularies or asks for more weights than the file holds.
+  virtual std::unique_ptr<Model> load(const std::string& path, const nlohmann::json& config,
+                                      const data::Vocabulary& source, const data::Vocabulary& target) const = 0;
+};
+
+// ---- the registry (apps/model_kinds/registry.cpp: one line a kind) ----
+// Every kind, new and unconfigured, in registration order.
+std::vector<std::unique_ptr<ModelKind>> model_kinds();
+// The first kind that reads `input`, and the kind of a model file's format (nullptr: none).
+std::unique_ptr<ModelKind> model_kind_for(InputKind input);
+std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
+
+// Throws InputError unless the weights a configuration asks for fit in the file: `products` are element counts of
+// some of the model's weights (a × b each); `tensors` a lower bound on the number of tensors it has.
+void check_sizes_fit(const std::string& path, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& products,
+                     std::uint64_t tensors);
+
+}  // namespace attend::app

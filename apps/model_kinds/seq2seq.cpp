@@ -1,0 +1,149 @@
+// The seq2seq model kind (model.hpp): models::Seq2seq, an encoder over the source and a vanilla, Bahdanau or Luong
+// decoder (docs/reference/models.md); reads text. Its flags: --decoder, --bidirectional, --no-input-feeding,
+// --layers, --dropout, and the shared --cell, --hidden, --embed, --attention-size.
+#include "models/seq2seq.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <numeric>
+
+#include "apps/commands.hpp"
+#include "apps/flags.hpp"
+#include "apps/model.hpp"
+#include "plot/svg.hpp"
+
+namespace attend::app {
+
+namespace {
+
+class Seq2seqModel : public Model {
+ public:
+  explicit Seq2seqModel(const models::Seq2seqConfig& config) : model_(config) {}
+  const char* format() const override { return "attend-seq2seq"; }
+  nn::Module<float>& module() override { return model_; }
+  nlohmann::json config_json() const override { return model_.config().to_json(); }
+
+  std::string describe() const override {
+    const models::Seq2seqConfig& c = model_.config();
+    return "model " + c.decoder_name() + " " + nn::to_string(c.cell) + (c.bidirectional ? " bidirectional" : "");
+  }
+
+  Variable<float> loss(Tape<float>& tape, const TrainingBatch& batch) override {
+    return model_.loss(tape, models::make_batch(batch.sources, batch.targets));
+  }
+
+  // Sources of similar length go together, so a batch carries little padding; results return in input order.
+  std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {
+    const std::vector<std::vector<std::int64_t>>& sources = inputs.sources;
+    const std::size_t batch_size = 256;
+    model_.eval();
+    std::vector<std::size_t> order(sources.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
+    std::vector<models::Hypothesis> result(sources.size());
+    for (std::size_t start = 0; start < order.size(); start += batch_size) {
+      const std::size_t end = std::min(order.size(), start + batch_size);
+      std::vector<std::vector<std::int64_t>> chunk;
+      for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
+      const models::Batch batch = models::make_batch(chunk);
+      std::vector<models::Hypothesis> decoded = models::decode(model_, batch.source, batch.source_lengths, search);
+      for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
+    }
+    return result;
+  }
+
+  void check_picture() const override {
+    if (model_.config().decoder == models::DecoderKind::vanilla) {
+      throw InputError("--svg: the vanilla decoder has no attention weights to draw");
+    }
+  }
+
+  std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
+                      const std::string& title) const override {
+    std::vector<std::vector<double>> weights;
+    for (const auto& row : output.attention) weights.emplace_back(row.begin(), row.end());
+    plot::HeatmapOptions heatmap;
+    heatmap.title = title;
+    return plot::attention_svg(input.source_tokens, rows, weights, heatmap);
+  }
+
+ private:
+  models::Seq2seq<float> model_;
+};
+
+class Seq2seqKind : public ModelKind {
+ public:
+  const char* name() const override { return "seq2seq"; }
+  const char* format() const override { return "attend-seq2seq"; }
+  InputKind input() const override { return InputKind::text; }
+
+  std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings& settings) override {
+    return {
+        train.add_option("--decoder", settings.decoder, "decoder and attention score (text tasks)")
+            ->check(CLI::IsMember({"vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat"}))
+            ->capture_default_str(),
+        train.add_flag("--bidirectional", bidirectional_, "read the source in both directions"),
+        train.add_flag("--no-input-feeding", no_input_feeding_, "Luong: do not feed h̃_{j-1} into the next step"),
+        train.add_option("--layers", config_.num_layers, "recurrent layers")->check(whole(8))->capture_default_str(),
+        train.add_option("--dropout", config_.dropout, "dropout between encoder layers")
+            ->check(number_in(0.0, 0.99))
+            ->capture_default_str(),
+    };
+  }
+
+  void finish(const ModelFlags& flags, const TrainSettings& settings, const Task& task) override {
+    config_.cell = nn::cell_kind_from_string(flags.cell);
+    config_.hidden_size = flags.hidden_size;
+    config_.embedding_dim = flags.embedding_dim;
+    config_.attention_size = flags.attention_size;
+    config_.bidirectional = bidirectional_;
+    config_.input_feeding = !no_input_feeding_;
+    config_.seed = task.settings.seed;
+    decoder_ = settings.decoder;
+  }
+
+  void check(const Task&) const override { configured(data::Vocabulary().size(), data::Vocabulary().size()); }
+
+  std::unique_ptr<Model> build(const Task&, const data::Vocabulary& source,
+                               const data::Vocabulary& target) const override {
+    return std::make_unique<Seq2seqModel>(configured(source.size(), target.size()));
+  }
+
+  std::unique_ptr<Model> load(const std::string& path, const nlohmann::json& json, const data::Vocabulary& source,
+                              const data::Vocabulary& target) const override {
+    const auto config = models::Seq2seqConfig::from_json(json);
+    if (config.source_vocab_size != source.size() || config.target_vocab_size != target.size()) {
+      throw InputError("model file " + path + ": the vocabulary sizes do not match the model configuration");
+    }
+    // the embeddings (V × E), one recurrent weight (H × H), the attention's (A × H), a tensor or more per layer
+    check_sizes_fit(path,
+                    {{config.source_vocab_size, config.embedding_dim},
+                     {config.target_vocab_size, config.embedding_dim},
+                     {config.hidden_size, config.hidden_size},
+                     {config.attention_size, config.hidden_size}},
+                    config.num_layers);
+    return std::make_unique<Seq2seqModel>(config);
+  }
+
+ private:
+  models::Seq2seqConfig configured(std::size_t source_size, std::size_t target_size) const {
+    models::Seq2seqConfig config = config_;
+    config.set_decoder(decoder_);
+    config.source_vocab_size = source_size;
+    config.target_vocab_size = target_size;
+    config.validate();
+    return config;
+  }
+
+  models::Seq2seqConfig config_;
+  std::string decoder_ = "bahdanau";
+  bool bidirectional_ = false;
+  bool no_input_feeding_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ModelKind> make_seq2seq_kind() { return std::make_unique<Seq2seqKind>(); }
+
+}  // namespace attend::app

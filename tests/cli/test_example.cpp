@@ -1,0 +1,49 @@
+// The worked example of docs/reference/adding-a-task.md, built: the program with the task of tests/example/reverse.cpp
+// lists it, trains a model of it, evaluates it and runs it, through the same commands as every other task.
+#include "tests/cli/cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+Run run_example(const std::string& args) {
+  const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXAMPLE_EXE + "' " + args;
+  Scratch io;
+  const int raw = std::system((command + " > '" + io.path("out") + "' 2> '" + io.path("err") + "'").c_str());
+  Run run;
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  run.out = read_file(io.path("out"));
+  run.err = read_file(io.path("err"));
+  return run;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(example)
+
+BOOST_AUTO_TEST_CASE(a_task_added_by_one_file_and_one_line_trains_evaluates_and_predicts) {
+  Scratch scratch;
+  const Run help = run_example("train --help");
+  BOOST_TEST(help.status == 0);
+  BOOST_TEST(help.out.find("reverse (generated words, reversed)") != std::string::npos, help.out);
+  const std::string out = scratch.path("reverse.safetensors");
+  const Run train = run_example(
+      "train --task reverse --train-size 2048 --valid-size 64 --test-size 64 --hidden 32 "
+      "--embed 8 --epochs 2 --seed 3 --out '" +
+      out + "'");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  BOOST_TEST(train.err.find("task reverse, 2048 training pairs") != std::string::npos, train.err);
+  const Run eval = run_example("eval --model '" + out + "'");
+  BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
+  BOOST_TEST(eval.out.find("exact_match: ") != std::string::npos, eval.out);
+  const Run predict = run_example("predict --model '" + out + "' abc cabbage");
+  BOOST_TEST_REQUIRE(predict.status == 0, predict.err);
+  BOOST_TEST(lines_of(predict.out).size() == 2u, predict.out);
+  // the task's own checks work through the interface: a letter it never saw is refused, naming it
+  check_usage_error(run_example("predict --model '" + out + "' xyz"), {"\"x\"", "never seen in training"});
+  // and the task is the program's own: the usual program does not know it
+  check_usage_error(run_attend("train --task reverse --out '" + scratch.path("m.safetensors") + "'"),
+                    {"--task", "reverse"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
