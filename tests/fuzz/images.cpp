@@ -16,8 +16,6 @@
 #include "tests/fuzz/fuzz.hpp"
 
 using namespace attend::data;
-using namespace attend::models;
-using namespace attend::plot;
 using attend::fuzz::check;
 using attend::fuzz::printable;
 
