@@ -6,16 +6,7 @@ using namespace cli_test;
 
 namespace {
 
-Run run_example(const std::string& args) {
-  const std::string command = std::string("OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXAMPLE_EXE + "' " + args;
-  Scratch io;
-  const int raw = std::system((command + " > '" + io.path("out") + "' 2> '" + io.path("err") + "'").c_str());
-  Run run;
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = read_file(io.path("out"));
-  run.err = read_file(io.path("err"));
-  return run;
-}
+Run run_example(const std::string& args) { return run_attend(args, "", ATTEND_EXAMPLE_EXE); }
 
 }  // namespace
 
