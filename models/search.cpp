@@ -83,6 +83,105 @@ struct Beam {
   std::size_t row = 0;  // the decoder row whose state it continues
 };
 
+// One continuation of a live beam: its summed log-probability, the beam, the token.
+struct Candidate {
+  double log_prob;
+  std::size_t beam;
+  std::int64_t token;
+};
+
+// Every continuation of every live beam of a source, the best `keep` = min(count, 2k) first, by summed
+// log-probability (ties: earlier beam, then smaller id). Returns keep. `log_p` is scratch space.
+template <class T>
+std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std::size_t V, std::size_t k,
+                            std::vector<double>& log_p, std::vector<Candidate>& candidates) {
+  candidates.clear();
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    log_probabilities(logits + live[i].row * V, V, log_p);
+    for (std::size_t v = 0; v < V; ++v) {
+      if (!emittable(v)) continue;
+      candidates.push_back({live[i].hypothesis.log_prob + log_p[v], i, static_cast<std::int64_t>(v)});
+    }
+  }
+  const std::size_t keep = std::min(candidates.size(), 2 * k);
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
+                    [](const Candidate& x, const Candidate& y) {
+                      if (x.log_prob != y.log_prob) return x.log_prob > y.log_prob;
+                      if (x.beam != y.beam) return x.beam < y.beam;
+                      return x.token < y.token;
+                    });
+  return keep;
+}
+
+// The search's state for B sources of k beams each: decoder row b·k + r is beam r of source b.
+struct BeamSearch {
+  std::size_t k = 1;
+  double alpha = 0;                     // the length penalty
+  std::vector<std::vector<Beam>> live;  // live[b]: at most k partial outputs; at the start one empty beam
+  std::vector<std::vector<Hypothesis>> finished;
+  std::vector<bool> done;
+  std::vector<double> log_p;
+  std::vector<Candidate> candidates;
+
+  BeamSearch(std::size_t B, std::size_t beam_width, double length_penalty)
+      : k(beam_width), alpha(length_penalty), live(B), finished(B), done(B, false) {
+    for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
+  }
+
+  // One step for source b: its k best continuations become its beams (rows b·k …, their parents' rows in
+  // `parents`, their last tokens in y_prev); an end among the k best candidates finishes a hypothesis.
+  template <class T>
+  void advance(std::size_t b, const Variable<T>& logits, const Variable<T>& step_alpha, std::int64_t length,
+               bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
+    const std::size_t V = logits.shape()[1];
+    const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, log_p, candidates);
+    std::vector<Beam> next;
+    for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
+      // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
+      // finished outputs while better ones are still being written
+      if (candidates[c].token == eos_id && c >= k) continue;
+      const Beam& parent = live[b][candidates[c].beam];
+      Hypothesis h = parent.hypothesis;
+      h.log_prob = candidates[c].log_prob;
+      if (!step_alpha.empty()) h.attention.push_back(attention_row(step_alpha, parent.row, length));
+      if (candidates[c].token == eos_id) {
+        // a finished hypothesis leaves the beam; its score is normalised by its length, end token included
+        h.finished = true;
+        h.score = normalised(h.log_prob, h.tokens.size() + 1, alpha);
+        finished[b].push_back(std::move(h));
+      } else {
+        h.tokens.push_back(candidates[c].token);
+        next.push_back(Beam{std::move(h), parent.row});
+      }
+    }
+    // the new beams take rows b·k … b·k + k - 1 and continue their parents' states
+    for (std::size_t r = 0; r < next.size(); ++r) {
+      parents[b * k + r] = static_cast<std::int64_t>(next[r].row);
+      next[r].row = b * k + r;
+      y_prev.data()[b * k + r] = next[r].hypothesis.tokens.back();
+    }
+    live[b] = std::move(next);
+    // done when the best candidate of the step was an end (as OpenNMT): every live beam is then less probable
+    // than a finished output and can only lose probability, so with α = 0 nothing better can come (with α > 0
+    // this is the usual heuristic); also when nothing is left to extend, or at the maximum length
+    const bool best_was_end = !candidates.empty() && candidates.front().token == eos_id;
+    if (best_was_end || live[b].empty() || last_step) done[b] = true;
+  }
+
+  // The best finished hypothesis of source b; when none finished within the maximum length, the best unfinished one.
+  Hypothesis best(std::size_t b) {
+    std::vector<Hypothesis>& pool = finished[b];
+    if (pool.empty()) {
+      for (Beam& beam : live[b]) {
+        beam.hypothesis.score = normalised(beam.hypothesis.log_prob, beam.hypothesis.tokens.size(), alpha);
+        pool.push_back(std::move(beam.hypothesis));
+      }
+    }
+    return *std::max_element(pool.begin(), pool.end(),
+                             [](const Hypothesis& x, const Hypothesis& y) { return x.score < y.score; });
+  }
+};
+
 }  // namespace
 
 template <class T>
@@ -141,7 +240,6 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
   if (k == 0) throw std::invalid_argument("decode: beam width 0");
   const std::size_t max_length = options.max_length ? options.max_length : default_max_length;
   if (max_length == 0) throw std::invalid_argument("decode: maximum length 0");
-  const double alpha = options.length_penalty;
   const std::size_t B = lengths.size();
 
   // k decoder rows per source: row b·k + r is beam r of source b; the source side is copied k times
@@ -154,95 +252,21 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
   memory.mask = gather_mask(encoded.memory.mask, rows);
   DecoderState<T> state = gather_state(encoded.state, rows);
 
-  // live[b]: at most k partial outputs; at the start one empty beam per source
-  std::vector<std::vector<Beam>> live(B);
-  std::vector<std::vector<Hypothesis>> finished(B);
-  std::vector<bool> done(B, false);
-  for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
+  BeamSearch search(B, k, options.length_penalty);
   Ids y_prev(Shape{B * k}, sos_id);
-  std::vector<double> log_p;
-  struct Candidate {
-    double log_prob;
-    std::size_t beam;
-    std::int64_t token;
-  };
-  std::vector<Candidate> candidates;
-
   for (std::size_t j = 0; j < max_length; ++j) {
     DecoderStep<T> step = decoder.step(y_prev, state, memory);
     Variable<T> logits = decoder.logits(step.output);  // (B·k, V)
-    const std::size_t V = logits.shape()[1];
-    const bool last_step = j + 1 == max_length;
     std::vector<std::int64_t> parents(B * k);
     for (std::size_t b = 0; b < B; ++b) {
       for (std::size_t r = 0; r < k; ++r) parents[b * k + r] = static_cast<std::int64_t>(b * k);
-      if (done[b]) continue;
-      // every continuation of every live beam, by summed log-probability (ties: earlier beam, then smaller id)
-      candidates.clear();
-      for (std::size_t i = 0; i < live[b].size(); ++i) {
-        log_probabilities(logits.value().data() + live[b][i].row * V, V, log_p);
-        for (std::size_t v = 0; v < V; ++v) {
-          if (!emittable(v)) continue;
-          candidates.push_back({live[b][i].hypothesis.log_prob + log_p[v], i, static_cast<std::int64_t>(v)});
-        }
-      }
-      const std::size_t keep = std::min(candidates.size(), 2 * k);
-      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
-                        [](const Candidate& x, const Candidate& y) {
-                          if (x.log_prob != y.log_prob) return x.log_prob > y.log_prob;
-                          if (x.beam != y.beam) return x.beam < y.beam;
-                          return x.token < y.token;
-                        });
-      std::vector<Beam> next;
-      for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
-        // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
-        // finished outputs while better ones are still being written
-        if (candidates[c].token == eos_id && c >= k) continue;
-        const Beam& parent = live[b][candidates[c].beam];
-        Hypothesis h = parent.hypothesis;
-        h.log_prob = candidates[c].log_prob;
-        if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, parent.row, lengths[b]));
-        if (candidates[c].token == eos_id) {
-          // an end among the k best candidates finishes a hypothesis, which leaves the beam; its score is normalised
-          // by its length, end token included
-          h.finished = true;
-          h.score = normalised(h.log_prob, h.tokens.size() + 1, alpha);
-          finished[b].push_back(std::move(h));
-        } else {
-          h.tokens.push_back(candidates[c].token);
-          next.push_back(Beam{std::move(h), parent.row});
-        }
-      }
-      // the new beams take rows b·k … b·k + k - 1 and continue their parents' states
-      for (std::size_t r = 0; r < next.size(); ++r) {
-        parents[b * k + r] = static_cast<std::int64_t>(next[r].row);
-        next[r].row = b * k + r;
-        y_prev.data()[b * k + r] = next[r].hypothesis.tokens.back();
-      }
-      live[b] = std::move(next);
-      // done when the best candidate of the step was an end (as OpenNMT): every live beam is then less probable
-      // than a finished output and can only lose probability, so with α = 0 nothing better can come (with α > 0
-      // this is the usual heuristic); also when nothing is left to extend, or at the maximum length
-      const bool best_was_end = !candidates.empty() && candidates.front().token == eos_id;
-      if (best_was_end || live[b].empty() || last_step) done[b] = true;
+      if (!search.done[b]) search.advance(b, logits, step.alpha, lengths[b], j + 1 == max_length, parents, y_prev);
     }
-    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
+    if (std::all_of(search.done.begin(), search.done.end(), [](bool d) { return d; })) break;
     state = gather_state(step.state, parents);
   }
-
   std::vector<Hypothesis> result(B);
-  for (std::size_t b = 0; b < B; ++b) {
-    // the best finished hypothesis; when none finished within max_length, the best unfinished one
-    std::vector<Hypothesis>& pool = finished[b];
-    if (pool.empty()) {
-      for (Beam& beam : live[b]) {
-        beam.hypothesis.score = normalised(beam.hypothesis.log_prob, beam.hypothesis.tokens.size(), alpha);
-        pool.push_back(std::move(beam.hypothesis));
-      }
-    }
-    result[b] = *std::max_element(pool.begin(), pool.end(),
-                                  [](const Hypothesis& x, const Hypothesis& y) { return x.score < y.score; });
-  }
+  for (std::size_t b = 0; b < B; ++b) result[b] = search.best(b);
   return result;
 }
 
