@@ -191,8 +191,9 @@ struct Format {
   Writer write;
 };
 
-const std::vector<Format>& formats() {
-  static const std::vector<Format> table = {
+// Numeric dates: "2018-05-09", "9/5/2018", "05/09/2018", "09.05.18", …
+std::vector<Format> numeric_formats() {
+  return {
       {"YYYY-MM-DD (ISO 8601)", false, [](const Date& d, Rng&) { return numeric(d, "YMD", '-', true, false); }},
       {"YYYY/MM/DD", false, [](const Date& d, Rng&) { return numeric(d, "YMD", '/', true, false); }},
       {"YYYY/M/D", false, [](const Date& d, Rng&) { return numeric(d, "YMD", '/', false, false); }},
@@ -207,7 +208,12 @@ const std::vector<Format>& formats() {
       {"M/D/YY", true, [](const Date& d, Rng&) { return numeric(d, "MDY", '/', false, true); }},
       {"DD.MM.YY", true, [](const Date& d, Rng&) { return numeric(d, "DMY", '.', true, true); }},
       {"YY-MM-DD", true, [](const Date& d, Rng&) { return numeric(d, "YMD", '-', true, true); }},
-      // English: "9 May 2018", "Saturday 09 May 2018", "May 9, 2018", "the 9th of May, 2018", ...
+  };
+}
+
+// English: "9 May 2018", "Saturday 09 May 2018", "May 9, 2018", "the 9th of May, 2018", ...
+std::vector<Format> english_formats() {
+  return {
       {"D month YYYY (en)", false,
        [](const Date& d, Rng& rng) {
          const std::string day = day_any_zero(d.day, rng);
@@ -271,7 +277,12 @@ const std::vector<Format>& formats() {
          const std::string month = names_of(Language::en).months_abbreviated[static_cast<std::size_t>(d.month - 1)];
          return two_digits(d.day) + "-" + month + "-" + std::to_string(d.year);
        }},
-      // French: "le 9 mai 2018", "samedi 1er août 1999", "9 janv. 2018".
+  };
+}
+
+// French: "le 9 mai 2018", "samedi 1er août 1999", "9 janv. 2018".
+std::vector<Format> french_formats() {
+  return {
       {"le D month YYYY (fr)", false,
        [](const Date& d, Rng& rng) {
          const std::string month = month_name(Language::fr, d.month, rng);
@@ -291,7 +302,12 @@ const std::vector<Format>& formats() {
          const std::string day = d.day == 1 ? "1er" : std::to_string(d.day);
          return day + " " + month + " " + std::to_string(d.year);
        }},
-      // Spanish: "9 de mayo de 2018", "sábado, 1º de mayo de 2018", "9 sept. 2018".
+  };
+}
+
+// Spanish: "9 de mayo de 2018", "sábado, 1º de mayo de 2018", "9 sept. 2018".
+std::vector<Format> spanish_formats() {
+  return {
       {"D de month de YYYY (es)", false,
        [](const Date& d, Rng& rng) {
          const std::string month = month_name(Language::es, d.month, rng);
@@ -311,7 +327,12 @@ const std::vector<Format>& formats() {
          const std::string month = month_name(Language::es, d.month, rng);
          return std::to_string(d.day) + " " + month + " " + std::to_string(d.year);
        }},
-      // German: "9. Mai 2018", "Samstag, 09. Mai 2018", "am 9. Mai 2018".
+  };
+}
+
+// German: "9. Mai 2018", "Samstag, 09. Mai 2018", "am 9. Mai 2018".
+std::vector<Format> german_formats() {
+  return {
       {"D. month YYYY (de)", false,
        [](const Date& d, Rng& rng) {
          const std::string day = day_any_zero(d.day, rng);
@@ -331,6 +352,18 @@ const std::vector<Format>& formats() {
          return "am " + std::to_string(d.day) + ". " + month + " " + std::to_string(d.year);
        }},
   };
+}
+
+// Every format, in a fixed order (generated data depends on it): numeric, then English, French, Spanish, German.
+const std::vector<Format>& formats() {
+  static const std::vector<Format> table = [] {
+    std::vector<Format> all;
+    for (std::vector<Format> (*family)() :
+         {numeric_formats, english_formats, french_formats, spanish_formats, german_formats}) {
+      for (Format& format : family()) all.push_back(std::move(format));
+    }
+    return all;
+  }();
   return table;
 }
 
