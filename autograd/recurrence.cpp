@@ -5,8 +5,9 @@
 // one small dW_hh gemm per step. Here the forward pass reads each step's input gates and previous state where they lie
 // (the state product is a gemm with row strides into the output), and backward collects every step's gate gradients in
 // one (B, T, G·H) buffer — which is exactly ∂loss/∂gx — so dW_hh is one gemm over all B·T rows and db_hh one column
-// sum. The cell arithmetic is cell_rows.hpp, the same code gru_cell and lstm_cell run. Formulas: ops.hpp. Tests:
-// tests/autograd/test_fused.cpp (equal to the loop of cells with masks; gradient checks).
+// sum. The walk over time is written once (recurrence<Cell>: Forward and backward below); GruRows and LstmRows say
+// what differs, and their arithmetic is cell_rows.hpp, the same code gru_cell and lstm_cell run. Formulas: ops.hpp.
+// Tests: tests/autograd/test_fused.cpp (equal to the loop of cells with masks; gradient checks).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -30,8 +31,7 @@ struct Sizes {
 
 template <class T>
 Sizes check_inputs(const char* op, std::size_t gates, const Variable<T>& gx, const Variable<T>& W_hh,
-                   const Variable<T>& b_hh, std::initializer_list<const Variable<T>*> states,
-                   const Recurrence& options) {
+                   const Variable<T>& b_hh, const std::vector<const Variable<T>*>& states, const Recurrence& options) {
   const Shape& sx = gx.shape();
   const Shape& sw = W_hh.shape();
   const Shape& sb = b_hh.shape();
@@ -96,163 +96,169 @@ void add_weight_gradient(BackwardContext<T>& c, const T* dgh, const T* h_prev, s
             add ? c.dx(1).data() : c.dx_for_overwrite(1).data(), H);
 }
 
-}  // namespace
+// ---- the cells: what differs between the GRU and the LSTM -----------------------------------------------------------
 
-// ---- gru_sequence --------------------------------------------------------------------------------------------------
+// The GRU: one state h (y is (B, T, H)); saves [r | z | n | gh_n] (4H) a step; its gate gradients through gx and
+// through gh differ ([R, Z, N] and [R, Z, r N]), so it keeps both.
+struct GruRows {
+  static constexpr const char* name = "gru_sequence";
+  static constexpr std::size_t gates = 3, states = 1, saved_width = 4;
+  static constexpr bool shared_gate_gradients = false;
+  template <class T>
+  static void forward(const T* gx, const T* gh, const T* const* state, T* saved, T* const* next, std::size_t H) {
+    cell_rows::gru_forward(gx, gh, state[0], saved, next[0], H);
+  }
+  template <class T>
+  static void backward(const T* saved, const T* const* prev, const T* const* total, T* dgx, T* dgh, T* const* dstate,
+                       std::size_t H) {
+    cell_rows::gru_backward(saved, prev[0], total[0], dgx, dgh, dstate[0], H);
+  }
+};
+
+// The LSTM: states h and c (y is (2, B, T, H): y[0] = h_t, y[1] = c_t); saves [i | f | g | o | tanh c_t] (5H) a step;
+// its gate gradients are the same through gx and gh (one buffer); h_{t-1} gets its gradient only through W_hh.
+struct LstmRows {
+  static constexpr const char* name = "lstm_sequence";
+  static constexpr std::size_t gates = 4, states = 2, saved_width = 5;
+  static constexpr bool shared_gate_gradients = true;
+  template <class T>
+  static void forward(const T* gx, const T* gh, const T* const* state, T* saved, T* const* next, std::size_t H) {
+    cell_rows::lstm_forward(gx, gh, state[1], saved, next[0], next[1], H);
+  }
+  template <class T>
+  static void backward(const T* saved, const T* const* prev, const T* const* total, T* dgx, T*, T* const* dstate,
+                       std::size_t H) {
+    cell_rows::lstm_backward(saved, prev[1], total[0], total[1], dgx, static_cast<T*>(nullptr), dstate[1], H);
+  }
+};
+
+// ---- the walk over time, once for both ----------------------------------------------------------------------------
+
+// The forward walk: per step, the state product gh = b_hh + h W_hhᵀ as one gemm reading the previous state where it
+// lies (h0, then a step of y), then the cell rows of every active row (a padded row keeps its states). Each step's
+// saved activations and the states it read are kept for backward.
+template <class Cell, class T>
+struct Forward {
+  std::size_t B, Tn, H, GH;
+  Tensor<T> y, saved;
+  std::vector<Tensor<T>> prev;  // the states each step read, (B, T, H) each
+
+  Forward(std::size_t B_, std::size_t T_, std::size_t H_)
+      : B(B_), Tn(T_), H(H_), GH(Cell::gates * H_), saved(Shape{B_, T_, Cell::saved_width * H_}, uninitialized) {
+    y = Cell::states == 1 ? Tensor<T>(Shape{B, Tn, H}, uninitialized)
+                          : Tensor<T>(Shape{Cell::states, B, Tn, H}, uninitialized);
+    for (std::size_t k = 0; k < Cell::states; ++k) prev.emplace_back(Shape{B, Tn, H}, uninitialized);
+  }
+
+  void run(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
+           const std::vector<const Variable<T>*>& initial, const Recurrence& options) {
+    Tensor<T> gh(Shape{B, GH}, uninitialized);
+    std::vector<const T*> state(Cell::states);  // the previous states' rows: the initial ones, then a step of y
+    for (std::size_t k = 0; k < Cell::states; ++k) state[k] = initial[k]->value().data();
+    std::size_t state_stride = H;
+    std::vector<const T*> rows(Cell::states);
+    std::vector<T*> next(Cell::states);
+    for (std::size_t s = 0; s < Tn; ++s) {
+      const std::size_t t = time_of(options, s, Tn);
+      // gh = b_hh + h W_hhᵀ: (B, G·H)
+      fill_rows(gh.data(), b_hh.value().data(), B, GH);
+      blas_gemm(false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
+      for (std::size_t b = 0; b < B; ++b) {
+        const std::size_t bt = b * Tn + t;
+        for (std::size_t k = 0; k < Cell::states; ++k) {
+          rows[k] = state[k] + b * state_stride;
+          next[k] = output(k) + bt * H;
+          std::copy(rows[k], rows[k] + H, prev[k].data() + bt * H);
+        }
+        if (active(options, b, t)) {
+          Cell::forward(gx.value().data() + bt * GH, gh.data() + b * GH, rows.data(),
+                        saved.data() + bt * Cell::saved_width * H, next.data(), H);
+        } else {
+          for (std::size_t k = 0; k < Cell::states; ++k) std::copy(rows[k], rows[k] + H, next[k]);
+        }
+      }
+      for (std::size_t k = 0; k < Cell::states; ++k) state[k] = output(k) + t * H;
+      state_stride = Tn * H;
+    }
+  }
+
+  T* output(std::size_t k) { return y.data() + k * B * Tn * H; }
+};
+
+// The backward walk, in reverse order of the steps: per row the whole gradient of each state (from the output at t
+// and from the step after), the cell rows' gate gradients into one (B, T, G·H) buffer (∂loss/∂gx), and dh += dgh_t W_hh
+// as one gemm a step; then dW_hh as one gemm over all B·T rows and db_hh as one column sum.
+template <class Cell, class T>
+void backward(BackwardContext<T>& c, std::size_t B, std::size_t Tn, std::size_t H, const Recurrence& options,
+              const Tensor<T>& saved, const std::vector<Tensor<T>>& prev) {
+  const std::size_t GH = Cell::gates * H;
+  const T* W = c.x(1).data();
+  Tensor<T> dgx(Shape{B, Tn, GH});
+  Tensor<T> dgh_own(Shape{Cell::shared_gate_gradients ? 0 : B, Tn, GH});
+  Tensor<T>& dgh = Cell::shared_gate_gradients ? dgx : dgh_own;
+  std::vector<Tensor<T>> dstate;  // ∂loss/∂(the states before the current step), from later steps: (B, H) each
+  std::vector<std::vector<T>> total(Cell::states, std::vector<T>(H));
+  for (std::size_t k = 0; k < Cell::states; ++k) dstate.emplace_back(Shape{B, H});
+  std::vector<const T*> prev_rows(Cell::states), total_rows(Cell::states);
+  std::vector<T*> dstate_rows(Cell::states);
+  for (std::size_t s = Tn; s-- > 0;) {
+    const std::size_t t = time_of(options, s, Tn);
+    for (std::size_t b = 0; b < B; ++b) {
+      const std::size_t bt = b * Tn + t;
+      for (std::size_t k = 0; k < Cell::states; ++k) {
+        const T* dy = c.dy().data() + k * B * Tn * H;
+        dstate_rows[k] = dstate[k].data() + b * H;
+        for (std::size_t i = 0; i < H; ++i) total[k][i] = dy[bt * H + i] + dstate_rows[k][i];
+        prev_rows[k] = prev[k].data() + bt * H;
+        total_rows[k] = total[k].data();
+      }
+      if (active(options, b, t)) {
+        for (T* row : dstate_rows) std::fill(row, row + H, T(0));
+        Cell::backward(saved.data() + bt * Cell::saved_width * H, prev_rows.data(), total_rows.data(),
+                       dgx.data() + bt * GH, dgh.data() + bt * GH, dstate_rows.data(), H);
+      } else {  // a padded step passes the gradients through
+        for (std::size_t k = 0; k < Cell::states; ++k) std::copy(total[k].begin(), total[k].end(), dstate_rows[k]);
+      }
+    }
+    // dh += dgh_t W_hh: (B, G·H)·(G·H, H)
+    blas_gemm(false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dstate[0].data(), H);
+  }
+  if (c.wants(1)) add_weight_gradient(c, dgh.data(), prev[0].data(), B * Tn, GH, H);
+  if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
+  for (std::size_t k = 0; k < Cell::states; ++k) {
+    if (c.wants(3 + k)) c.accumulate(3 + k, std::move(dstate[k]));
+  }
+  if (c.wants(0)) c.accumulate(0, std::move(dgx));
+}
+
+// A whole recurrence as one tape node: inputs gx, W_hh, b_hh and the initial states.
+template <class Cell, class T>
+Variable<T> recurrence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
+                       const std::vector<const Variable<T>*>& initial, const Recurrence& options) {
+  Tape<T>& tape = tape_of(Cell::name, {&gx, &W_hh, &b_hh});
+  for (const Variable<T>* state : initial) tape.check(*state, Cell::name);
+  const Sizes n = check_inputs<T>(Cell::name, Cell::gates, gx, W_hh, b_hh, initial, options);
+  Forward<Cell, T> f(n.B, n.T, n.H);
+  f.run(gx, W_hh, b_hh, initial, options);
+  std::vector<Variable<T>> inputs = {gx, W_hh, b_hh};
+  for (const Variable<T>* state : initial) inputs.push_back(*state);
+  return tape.record(Cell::name, std::move(f.y), inputs,
+                     [B = n.B, Tn = n.T, H = n.H, options, saved = std::move(f.saved), prev = std::move(f.prev)](
+                         BackwardContext<T>& c) { backward<Cell>(c, B, Tn, H, options, saved, prev); });
+}
+
+}  // namespace
 
 template <class T>
 Variable<T> gru_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h0,
                          const Recurrence& options) {
-  Tape<T>& tape = tape_of("gru_sequence", {&gx, &W_hh, &b_hh, &h0});
-  const auto [B, Tn, H, G] = check_inputs<T>("gru_sequence", 3, gx, W_hh, b_hh, {&h0}, options);
-  const std::size_t GH = G * H;
-  Tensor<T> y(Shape{B, Tn, H}, uninitialized);
-  // for backward: each step's [r | z | n | gh_n] (B, T, 4H) and the state it read (B, T, H)
-  Tensor<T> saved(Shape{B, Tn, 4 * H}, uninitialized);
-  Tensor<T> h_prev(Shape{B, Tn, H}, uninitialized);
-  Tensor<T> gh(Shape{B, GH}, uninitialized);
-  const T* state = h0.value().data();  // the previous state's rows: h0, then a step of y
-  std::size_t state_stride = H;
-  for (std::size_t s = 0; s < Tn; ++s) {
-    const std::size_t t = time_of(options, s, Tn);
-    // gh = b_hh + h W_hhᵀ: (B, 3H)
-    fill_rows(gh.data(), b_hh.value().data(), B, GH);
-    blas_gemm(false, true, B, GH, H, T(1), state, state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
-    for (std::size_t b = 0; b < B; ++b) {
-      const T* h_row = state + b * state_stride;
-      const std::size_t bt = b * Tn + t;
-      std::copy(h_row, h_row + H, h_prev.data() + bt * H);
-      if (active(options, b, t)) {
-        cell_rows::gru_forward(gx.value().data() + bt * GH, gh.data() + b * GH, h_row, saved.data() + bt * 4 * H,
-                               y.data() + bt * H, H);
-      } else {
-        std::copy(h_row, h_row + H, y.data() + bt * H);
-      }
-    }
-    state = y.data() + t * H;
-    state_stride = Tn * H;
-  }
-  // B, Tn and H are copied by init-captures: C++17 cannot capture a structured binding (GCC allows it, clang refuses)
-  return tape.record("gru_sequence", std::move(y), {gx, W_hh, b_hh, h0},
-                     [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved),
-                      h_prev = std::move(h_prev)](BackwardContext<T>& c) {
-                       const T* dy = c.dy().data();
-                       const T* W = c.x(1).data();
-                       // gate gradients of every step: through gx ([R, Z, N]) and through gh ([R, Z, r N])
-                       Tensor<T> dgx(Shape{B, Tn, GH});
-                       Tensor<T> dgh(Shape{B, Tn, GH});
-                       Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the state before the current step), from later steps
-                       std::vector<T> d(H);
-                       for (std::size_t s = Tn; s-- > 0;) {
-                         const std::size_t t = time_of(options, s, Tn);
-                         for (std::size_t b = 0; b < B; ++b) {
-                           const std::size_t bt = b * Tn + t;
-                           T* dh_row = dh.data() + b * H;
-                           // the whole gradient of h_t: from the output at t and from the step after
-                           for (std::size_t k = 0; k < H; ++k) d[k] = dy[bt * H + k] + dh_row[k];
-                           if (active(options, b, t)) {
-                             std::fill(dh_row, dh_row + H, T(0));
-                             cell_rows::gru_backward(saved.data() + bt * 4 * H, h_prev.data() + bt * H, d.data(),
-                                                     dgx.data() + bt * GH, dgh.data() + bt * GH, dh_row, H);
-                           } else {
-                             std::copy(d.begin(), d.end(), dh_row);  // a padded step passes the gradient through
-                           }
-                         }
-                         // dh += dgh_t W_hh: (B, 3H)·(3H, H)
-                         blas_gemm(false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dh.data(),
-                                   H);
-                       }
-                       if (c.wants(1)) add_weight_gradient(c, dgh.data(), h_prev.data(), B * Tn, GH, H);
-                       if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
-                       if (c.wants(3)) c.accumulate(3, std::move(dh));
-                       if (c.wants(0)) c.accumulate(0, std::move(dgx));
-                     });
+  return recurrence<GruRows>(gx, W_hh, b_hh, {&h0}, options);
 }
-
-// ---- lstm_sequence -------------------------------------------------------------------------------------------------
 
 template <class T>
 Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
                           const Variable<T>& h0, const Variable<T>& c0, const Recurrence& options) {
-  Tape<T>& tape = tape_of("lstm_sequence", {&gx, &W_hh, &b_hh, &h0, &c0});
-  const auto [B, Tn, H, G] = check_inputs<T>("lstm_sequence", 4, gx, W_hh, b_hh, {&h0, &c0}, options);
-  const std::size_t GH = G * H;
-  // y[0] = h_t, y[1] = c_t for every step: (2, B, T, H)
-  Tensor<T> y(Shape{2, B, Tn, H}, uninitialized);
-  T* hs = y.data();
-  T* cs = y.data() + B * Tn * H;
-  // for backward: each step's [i | f | g | o | tanh c_t] (B, T, 5H) and the states it read (B, T, H) each
-  Tensor<T> saved(Shape{B, Tn, 5 * H}, uninitialized);
-  Tensor<T> h_prev(Shape{B, Tn, H}, uninitialized);
-  Tensor<T> c_prev(Shape{B, Tn, H}, uninitialized);
-  Tensor<T> gh(Shape{B, GH}, uninitialized);
-  const T* h_state = h0.value().data();
-  const T* c_state = c0.value().data();
-  std::size_t state_stride = H;
-  for (std::size_t s = 0; s < Tn; ++s) {
-    const std::size_t t = time_of(options, s, Tn);
-    // gh = b_hh + h W_hhᵀ: (B, 4H)
-    fill_rows(gh.data(), b_hh.value().data(), B, GH);
-    blas_gemm(false, true, B, GH, H, T(1), h_state, state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
-    for (std::size_t b = 0; b < B; ++b) {
-      const T* h_row = h_state + b * state_stride;
-      const T* c_row = c_state + b * state_stride;
-      const std::size_t bt = b * Tn + t;
-      std::copy(h_row, h_row + H, h_prev.data() + bt * H);
-      std::copy(c_row, c_row + H, c_prev.data() + bt * H);
-      if (active(options, b, t)) {
-        cell_rows::lstm_forward(gx.value().data() + bt * GH, gh.data() + b * GH, c_row, saved.data() + bt * 5 * H,
-                                hs + bt * H, cs + bt * H, H);
-      } else {
-        std::copy(h_row, h_row + H, hs + bt * H);
-        std::copy(c_row, c_row + H, cs + bt * H);
-      }
-    }
-    h_state = hs + t * H;
-    c_state = cs + t * H;
-    state_stride = Tn * H;
-  }
-  return tape.record("lstm_sequence", std::move(y), {gx, W_hh, b_hh, h0, c0},
-                     [B = B, Tn = Tn, H = H, GH, options, saved = std::move(saved), h_prev = std::move(h_prev),
-                      c_prev = std::move(c_prev)](BackwardContext<T>& c) {
-                       const T* dhs = c.dy().data();               // ∂loss/∂h_t: (B, T, H)
-                       const T* dcs = c.dy().data() + B * Tn * H;  // ∂loss/∂c_t
-                       const T* W = c.x(1).data();
-                       // the gate gradients of every step (the same through gx and gh): (B, T, 4H)
-                       Tensor<T> da(Shape{B, Tn, GH});
-                       Tensor<T> dh(Shape{B, H});  // ∂loss/∂(the states before the current step), from later steps
-                       Tensor<T> dc(Shape{B, H});
-                       std::vector<T> dh_total(H), dc_total(H);
-                       for (std::size_t s = Tn; s-- > 0;) {
-                         const std::size_t t = time_of(options, s, Tn);
-                         for (std::size_t b = 0; b < B; ++b) {
-                           const std::size_t bt = b * Tn + t;
-                           T* dh_row = dh.data() + b * H;
-                           T* dc_row = dc.data() + b * H;
-                           for (std::size_t k = 0; k < H; ++k) {
-                             dh_total[k] = dhs[bt * H + k] + dh_row[k];
-                             dc_total[k] = dcs[bt * H + k] + dc_row[k];
-                           }
-                           if (active(options, b, t)) {
-                             std::fill(dh_row, dh_row + H, T(0));
-                             std::fill(dc_row, dc_row + H, T(0));
-                             cell_rows::lstm_backward(saved.data() + bt * 5 * H, c_prev.data() + bt * H,
-                                                      dh_total.data(), dc_total.data(), da.data() + bt * GH,
-                                                      static_cast<T*>(nullptr), dc_row, H);
-                           } else {  // a padded step passes both gradients through
-                             std::copy(dh_total.begin(), dh_total.end(), dh_row);
-                             std::copy(dc_total.begin(), dc_total.end(), dc_row);
-                           }
-                         }
-                         // dh += da_t W_hh: (B, 4H)·(4H, H)
-                         blas_gemm(false, false, B, H, GH, T(1), da.data() + t * GH, Tn * GH, W, H, T(1), dh.data(), H);
-                       }
-                       if (c.wants(1)) add_weight_gradient(c, da.data(), h_prev.data(), B * Tn, GH, H);
-                       if (c.wants(2)) add_column_sums(c.dx(2).data(), da.data(), B * Tn, GH);
-                       if (c.wants(3)) c.accumulate(3, std::move(dh));
-                       if (c.wants(4)) c.accumulate(4, std::move(dc));
-                       if (c.wants(0)) c.accumulate(0, std::move(da));
-                     });
+  return recurrence<LstmRows>(gx, W_hh, b_hh, {&h0, &c0}, options);
 }
 
 #define ATTEND_INSTANTIATE(T)                                                                                        \
