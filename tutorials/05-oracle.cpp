@@ -239,7 +239,8 @@ Choices soft_and_hard(Tape<double>& tape, const Variable<double>& h) {
 // The two Jacobians by central differences, against the tape's.
 void check_jacobians(const Choices& choices, const std::vector<std::vector<double>>& h_plain, double eps) {
   const std::vector<double>& e_j = choices.e_j;
-  const std::vector<std::vector<double>>&J_soft = choices.J_soft, &J_hard = choices.J_hard;
+  const std::vector<std::vector<double>>& J_soft = choices.J_soft;
+  const std::vector<std::vector<double>>& J_hard = choices.J_hard;
   const std::size_t T_x = h_plain.size(), H = h_plain[0].size();
   // [docs:finite-differences]
   // The same Jacobians by central differences: ∂c_d/∂e_t ≈ (c_d(e + ε u_t) - c_d(e - ε u_t)) / 2ε, u_t a unit vector
