@@ -231,7 +231,6 @@ void check_s_unused(Seq2seq<double>& exact, Tape<double>& tape, const ProductRul
 // The teacher-forced logits of 8 test examples, all steps at once and one step at a time.
 void check_teacher_forcing(Seq2seq<double>& exact, Tape<double>& tape, const std::vector<sequences::Example>& test_set,
                            std::size_t V) {
-  double worst = 0;
   // [docs:teacher-forcing]
   // Training runs all steps at once with the true previous tokens: logits (B, T, V) for 8 test examples.
   const Batch eight = sequences::batch_of(test_set, {0, 1, 2, 3, 4, 5, 6, 7});
@@ -240,7 +239,7 @@ void check_teacher_forcing(Seq2seq<double>& exact, Tape<double>& tape, const std
   Encoded<double> encoded_8 = exact.encode(tape, eight.source, eight.source_lengths);
   DecoderState<double> s_prev = encoded_8.state;
   const std::size_t B = eight.size(), T_8 = eight.target_in.shape()[1];
-  worst = 0;
+  double worst = 0;
   for (std::size_t j = 0; j < T_8; ++j) {
     Ids y_prev(Shape{B});
     for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = eight.target_in.data()[b * T_8 + j];
