@@ -23,15 +23,14 @@ double loss_of(double w, double x, double b, double t) {
   return (y - t) * (y - t);
 }
 
-}  // namespace
+// The neuron's inputs and the values computed from them, on the tape.
+struct Neuron {
+  Variable<double> w, x, b, z, y, L;
+};
 
-int main(int argc, char** argv) {
-  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
-  std::printf("Chapter 1: reverse-mode autodiff on L = (tanh(w*x + b) - t)^2\n\n");
-  const double w_value = 0.8, x_value = -1.5, b_value = 0.3, t = 0.5;
-
+// (1.1)-(1.3) recorded on the tape.
+Neuron forward(Tape<double>& tape, double w_value, double x_value, double b_value, double t) {
   // [docs:forward]
-  Tape<double> tape;
   // the inputs are leaves: values whose gradients we want to read after backward
   Variable<double> w = tape.leaf(Tensor<double>::scalar(w_value));
   Variable<double> x = tape.leaf(Tensor<double>::scalar(x_value));
@@ -44,15 +43,23 @@ int main(int argc, char** argv) {
   Variable<double> L = pow(y - t, 2.0);
   // [docs:end]
 
-  std::printf("forward: z = %.6f, y = %.6f, L = %.6f\n\n", z.value().item(), y.value().item(), L.value().item());
-  std::printf("the tape, in the order the nodes were recorded:\n");
-  tape.print(std::cout);
+  return {w, x, b, z, y, L};
+}
 
+void backward(Tape<double>& tape, const Variable<double>& L) {
   // [docs:backward]
   // one reverse sweep: dL/dL = 1, then every node from the last to the first passes its gradient to its inputs
   tape.backward(L);
   // [docs:end]
+}
 
+// dL/dw, dL/dx and dL/db, by one route or another.
+struct Derivatives {
+  double w, x, b;
+};
+
+// (1.4)-(1.6): the chain rule by hand, from y's value.
+Derivatives by_hand(const Variable<double>& y, double w_value, double x_value, double t) {
   // [docs:by-hand]
   const double y_v = y.value().item();
   // (1.4)  dL/dy = 2 (y - t)
@@ -64,7 +71,11 @@ int main(int argc, char** argv) {
   const double dL_dx = dL_dz * w_value;
   const double dL_db = dL_dz;
   // [docs:end]
+  return {dL_dw, dL_dx, dL_db};
+}
 
+// (1.7): central differences of the loss computed without a tape.
+Derivatives finite_differences(double w_value, double x_value, double b_value, double t) {
   // [docs:finite-differences]
   // (1.7)  dL/dw ≈ (L(w + ε) - L(w - ε)) / 2ε, and likewise for x and b
   const double eps = 1e-6;
@@ -75,10 +86,11 @@ int main(int argc, char** argv) {
   const double fd_b =
       (loss_of(w_value, x_value, b_value + eps, t) - loss_of(w_value, x_value, b_value - eps, t)) / (2 * eps);
   // [docs:end]
+  return {fd_w, fd_x, fd_b};
+}
 
-  std::printf("\nthe tape after backward (grad= is dL/d(node)):\n");
-  tape.print(std::cout);
-
+// The three routes side by side; true when the tape and the finite differences agree with the hand derivation.
+bool compare(const Neuron& neuron, const Derivatives& hand, const Derivatives& fd) {
   std::printf("\n%-8s %14s %14s %14s\n", "", "by hand", "tape", "finite diff.");
   struct Row {
     const char* name;
@@ -86,7 +98,8 @@ int main(int argc, char** argv) {
     Variable<double> v;
     double fd;
   };
-  const Row rows[] = {{"dL/dw", dL_dw, w, fd_w}, {"dL/dx", dL_dx, x, fd_x}, {"dL/db", dL_db, b, fd_b}};
+  const Row rows[] = {
+      {"dL/dw", hand.w, neuron.w, fd.w}, {"dL/dx", hand.x, neuron.x, fd.x}, {"dL/db", hand.b, neuron.b, fd.b}};
   double worst_tape = 0, worst_fd = 0;
   for (const Row& r : rows) {
     const double tape_grad = r.v.grad().item();
@@ -98,7 +111,11 @@ int main(int argc, char** argv) {
   const bool tape_agrees = worst_tape < 1e-12, fd_agrees = worst_fd < 1e-8;
   std::printf("\nworst |tape - by hand| = %s, worst |finite diff. - by hand| = %s\n",
               tape_agrees ? "< 1e-12" : "TOO LARGE", fd_agrees ? "< 1e-8" : "TOO LARGE");
+  return tape_agrees && fd_agrees;
+}
 
+// A value used twice: true when the tape's du/dx is 2x + 1.
+bool reuse(Tape<double>& tape, double x_value) {
   // [docs:reuse]
   // A value used twice receives both contributions: u = x·x + x, so du/dx = 2x + 1.
   tape.clear();  // every handle made so far is now stale; a new step starts
@@ -110,6 +127,11 @@ int main(int argc, char** argv) {
   // [docs:end]
   const bool reuse_agrees = std::abs(x2.grad().item() - (2 * x_value + 1)) < 1e-12;
 
+  return reuse_agrees;
+}
+
+// The library's gradient checker on a layer of four neurons: true when it passes.
+bool gradcheck_layer() {
   // [docs:gradcheck]
   // The library's gradient checker does the finite-difference comparison for any function of tensors.
   auto neuron = [](Tape<double>&, const std::vector<Variable<double>>& in) {
@@ -124,5 +146,34 @@ int main(int argc, char** argv) {
   // [docs:end]
   if (!check.passed) std::printf("%s\n", check.message.c_str());
 
-  return tape_agrees && fd_agrees && reuse_agrees && check.passed ? attend::tutorial::exit_status() : 1;
+  return check.passed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
+  std::printf("Chapter 1: reverse-mode autodiff on L = (tanh(w*x + b) - t)^2\n\n");
+  const double w_value = 0.8, x_value = -1.5, b_value = 0.3, t = 0.5;
+
+  // ---- Forward: recording the tape ----------------------------------------------------------------------------------
+  Tape<double> tape;
+  const Neuron neuron = forward(tape, w_value, x_value, b_value, t);
+  std::printf("forward: z = %.6f, y = %.6f, L = %.6f\n\n", neuron.z.value().item(), neuron.y.value().item(),
+              neuron.L.value().item());
+  std::printf("the tape, in the order the nodes were recorded:\n");
+  tape.print(std::cout);
+
+  // ---- Backward, by hand, and by finite differences -----------------------------------------------------------------
+  backward(tape, neuron.L);
+  const Derivatives hand = by_hand(neuron.y, w_value, x_value, t);
+  const Derivatives fd = finite_differences(w_value, x_value, b_value, t);
+  std::printf("\nthe tape after backward (grad= is dL/d(node)):\n");
+  tape.print(std::cout);
+  const bool routes_agree = compare(neuron, hand, fd);
+
+  // ---- A value used twice; the gradient checker ---------------------------------------------------------------------
+  const bool reuse_agrees = reuse(tape, x_value);
+  const bool gradcheck_passed = gradcheck_layer();
+  return routes_agree && reuse_agrees && gradcheck_passed ? attend::tutorial::exit_status() : 1;
 }

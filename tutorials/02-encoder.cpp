@@ -27,26 +27,20 @@ using attend::tutorial::sigmoid;
 using attend::tutorial::vector_string;
 namespace nn = attend::nn;
 
-int main(int argc, char** argv) {
-  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
-  bool ok = true;
-  // A tiny vocabulary: id 0 is padding, the others are the words in order of first appearance.
-  const std::vector<std::string> sentence{"the", "cat", "sat", "on", "the", "mat"};
-  std::map<std::string, std::int64_t> vocabulary{{"<pad>", 0}};
-  std::vector<std::int64_t> ids;
-  for (const auto& word : sentence) {
-    vocabulary.emplace(word, static_cast<std::int64_t>(vocabulary.size()));
-    ids.push_back(vocabulary[word]);
-  }
-  const std::size_t T_x = sentence.size(), E = 4, H = 3, V = vocabulary.size();
-  std::printf("Chapter 2: the encoder h_i = f(x_i, h_{i-1}) on \"the cat sat on the mat\" (E = %zu, H = %zu)\n\n", E,
-              H);
+namespace {
 
+// The sentence's token ids, their embeddings x: (1, T_x, E), and the GRU's states h_1..h_Tx, each (1, H).
+struct Loop {
+  Ids tokens;
+  Variable<double> x;
+  std::vector<Variable<double>> h;
+};
+
+// (2.1)-(2.2): the embeddings of the sentence, then the GRU cell run over them one step at a time from h_0 = 0.
+Loop run_the_loop(Tape<double>& tape, nn::Embedding<double>& embed, nn::GruCell<double>& gru,
+                  const std::vector<std::int64_t>& ids) {
+  const std::size_t T_x = ids.size(), H = gru.W_hh.value.shape()[1];
   // [docs:gru-loop]
-  Rng rng(2);
-  nn::Embedding<double> embed(V, E, rng, /*padding_id=*/0);
-  nn::GruCell<double> gru(E, H, rng);
-  Tape<double> tape;
   // (2.1)  x_i = E[w_i]: the embeddings of all tokens, (1, T_x, E)
   Ids tokens(Shape{1, T_x});
   for (std::size_t i = 0; i < T_x; ++i) tokens.data()[i] = ids[i];
@@ -60,11 +54,13 @@ int main(int argc, char** argv) {
     h_prev = h.back();
   }
   // [docs:end]
-  for (std::size_t i = 0; i < T_x; ++i) {
-    std::printf("  h_%zu = %s   after \"%s\"\n", i + 1, vector_string(row_of(h[i].value(), 0)).c_str(),
-                sentence[i].c_str());
-  }
+  return {tokens, x, h};
+}
 
+// (2.3)-(2.6) for the first step by hand; the worst difference from the GruCell's h_1.
+double first_step_by_hand(const nn::GruCell<double>& gru, const Variable<double>& x,
+                          const std::vector<Variable<double>>& h) {
+  const std::size_t H = gru.W_hh.value.shape()[1], E = gru.W_ih.value.shape()[1];
   // [docs:gru-by-hand]
   // The first step by hand, from the GRU's weights (rows [0,H) of W_ih/W_hh are the reset gate, [H,2H) the update
   // gate, [2H,3H) the candidate), with h_0 = 0 so every U h term vanishes:
@@ -87,15 +83,24 @@ int main(int argc, char** argv) {
     worst = std::max(worst, std::abs(h_1 - h[0].value().data()[k]));
   }
   // [docs:end]
-  ok = ok && worst < 1e-14;
-  std::printf("\n  h_1 by hand from (2.3)-(2.6) vs the GruCell: %s\n", worst < 1e-14 ? "equal (< 1e-14)" : "DIFFERENT");
+  return worst;
+}
 
+Variable<double> context(const std::vector<Variable<double>>& h) {
   // [docs:context]
   // (2.7)  c = q({h_1, ..., h_Tx}) = h_Tx: the basic encoder-decoder squeezes the whole sentence into the last state
   const Variable<double> c = h.back();
   // [docs:end]
-  std::printf("  c = h_%zu = %s\n\n", T_x, vector_string(row_of(c.value(), 0)).c_str());
+  return c;
+}
 
+// The library's Encoder with each cell over the sentence (on a tape of its own); the GRU's states must equal the
+// loop's. False if they do not.
+bool library_encoders(const Ids& tokens, const std::vector<Variable<double>>& h, std::size_t V, std::size_t E,
+                      std::size_t H) {
+  const std::size_t T_x = tokens.shape()[1];
+  Tape<double> tape;
+  bool ok = true;
   // [docs:encoder]
   // The same recurrence with the library's Encoder: the embedding, one input projection for all steps, the loop.
   for (const nn::CellKind kind : {nn::CellKind::rnn_tanh, nn::CellKind::gru, nn::CellKind::lstm}) {
@@ -123,7 +128,22 @@ int main(int argc, char** argv) {
       std::printf("           (the GRU Encoder vs the loop above: %s)\n", diff < 1e-14 ? "equal" : "DIFFERENT");
     }
   }
+  return ok;
+}
 
+// The encoder's configuration and the padded batch of two sentences, for the batch and bidirectional examples.
+struct Padded {
+  nn::EncoderConfig config;
+  Ids batch;
+  bool ok = true;
+};
+
+// A padded batch: the short sentence's states at padded steps are exactly 0, and its final state is the one it gets
+// alone.
+Padded padded_batch(const std::vector<std::int64_t>& ids, std::size_t V, std::size_t E, std::size_t H) {
+  const std::size_t T_x = ids.size();
+  Tape<double> tape;
+  bool ok = true;
   // [docs:padding]
   // A batch of two sentences of lengths 6 and 3, padded with id 0 to T_x = 6. Padded steps must not change a state.
   nn::EncoderConfig config;
@@ -157,7 +177,13 @@ int main(int argc, char** argv) {
               final_diff < 1e-14 ? "equal" : "DIFFERENT");
   for (std::size_t i = 3; i < T_x; ++i)
     for (std::size_t k = 0; k < H; ++k) ok = ok && padded.outputs.value().at({1, i, k}) == 0.0;
+  return {config, batch, ok};
+}
 
+// Two layers, both directions: the shapes of what the encoder returns.
+void bidirectional(nn::EncoderConfig config, const Ids& batch) {
+  const std::size_t T_x = batch.shape()[1];
+  Tape<double> tape;
   // [docs:bidirectional]
   // A bidirectional encoder reads the sentence both ways: h_i = [h→_i ; h←_i], so each annotation sees the whole
   // sentence. Two layers, as in Bahdanau et al.'s encoder stack.
@@ -173,6 +199,48 @@ int main(int argc, char** argv) {
       s[1], s[2], both_ways.h_final.size(), both_ways.h_final[0].shape()[0], both_ways.h_final[0].shape()[1]);
   std::printf("  sentence 2, h_1 = [h→_1 ; h←_1] = %s\n",
               vector_string(row_of(both_ways.outputs.value(), T_x)).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
+  bool ok = true;
+  // A tiny vocabulary: id 0 is padding, the others are the words in order of first appearance.
+  const std::vector<std::string> sentence{"the", "cat", "sat", "on", "the", "mat"};
+  std::map<std::string, std::int64_t> vocabulary{{"<pad>", 0}};
+  std::vector<std::int64_t> ids;
+  for (const auto& word : sentence) {
+    vocabulary.emplace(word, static_cast<std::int64_t>(vocabulary.size()));
+    ids.push_back(vocabulary[word]);
+  }
+  const std::size_t T_x = sentence.size(), E = 4, H = 3, V = vocabulary.size();
+  std::printf("Chapter 2: the encoder h_i = f(x_i, h_{i-1}) on \"the cat sat on the mat\" (E = %zu, H = %zu)\n\n", E,
+              H);
+
+  // ---- The recurrence, one step at a time ---------------------------------------------------------------------------
+  Rng rng(2);
+  nn::Embedding<double> embed(V, E, rng, /*padding_id=*/0);
+  nn::GruCell<double> gru(E, H, rng);
+  Tape<double> tape;
+  const Loop loop = run_the_loop(tape, embed, gru, ids);
+  for (std::size_t i = 0; i < T_x; ++i) {
+    std::printf("  h_%zu = %s   after \"%s\"\n", i + 1, vector_string(row_of(loop.h[i].value(), 0)).c_str(),
+                sentence[i].c_str());
+  }
+
+  // ---- One step by hand, and the context ----------------------------------------------------------------------------
+  const double worst = first_step_by_hand(gru, loop.x, loop.h);
+  ok = ok && worst < 1e-14;
+  std::printf("\n  h_1 by hand from (2.3)-(2.6) vs the GruCell: %s\n", worst < 1e-14 ? "equal (< 1e-14)" : "DIFFERENT");
+  const Variable<double> c = context(loop.h);
+  std::printf("  c = h_%zu = %s\n\n", T_x, vector_string(row_of(c.value(), 0)).c_str());
+
+  // ---- The library's encoder with each cell; a padded batch; both directions ----------------------------------------
+  ok = library_encoders(loop.tokens, loop.h, V, E, H) && ok;
+  const Padded padded = padded_batch(ids, V, E, H);
+  ok = ok && padded.ok;
+  bidirectional(padded.config, padded.batch);
 
   std::printf("\n%s\n", ok ? "all checks passed" : "A CHECK FAILED");
   return ok ? attend::tutorial::exit_status() : 1;

@@ -80,12 +80,13 @@ std::string carets(const std::vector<std::int64_t>& output, const std::vector<st
   return marks;
 }
 
-}  // namespace
+// The toy task's settings and its two sets of examples.
+struct Toy {
+  sequences::TaskConfig task;
+  std::vector<sequences::Example> train_set, test_set;
+};
 
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  std::printf("Chapter 3: the basic encoder-decoder, p(y | x) = prod_j p(y_j | y_<j, c)\n\n");
-
+Toy make_task() {
   // [docs:task]
   // The toy task: copy a random string of 3 to 10 letters (a..j). Ids 0..3 are <pad> <sos> <eos> <unk>.
   sequences::TaskConfig task;
@@ -97,22 +98,34 @@ int main(int argc, char** argv) {
   const std::vector<sequences::Example> train_set = sequences::generate(task, 4000, data_rng);
   const std::vector<sequences::Example> test_set = sequences::generate(task, 500, data_rng);
   // [docs:end]
+  return {task, train_set, test_set};
+}
 
-  // [docs:model]
+// [docs:model]
+// The vanilla encoder-decoder for the task, and how long to train it.
+Seq2seqConfig configure(const sequences::TaskConfig& task) {
   Seq2seqConfig config;
   config.source_vocab_size = config.target_vocab_size = sequences::vocab_size(task);  // V = 14
   config.set_decoder("vanilla");  // s_j = f(s_{j-1}, [E y_{j-1}; c]), c = h_Tx
   config.embedding_dim = 16;      // E
   config.hidden_size = 64;        // H, encoder and decoder
   config.max_target_length = task.max_length + 5;
-  Seq2seq<float> model(config);
+  return config;
+}
+
+sequences::TrainOptions training_options(bool small) {
   sequences::TrainOptions training;
-  training.steps = options.small ? 60 : 700;
-  const std::vector<double> losses = sequences::train(model, train_set, training);
-  // [docs:end]
-  const std::size_t V = config.target_vocab_size;
-  std::printf("vanilla encoder-decoder: V = %zu, E = %zu, H = %zu, %zu parameters; copy task, lengths %zu..%zu\n", V,
-              config.embedding_dim, config.hidden_size, model.parameter_count(), task.min_length, task.max_length);
+  training.steps = small ? 60 : 700;
+  return training;
+}
+// [docs:end]
+
+// The model's sizes, and the mean training loss over each seventh of the steps.
+void print_training(const Toy& toy, const Seq2seqConfig& config, Seq2seq<float>& model,
+                    const sequences::TrainOptions& training, const std::vector<double>& losses) {
+  std::printf("vanilla encoder-decoder: V = %zu, E = %zu, H = %zu, %zu parameters; copy task, lengths %zu..%zu\n",
+              config.target_vocab_size, config.embedding_dim, config.hidden_size, model.parameter_count(),
+              toy.task.min_length, toy.task.max_length);
   std::printf("training with teacher forcing, %zu steps of %zu examples (Adam, lr %g):\n", training.steps,
               training.batch_size, training.lr);
   const std::size_t window = losses.size() / 7;  // the loss of one batch is noisy: means over windows of steps
@@ -122,17 +135,19 @@ int main(int argc, char** argv) {
     std::printf("  steps %3zu-%3zu  mean loss %.3f\n", first + 1, first + window, mean);
   }
   std::printf("\n");
+}
 
-  // The checks run in double precision on an exact copy of the trained weights.
-  Seq2seq<double> exact(config);
-  sequences::copy_parameters(model, exact);
-  exact.eval();
-  std::size_t shown = 0;  // the first test example of at least 6 letters
-  while (test_set[shown].source.size() < 6) ++shown;
-  const Batch one = sequences::batch_of(test_set, {shown});
+// One example through the product rule, step by step: what each step computed, and p(y | x).
+struct ProductRule {
+  Encoded<double> encoded;
+  Variable<double> c;
+  std::vector<DecoderStep<double>> steps;
+  double p_y = 1, log_p_y = 0;
+};
 
+// (3.1)-(3.3) one step at a time; prints p(y_j | y_<j, c) of each step.
+ProductRule product_rule(Seq2seq<double>& exact, Tape<double>& tape, const Batch& one, std::size_t V) {
   // [docs:product-rule]
-  Tape<double> tape;
   Encoded<double> encoded = exact.encode(tape, one.source, one.source_lengths);
   const Variable<double> c = encoded.memory.context;  // (2.7)  c = h_Tx: (1, H)
   DecoderState<double> state = encoded.state;         // s_0 = h_Tx
@@ -155,17 +170,27 @@ int main(int argc, char** argv) {
     state = steps.back().state;
   }
   // [docs:end]
-  std::printf("source x = %s, target y = %s: p(y | x) = %.6g, log p(y | x) = %.6f\n",
-              sequences::spell(test_set[shown].source).c_str(), sequences::spell(test_set[shown].target).c_str(), p_y,
-              log_p_y);
+  return {encoded, c, steps, p_y, log_p_y};
+}
+
+// The training loss of the same example, against the product rule's sum of logs.
+void check_loss(Seq2seq<double>& exact, Tape<double>& tape, const Batch& one, const ProductRule& rule) {
+  const std::size_t N = one.target_out.shape()[1];
   // [docs:loss]
   // (3.5)  L = -(1/N) Σ_j log p(y_j | y_<j, x): the training loss of this one example averages its N = T_y + 1 terms
   const double L = exact.loss(tape, one).value().item();
   // [docs:end]
   std::printf("training loss of this example L = %.6f, and -N L = %.6f\n", L, -static_cast<double>(N) * L);
-  tutorial::check("(3.1) log of the product = sum of the logs", std::abs(std::log(p_y) - log_p_y), 1e-12);
-  tutorial::check("(3.1) sum of log p(y_j | ...) step by step = -N L from the loss", std::abs(log_p_y + N * L), 1e-12);
+  tutorial::check("(3.1) log of the product = sum of the logs", std::abs(std::log(rule.p_y) - rule.log_p_y), 1e-12);
+  tutorial::check("(3.1) sum of log p(y_j | ...) step by step = -N L from the loss", std::abs(rule.log_p_y + N * L),
+                  1e-12);
+}
 
+// (3.3) at j = 1 with explicit loops, against the decoder's probabilities.
+void output_layer_by_hand(Seq2seq<double>& exact, const Seq2seqConfig& config, const ProductRule& rule) {
+  const std::size_t V = config.target_vocab_size;
+  const std::vector<DecoderStep<double>>& steps = rule.steps;
+  const Variable<double>& c = rule.c;
   // [docs:g-by-hand]
   // (3.3) at j = 1 with explicit loops: the features [s_1; c; E y_0], then one row of W_o per token, then softmax
   const std::size_t H = config.hidden_size, E = config.embedding_dim;
@@ -186,7 +211,11 @@ int main(int argc, char** argv) {
   double worst = 0;
   for (std::size_t v = 0; v < V; ++v) worst = std::max(worst, std::abs(p_by_hand[v] - p_library[v]));
   tutorial::check("(3.3) p(y_1 | c) with explicit loops = the decoder's", worst, 1e-14);
+}
 
+// (3.4): the first step again, with the annotations replaced by noise.
+void check_s_unused(Seq2seq<double>& exact, Tape<double>& tape, const ProductRule& rule) {
+  const Encoded<double>& encoded = rule.encoded;
   // [docs:s-unused]
   // (3.4)  ŷ_t = D(h_t; s): the vanilla decoder leaves the slot s unused. Replace every annotation h_1..h_Tx it could
   // read by noise: its step does not change, because all it knows of the source is c.
@@ -194,12 +223,16 @@ int main(int argc, char** argv) {
   scrambled.annotations = tape.constant(Rng(9).normal_tensor<double>(encoded.memory.annotations.shape(), 0, 1));
   const DecoderStep<double> step_1 = exact.decoder->step(Ids(Shape{1}, {Vocabulary::sos_id}), encoded.state, scrambled);
   // [docs:end]
-  worst = 0;
+  double worst = 0;
   for (std::size_t f = 0; f < step_1.output.value().size(); ++f) {
-    worst = std::max(worst, std::abs(step_1.output.value().data()[f] - steps[0].output.value().data()[f]));
+    worst = std::max(worst, std::abs(step_1.output.value().data()[f] - rule.steps[0].output.value().data()[f]));
   }
   tutorial::check("(3.4) annotations replaced by noise: the decoder step is unchanged", worst, 0.0);
+}
 
+// The teacher-forced logits of 8 test examples, all steps at once and one step at a time.
+void check_teacher_forcing(Seq2seq<double>& exact, Tape<double>& tape, const std::vector<sequences::Example>& test_set,
+                           std::size_t V) {
   // [docs:teacher-forcing]
   // Training runs all steps at once with the true previous tokens: logits (B, T, V) for 8 test examples.
   const Batch eight = sequences::batch_of(test_set, {0, 1, 2, 3, 4, 5, 6, 7});
@@ -208,7 +241,7 @@ int main(int argc, char** argv) {
   Encoded<double> encoded_8 = exact.encode(tape, eight.source, eight.source_lengths);
   DecoderState<double> s_prev = encoded_8.state;
   const std::size_t B = eight.size(), T_8 = eight.target_in.shape()[1];
-  worst = 0;
+  double worst = 0;
   for (std::size_t j = 0; j < T_8; ++j) {
     Ids y_prev(Shape{B});
     for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = eight.target_in.data()[b * T_8 + j];
@@ -223,7 +256,12 @@ int main(int argc, char** argv) {
   }
   // [docs:end]
   tutorial::check("teacher-forced logits (B, T, V) = the steps run one at a time", worst, 1e-12);
+}
 
+// (3.6) greedy decoding by hand, against models::greedy_decode.
+void greedy_by_hand(Seq2seq<double>& exact, const Seq2seqConfig& config, const ProductRule& rule, const Batch& one) {
+  const std::size_t V = config.target_vocab_size;
+  const Encoded<double>& encoded = rule.encoded;
   // [docs:greedy]
   // (3.6)  ŷ = argmax_y p(y | x), approximated greedily: ŷ_j = argmax_v p(v | ŷ_<j, c), fed back as the next input
   std::vector<std::int64_t> y_hat;
@@ -249,7 +287,15 @@ int main(int argc, char** argv) {
                   static_cast<double>(wrong_positions(y_hat, library.tokens)), 0.0);
   tutorial::check("(3.6) greedy by hand = greedy_decode: log p(y | x)", std::abs(log_p_greedy - library.log_prob),
                   1e-12);
+}
 
+// The outputs of the two ways of running the trained decoder on the test set.
+struct TwoWays {
+  std::vector<std::vector<std::int64_t>> forced_argmax;  // per example: one token per target position (y and <eos>)
+  std::vector<std::vector<std::int64_t>> free_running;   // per example: the greedy output, without <eos>
+};
+
+TwoWays run_both_ways(Seq2seq<float>& model, const std::vector<sequences::Example>& test_set, std::size_t V) {
   // [docs:side-by-side]
   // The trained model run both ways on the 500 test examples. Teacher forcing: argmax of every step that read the
   // true y_{j-1}. Free running: greedy decoding, every step reading the model's own ŷ_{j-1}.
@@ -271,9 +317,16 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::vector<std::int64_t>> free_running = sequences::predict(model, test_set);
   // [docs:end]
+  return {forced_argmax, free_running};
+}
+
+// How often each way gets a token, and a whole output, right; per output position j too (drawn as a figure).
+void compare_two_ways(const tutorial::Options& options, const Toy& toy, const TwoWays& ways) {
+  const std::vector<sequences::Example>& test_set = toy.test_set;
+  const auto& [forced_argmax, free_running] = ways;
   std::size_t positions = 0, forced_right = 0, free_right = 0, forced_exact = 0, free_exact = 0, disagree = 0;
   // per output position j: how many targets have a position j, and how often each way gets it right
-  std::vector<double> at_j(task.max_length + 1, 0.0), forced_at_j = at_j, free_at_j = at_j;
+  std::vector<double> at_j(toy.task.max_length + 1, 0.0), forced_at_j = at_j, free_at_j = at_j;
   for (std::size_t k = 0; k < test_set.size(); ++k) {
     const std::vector<std::int64_t> target = with_end(test_set[k].target);
     const std::vector<std::int64_t> free_k = with_end(free_running[k]);
@@ -325,21 +378,68 @@ int main(int argc, char** argv) {
       options, "03-teacher-forcing-vs-free-running.svg",
       plot::line_chart_svg({forced_curve, free_curve}, {"The same trained decoder, two ways", "output position j",
                                                         "share of test targets right at position j", 0.0, 1.0}));
+}
 
-  // An example where one early mistake derails the rest: teacher forcing gets at most one position wrong, while free
-  // running, once wrong, stays wrong for at least three more positions.
+// An example where one early mistake derails the rest: teacher forcing gets at most one position wrong, while free
+// running, once wrong, stays wrong for at least three more positions.
+void show_derailed_example(const std::vector<sequences::Example>& test_set, const TwoWays& ways) {
   for (std::size_t k = 0; k < test_set.size(); ++k) {
     const std::vector<std::int64_t> target = with_end(test_set[k].target);
-    const std::vector<std::int64_t> free_k = with_end(free_running[k]);
-    if (wrong_positions(forced_argmax[k], target) > 1 || wrong_positions(free_k, target) < 4) continue;
+    const std::vector<std::int64_t> free_k = with_end(ways.free_running[k]);
+    if (wrong_positions(ways.forced_argmax[k], target) > 1 || wrong_positions(free_k, target) < 4) continue;
     std::printf("\none early mistake derails the rest (test example %zu):\n", k + 1);
     std::printf("  source x                  %s\n", sequences::spell(test_set[k].source).c_str());
     std::printf("  target y                  %s\n", sequences::spell(target).c_str());
-    std::printf("  teacher forcing, argmax   %s\n", sequences::spell(forced_argmax[k]).c_str());
-    std::printf("                            %s\n", carets(forced_argmax[k], target).c_str());
+    std::printf("  teacher forcing, argmax   %s\n", sequences::spell(ways.forced_argmax[k]).c_str());
+    std::printf("                            %s\n", carets(ways.forced_argmax[k], target).c_str());
     std::printf("  free running, greedy      %s\n", sequences::spell(free_k).c_str());
     std::printf("                            %s\n", carets(free_k, target).c_str());
     break;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  std::printf("Chapter 3: the basic encoder-decoder, p(y | x) = prod_j p(y_j | y_<j, c)\n\n");
+
+  // ---- The task and the model, trained with teacher forcing ---------------------------------------------------------
+  const Toy toy = make_task();
+  const Seq2seqConfig config = configure(toy.task);
+  Seq2seq<float> model(config);
+  const sequences::TrainOptions training = training_options(options.small);
+  const std::vector<double> losses = sequences::train(model, toy.train_set, training);
+  print_training(toy, config, model, training, losses);
+
+  // ---- The product rule, step by step, on one test example ----------------------------------------------------------
+  // The checks run in double precision on an exact copy of the trained weights.
+  Seq2seq<double> exact(config);
+  sequences::copy_parameters(model, exact);
+  exact.eval();
+  std::size_t shown = 0;  // the first test example of at least 6 letters
+  while (toy.test_set[shown].source.size() < 6) ++shown;
+  const Batch one = sequences::batch_of(toy.test_set, {shown});
+  Tape<double> tape;
+  const ProductRule rule = product_rule(exact, tape, one, config.target_vocab_size);
+  std::printf("source x = %s, target y = %s: p(y | x) = %.6g, log p(y | x) = %.6f\n",
+              sequences::spell(toy.test_set[shown].source).c_str(),
+              sequences::spell(toy.test_set[shown].target).c_str(), rule.p_y, rule.log_p_y);
+  check_loss(exact, tape, one, rule);
+
+  // ---- The output layer by hand; the slot s stays empty -------------------------------------------------------------
+  output_layer_by_hand(exact, config, rule);
+  check_s_unused(exact, tape, rule);
+
+  // ---- Teacher forcing: all steps at once ---------------------------------------------------------------------------
+  check_teacher_forcing(exact, tape, toy.test_set, config.target_vocab_size);
+
+  // ---- Greedy decoding: feeding back predictions --------------------------------------------------------------------
+  greedy_by_hand(exact, config, rule, one);
+
+  // ---- The two ways side by side ------------------------------------------------------------------------------------
+  const TwoWays ways = run_both_ways(model, toy.test_set, config.target_vocab_size);
+  compare_two_ways(options, toy, ways);
+  show_derailed_example(toy.test_set, ways);
   return tutorial::exit_status();
 }

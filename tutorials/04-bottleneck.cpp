@@ -71,25 +71,32 @@ Tensor<double> final_state(nn::Encoder<double>& encoder, const Tensor<double>& x
 // "#####" for a share in [0, 1], 40 characters for 1.
 std::string bar(double share) { return std::string(static_cast<std::size_t>(std::lround(40 * share)), '#'); }
 
-}  // namespace
+// The trained model's results: the data it saw and was tested on, its losses, its outputs and their scores.
+struct Measured {
+  std::vector<sequences::Example> train_set, test_set;
+  std::vector<double> losses;
+  std::vector<std::vector<std::int64_t>> outputs;
+  std::vector<sequences::LengthScore> scores;
+};
 
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  std::printf("Chapter 4: the bottleneck, measured: the vanilla encoder-decoder against the source length\n\n");
-
+Measured train_and_measure(Seq2seq<float>& model, const sequences::LengthExperiment& experiment) {
   // [docs:train]
-  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
   const std::vector<sequences::Example> train_set = sequences::training_set(experiment);
   const std::vector<sequences::Example> test_set = sequences::test_set(experiment);
-  const Seq2seqConfig config = sequences::model_config(experiment, "vanilla");
-  Seq2seq<float> model(config);
   const std::vector<double> losses = sequences::train(model, train_set, experiment.training);
   // (4.1)  exact match at length T_x: the share of test sources of that length whose output is exactly the target
   const std::vector<std::vector<std::int64_t>> outputs = sequences::predict(model, test_set);
   const std::vector<sequences::LengthScore> scores = sequences::score_by_length(test_set, outputs);
   // [docs:end]
+  return {train_set, test_set, losses, outputs, scores};
+}
+
+// The task, the model's sizes, and the loss at the start and the end of training.
+void print_training(const sequences::LengthExperiment& experiment, const Seq2seqConfig& config, Seq2seq<float>& model,
+                    const Measured& measured) {
+  const std::vector<double>& losses = measured.losses;
   std::printf("task: %s, %zu symbols; %zu training sources of %zu..%zu symbols; E = %zu, H = %zu, %zu parameters\n",
-              sequences::to_string(experiment.task.task).c_str(), experiment.task.symbols, train_set.size(),
+              sequences::to_string(experiment.task.task).c_str(), experiment.task.symbols, measured.train_set.size(),
               experiment.task.min_length, experiment.task.max_length, config.embedding_dim, config.hidden_size,
               model.parameter_count());
   double last_loss = 0;  // the mean of the last 100 steps: one batch's loss is noisy
@@ -99,6 +106,15 @@ int main(int argc, char** argv) {
   }
   std::printf("training: %zu steps of %zu; loss %.3f at the start, %.3f at the end (mean of the last 100 steps)\n\n",
               experiment.training.steps, experiment.training.batch_size, losses.front(), last_loss);
+}
+
+// (4.1) by source length as a table and a figure; which positions come out right at the longest length; an example;
+// and the exact match at the longest length counted by hand.
+void exact_match_by_length(const tutorial::Options& options, const sequences::LengthExperiment& experiment,
+                           const Measured& measured) {
+  const std::vector<sequences::Example>& test_set = measured.test_set;
+  const std::vector<std::vector<std::int64_t>>& outputs = measured.outputs;
+  const std::vector<sequences::LengthScore>& scores = measured.scores;
   std::printf("exact match by source length (%zu test sources each, greedy decoding):\n", experiment.test_per_length);
   std::printf("  T_x   exact match\n");
   plot::Series exact_match{"vanilla (c = h_Tx)", {}, {}};
@@ -146,33 +162,11 @@ int main(int argc, char** argv) {
   tutorial::write_figure(options, "04-exact-match-by-length.svg",
                          plot::line_chart_svg({exact_match}, {"Copying with one fixed context vector",
                                                               "source length T_x", "exact match", 0.0, 1.0}));
+}
 
-  // The influence of x_1 on h_Tx, in double precision on a copy of the trained weights, and on the same model
-  // before training (the same seed draws the same initial weights).
-  Seq2seq<double> trained(config);
-  sequences::copy_parameters(model, trained);
-  Seq2seq<double> untrained(config);
-  const std::size_t sources_per_length = options.small ? 4 : 20;
-  std::vector<std::size_t> lengths;
-  for (std::size_t T_x = 5; T_x <= 50; T_x += options.small ? 15 : 5) lengths.push_back(T_x);
-
-  // Self-checks on one source of length 10: (4.2) the encoder run from its embeddings equals the encoder's own run;
-  // (4.3) the Jacobian J_1 against finite differences.
-  sequences::TaskConfig at_length = experiment.task;
-  at_length.min_length = at_length.max_length = 10;
-  Rng probe_rng(7);
-  const Ids probe = sequences::batch_of(sequences::generate(at_length, 1, probe_rng), {0}).source;  // (1, 10)
-  Tape<double> tape;
-  const Tensor<double> x = trained.encoder.embedding(tape, probe).value();  // (1, 10, E)
-  double worst = 0;
-  const Tensor<double> h_Tx = trained.encoder(tape, probe, {10}).h_final[0].value();
-  const Tensor<double> h_Tx_from_x = final_state(trained.encoder, x);
-  for (std::size_t k = 0; k < h_Tx.size(); ++k) {
-    worst = std::max(worst, std::abs(h_Tx.data()[k] - h_Tx_from_x.data()[k]));
-  }
-  tutorial::check("(4.2) h_Tx from the embeddings = the encoder's own h_Tx", worst, 0.0);
-  const Tensor<double> J = jacobians(trained.encoder, probe);  // (1, 10, H, E)
-  const std::size_t H = config.hidden_size, E = config.embedding_dim;
+// Column e of J_1 by central differences, for a source of embeddings x: (1, T_x, E).
+Tensor<double> J_1_by_finite_differences(Seq2seq<double>& trained, const Tensor<double>& x) {
+  const std::size_t H = trained.config().hidden_size, E = x.shape()[2];
   // [docs:finite-differences]
   // column e of J_1 by central differences: (h_Tx(x_1 + ε u_e) - h_Tx(x_1 - ε u_e)) / 2ε, u_e the e-th unit vector
   const double epsilon = 1e-6;
@@ -188,6 +182,27 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
+  return J_1_numeric;
+}
+
+// Self-checks on one source of length 10: (4.2) the encoder run from its embeddings equals the encoder's own run;
+// (4.3) the Jacobian J_1 against finite differences; (4.4) their norms.
+void check_jacobian(Seq2seq<double>& trained, sequences::TaskConfig at_length) {
+  const std::size_t H = trained.config().hidden_size, E = trained.config().embedding_dim;
+  at_length.min_length = at_length.max_length = 10;
+  Rng probe_rng(7);
+  const Ids probe = sequences::batch_of(sequences::generate(at_length, 1, probe_rng), {0}).source;  // (1, 10)
+  Tape<double> tape;
+  const Tensor<double> x = trained.encoder.embedding(tape, probe).value();  // (1, 10, E)
+  double worst = 0;
+  const Tensor<double> h_Tx = trained.encoder(tape, probe, {10}).h_final[0].value();
+  const Tensor<double> h_Tx_from_x = final_state(trained.encoder, x);
+  for (std::size_t k = 0; k < h_Tx.size(); ++k) {
+    worst = std::max(worst, std::abs(h_Tx.data()[k] - h_Tx_from_x.data()[k]));
+  }
+  tutorial::check("(4.2) h_Tx from the embeddings = the encoder's own h_Tx", worst, 0.0);
+  const Tensor<double> J = jacobians(trained.encoder, probe);  // (1, 10, H, E)
+  const Tensor<double> J_1_numeric = J_1_by_finite_differences(trained, x);
   worst = 0;
   for (std::size_t k = 0; k < H * E; ++k) worst = std::max(worst, std::abs(J.data()[k] - J_1_numeric.data()[k]));
   std::printf(
@@ -197,7 +212,15 @@ int main(int argc, char** argv) {
   tutorial::check("(4.3) dh_Tx/dx_1 from H backward passes = central differences", worst, 1e-8);
   tutorial::check("(4.4) ||J_1||_F from the tape = from the finite differences",
                   std::abs(frobenius(J, 0, 0) - frobenius(J_1_numeric, 0, 0)), 1e-8);
+}
 
+// The mean ‖∂h_Tx/∂x_i‖_F at every position i of random sources of each length, before and after training.
+struct Influence {
+  std::vector<std::vector<double>> before, after;  // [length][i]
+};
+
+Influence influence(Seq2seq<double>& untrained, Seq2seq<double>& trained, sequences::TaskConfig at_length,
+                    const std::vector<std::size_t>& lengths, std::size_t sources_per_length) {
   std::vector<std::size_t> all(sources_per_length);  // the indices 0 … n-1, to batch n sources
   for (std::size_t b = 0; b < all.size(); ++b) all[b] = b;
   // [docs:influence]
@@ -221,6 +244,14 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
+  return {before, after};
+}
+
+// The influence of x_1 as the source grows: a table and a figure.
+void influence_of_x1(const tutorial::Options& options, const Influence& measured,
+                     const std::vector<std::size_t>& lengths, std::size_t sources_per_length) {
+  const std::vector<std::vector<double>>& before = measured.before;
+  const std::vector<std::vector<double>>& after = measured.after;
   std::printf("\ninfluence of the first token on the final state, mean ||dh_Tx/dx_1||_F over %zu sources:\n",
               sources_per_length);
   std::printf("  T_x   before training   after training\n");
@@ -235,8 +266,13 @@ int main(int argc, char** argv) {
   tutorial::write_figure(options, "04-influence-of-x1.svg",
                          plot::line_chart_svg({x_1_before, x_1_after}, {"How much x₁ still moves h_Tx",
                                                                         "source length T_x", "log₁₀ ‖∂h_Tx / ∂x₁‖_F"}));
+}
 
-  // at the longest length, every position
+// At the longest length, the influence of every position: a table of every fifth, and a figure.
+void influence_by_position(const tutorial::Options& options, const Influence& measured,
+                           const std::vector<std::size_t>& lengths) {
+  const std::vector<std::vector<double>>& before = measured.before;
+  const std::vector<std::vector<double>>& after = measured.after;
   const std::size_t T_last = lengths.back();
   plot::Series x_i_before{"before training", {}, {}}, x_i_after{"after training", {}, {}};
   for (std::size_t i = 0; i < T_last; ++i) {
@@ -258,5 +294,34 @@ int main(int argc, char** argv) {
                          plot::line_chart_svg({x_i_before, x_i_after},
                                               {"Which tokens h_Tx still depends on, T_x = " + std::to_string(T_last),
                                                "source position i", "log₁₀ ‖∂h_Tx / ∂x_i‖_F"}));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  std::printf("Chapter 4: the bottleneck, measured: the vanilla encoder-decoder against the source length\n\n");
+
+  // ---- The vanilla model trained on the copy task, exact match by source length -------------------------------------
+  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
+  const Seq2seqConfig config = sequences::model_config(experiment, "vanilla");
+  Seq2seq<float> model(config);
+  const Measured measured = train_and_measure(model, experiment);
+  print_training(experiment, config, model, measured);
+  exact_match_by_length(options, experiment, measured);
+
+  // ---- The influence of x_1 on h_Tx ---------------------------------------------------------------------------------
+  // In double precision on a copy of the trained weights, and on the same model before training (the same seed draws
+  // the same initial weights).
+  Seq2seq<double> trained(config);
+  sequences::copy_parameters(model, trained);
+  Seq2seq<double> untrained(config);
+  const std::size_t sources_per_length = options.small ? 4 : 20;
+  std::vector<std::size_t> lengths;
+  for (std::size_t T_x = 5; T_x <= 50; T_x += options.small ? 15 : 5) lengths.push_back(T_x);
+  check_jacobian(trained, experiment.task);
+  const Influence measured_influence = influence(untrained, trained, experiment.task, lengths, sources_per_length);
+  influence_of_x1(options, measured_influence, lengths, sources_per_length);
+  influence_by_position(options, measured_influence, lengths);
   return tutorial::exit_status();
 }

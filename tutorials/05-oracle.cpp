@@ -94,37 +94,41 @@ std::string lower(std::string word) {
   return word;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
-  const std::vector<std::string> target{"la", "zone", "économique", "européenne"};
-  const std::size_t T_x = source.size(), T_y = target.size(), E = 4, H = 4;
-  std::printf("Chapter 5: an oracle tells where to look\n");
-  std::printf("  \"the European Economic Area\" -> \"la zone économique européenne\"");
-  std::printf(" (T_x = %zu, T_y = %zu, H = %zu)\n\n", T_x, T_y, H);
-
-  // [docs:annotations]
-  // The annotations h_t: chapter 2's GRU encoder (untrained, seed 5) over the source; the words get ids 1..4.
+// [docs:annotations]
+// The annotations h_t: chapter 2's GRU encoder (untrained, seed 5) over the source; the words get ids 1..4.
+nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
   nn::EncoderConfig config;
   config.vocab_size = T_x + 1;
   config.embedding_dim = E;
   config.padding_id = 0;
   config.rnn.cell = nn::CellKind::gru;
   config.rnn.hidden_size = H;
-  Rng rng(5);
-  nn::Encoder<double> encoder(config, rng);
-  Tape<double> tape;
+  return config;
+}
+
+Variable<double> annotations(Tape<double>& tape, nn::Encoder<double>& encoder, std::size_t T_x) {
   const Ids tokens(Shape{1, T_x}, {1, 2, 3, 4});
-  const Variable<double> h = encoder(tape, tokens, {static_cast<std::int64_t>(T_x)}).outputs;  // (1, T_x, H)
-  // [docs:end]
-  std::vector<std::vector<double>> h_plain;  // h_t as plain doubles, for the loops and finite differences below
-  for (std::size_t t = 0; t < T_x; ++t) {
+  return encoder(tape, tokens, {static_cast<std::int64_t>(T_x)}).outputs;  // h: (1, T_x, H)
+}
+// [docs:end]
+
+// h_t as plain doubles, for the loops and finite differences below; prints each next to its word.
+std::vector<std::vector<double>> plain_annotations(const Variable<double>& h, const std::vector<std::string>& source) {
+  std::vector<std::vector<double>> h_plain;
+  for (std::size_t t = 0; t < source.size(); ++t) {
     h_plain.push_back(row_of(h.value(), t));
     std::printf("  h_%zu = %s   %s\n", t + 1, vector_string(h_plain[t]).c_str(), source[t].c_str());
   }
+  return h_plain;
+}
 
+// The oracle's weights and the contexts they give.
+struct Oracle {
+  std::vector<std::vector<double>> alpha;  // α_jt: (T_y, T_x)
+  std::vector<Variable<double>> c;         // c_j: T_y of (1, H)
+};
+
+Oracle oracle(Tape<double>& tape, const Variable<double>& h, std::size_t T_y) {
   // [docs:oracle]
   // The oracle's weights α_jt: row j is output word j, column t source word t; every row sums to 1. French puts the
   // adjectives after the noun, so the rows run against the columns. "la" and "européenne" also glance at "Area":
@@ -142,6 +146,16 @@ int main(int argc, char** argv) {
     c.push_back(models::context(tape.constant(as_row(alpha[j])), h));
   }
   // [docs:end]
+  return {alpha, c};
+}
+
+// Prints each c_j as its sum, checks (5.1) against a plain loop, and draws the weights.
+void show_oracle(const tutorial::Options& options, const std::vector<std::string>& source,
+                 const std::vector<std::string>& target, const Oracle& oracle,
+                 const std::vector<std::vector<double>>& h_plain) {
+  const std::vector<std::vector<double>>& alpha = oracle.alpha;
+  const std::vector<Variable<double>>& c = oracle.c;
+  const std::size_t T_x = source.size(), T_y = target.size(), H = h_plain[0].size();
   std::printf("\nthe oracle's weights and the contexts c_j = Σ_t α_jt h_t (5.1)\n");
   for (std::size_t j = 0; j < T_y; ++j) {
     std::string sum;
@@ -168,7 +182,13 @@ int main(int argc, char** argv) {
   heatmap.x_label = "source word t";
   heatmap.y_label = "output word j";
   tutorial::write_figure(options, "05-oracle-alignment.svg", plot::attention_svg(source, target, alpha, heatmap));
+}
 
+// (5.2)-(5.3): each output word looks at the one source word with the largest weight.
+void hard_choice(Tape<double>& tape, const Variable<double>& h, const std::vector<std::string>& source,
+                 const std::vector<std::string>& target, const std::vector<std::vector<double>>& alpha,
+                 const std::vector<std::vector<double>>& h_plain) {
+  const std::size_t T_x = source.size(), T_y = target.size(), H = h_plain[0].size();
   // [docs:hard]
   std::vector<Variable<double>> hard_c;
   std::vector<std::size_t> t_star;
@@ -182,7 +202,7 @@ int main(int argc, char** argv) {
   }
   // [docs:end]
   std::printf("\nthe hard choice: each output word looks at one source word, c_j = h_t*\n");
-  worst = 0;
+  double worst = 0;
   for (std::size_t j = 0; j < T_y; ++j) {
     std::printf("  c_%zu = h_%zu = %s   %s <- %s\n", j + 1, t_star[j] + 1,
                 vector_string(row_of(hard_c[j].value(), 0)).c_str(), padded(target[j], 11).c_str(),
@@ -192,7 +212,15 @@ int main(int argc, char** argv) {
     }
   }
   tutorial::check("(5.3) hard c_j vs h_t* itself", worst, 0.0);
+}
 
+// Hand-set scores for one output word, the soft and the hard choice on the tape, and ∂c_d/∂e_jt of each.
+struct Choices {
+  std::vector<double> e_j;                          // the scores e_jt
+  std::vector<std::vector<double>> J_soft, J_hard;  // ∂c_d/∂e_jt, (H, T_x)
+};
+
+Choices soft_and_hard(Tape<double>& tape, const Variable<double>& h) {
   // [docs:scores]
   // Scores e_jt for the last output word, "européenne": how well each source word fits (hand-set here; chapter 6
   // computes them). The soft choice turns them into weights with a softmax, the hard choice with an argmax.
@@ -206,10 +234,17 @@ int main(int argc, char** argv) {
   const std::vector<std::vector<double>> J_soft = jacobian_from_tape(tape, soft_c_j, e);  // ∂c_d/∂e_jt, (H, T_x)
   const std::vector<std::vector<double>> J_hard = jacobian_from_tape(tape, hard_c_j, e);
   // [docs:end]
+  return {e_j, J_soft, J_hard};
+}
 
+// The two Jacobians by central differences, against the tape's.
+void check_jacobians(const Choices& choices, const std::vector<std::vector<double>>& h_plain, double eps) {
+  const std::vector<double>& e_j = choices.e_j;
+  const std::vector<std::vector<double>>& J_soft = choices.J_soft;
+  const std::vector<std::vector<double>>& J_hard = choices.J_hard;
+  const std::size_t T_x = h_plain.size(), H = h_plain[0].size();
   // [docs:finite-differences]
   // The same Jacobians by central differences: ∂c_d/∂e_t ≈ (c_d(e + ε u_t) - c_d(e - ε u_t)) / 2ε, u_t a unit vector
-  const double eps = 1e-6;
   double worst_soft = 0, worst_hard = 0;
   for (std::size_t t = 0; t < T_x; ++t) {
     std::vector<double> e_plus = e_j, e_minus = e_j;
@@ -234,7 +269,11 @@ int main(int argc, char** argv) {
   }
   tutorial::check("(5.4) soft: tape's ∂c/∂e vs finite differences", worst_soft, 1e-8);
   tutorial::check("(5.5) hard: tape's ∂c/∂e (zero) vs finite differences", worst_hard, 0.0);
+}
 
+// c_j1 as one score moves: a step for the hard choice, smooth for the soft one (drawn for three values of β).
+void sweep(const tutorial::Options& options, const std::vector<double>& e_j,
+           const std::vector<std::vector<double>>& h_plain, double eps) {
   // [docs:sweep]
   // One score swept across the others: component d = 1 of c_j as e_j1 (the score of "the") moves, all else fixed.
   auto hard_at = [&](double e_1) {
@@ -271,7 +310,12 @@ int main(int argc, char** argv) {
   chart.x_label = "e_j1";
   chart.y_label = "c_j1";
   tutorial::write_figure(options, "05-hard-vs-soft.svg", plot::line_chart_svg(curves, chart));
+}
 
+// (5.6): the softmax of β e tends to the hard choice as β grows; its weight off t*, against the closed form.
+void limit(Tape<double>& tape, const Variable<double>& h, const std::vector<double>& e_j,
+           const std::vector<std::vector<double>>& h_plain, const std::vector<std::string>& source) {
+  const std::size_t T_x = source.size(), H = h_plain[0].size();
   const std::size_t t_max = static_cast<std::size_t>(std::max_element(e_j.begin(), e_j.end()) - e_j.begin());
   const std::vector<double> c_hard = weighted_average(one_hot_argmax(e_j), h_plain);
   std::printf("\nthe softmax of scaled scores tends to the hard choice (t* = %zu, \"%s\")\n", t_max + 1,
@@ -306,7 +350,13 @@ int main(int argc, char** argv) {
   }
   tutorial::check("(5.6) weight off t*: softmax vs closed form S/(1+S), relative", worst_closed_form, 1e-12);
   tutorial::check("(5.6) softmax(100 e) vs the one-hot hard choice", worst_at_largest, 1e-12);
+}
 
+// (5.7): a fixed table of weights fails on a second sentence with the words in other places; weights computed from
+// the words do not.
+void reordering(const std::vector<std::string>& source, const std::vector<std::string>& target,
+                const std::vector<std::vector<double>>& alpha) {
+  const std::size_t T_x = source.size(), T_y = target.size();
   // [docs:reordering]
   // A second sentence with the same words in other places: "the area is European" -> "la zone est européenne".
   const std::vector<std::string> source_2{"the", "area", "is", "European"};
@@ -344,12 +394,47 @@ int main(int argc, char** argv) {
   std::printf("  %-52s %s\n", "the same table, on sentence 2 \"the area is European\"", vector_string(fixed_2).c_str());
   std::printf("  %-52s %s\n", "weights from the words (5.7), on sentence 1", vector_string(words_1).c_str());
   std::printf("  %-52s %s\n", "weights from the words (5.7), on sentence 2", vector_string(words_2).c_str());
-  worst = 0;
+  double worst = 0;
   const double closed_form = std::exp(beta) / (std::exp(beta) + static_cast<double>(T_x - 1));
   for (std::size_t j = 0; j < T_y; ++j) {
     worst = std::max({worst, std::abs(words_1[j] - closed_form), std::abs(words_2[j] - closed_form)});
   }
   tutorial::check("(5.7) from the words vs e^β/(e^β + T_x - 1), both sentences", worst, 1e-15);
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
+  const std::vector<std::string> target{"la", "zone", "économique", "européenne"};
+  const std::size_t T_x = source.size(), T_y = target.size(), E = 4, H = 4;
+  std::printf("Chapter 5: an oracle tells where to look\n");
+  std::printf("  \"the European Economic Area\" -> \"la zone économique européenne\"");
+  std::printf(" (T_x = %zu, T_y = %zu, H = %zu)\n\n", T_x, T_y, H);
+
+  // ---- The annotations ----------------------------------------------------------------------------------------------
+  Rng rng(5);
+  nn::Encoder<double> encoder(encoder_config(T_x, E, H), rng);
+  Tape<double> tape;
+  const Variable<double> h = annotations(tape, encoder, T_x);  // (1, T_x, H)
+  const std::vector<std::vector<double>> h_plain = plain_annotations(h, source);
+
+  // ---- The oracle's weights and the contexts (5.1); the hard choice (5.2)-(5.3) -------------------------------------
+  const Oracle weights = oracle(tape, h, T_y);
+  show_oracle(options, source, target, weights, h_plain);
+  hard_choice(tape, h, source, target, weights.alpha, h_plain);
+
+  // ---- Soft and hard choices from scores (5.4)-(5.5), and their gradients -------------------------------------------
+  const double eps = 1e-6;
+  const Choices choices = soft_and_hard(tape, h);
+  check_jacobians(choices, h_plain, eps);
+  sweep(options, choices.e_j, h_plain, eps);
+
+  // ---- The soft choice tends to the hard one (5.6) ------------------------------------------------------------------
+  limit(tape, h, choices.e_j, h_plain, source);
+
+  // ---- Weights from the words, not the positions (5.7) --------------------------------------------------------------
+  reordering(source, target, weights.alpha);
   return tutorial::exit_status();
 }

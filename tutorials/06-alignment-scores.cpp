@@ -62,48 +62,45 @@ std::vector<std::vector<double>> scores_by_hand(const Tensor<double>& W_a, const
   return e;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  static_cast<void>(options);  // no pictures, and --small changes nothing
-  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
-  const std::size_t T_x = source.size(), T_y = 4, E = 4, H = 4, A = 3;
-  std::printf("Chapter 6: alignment scores e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)\n");
-  std::printf("  source \"the European Economic Area\" (T_x = %zu), %zu decoder steps, H = %zu, A = %zu\n\n", T_x, T_y,
-              H, A);
-
-  // The annotations h_i: chapter 5's encoder (GRU, untrained, seed 5), so the same h_1..h_4.
+// Chapter 5's encoder: a GRU over the four words (ids 1..4), embeddings and states of size E and H.
+nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
   nn::EncoderConfig config;
   config.vocab_size = T_x + 1;
   config.embedding_dim = E;
   config.padding_id = 0;
   config.rnn.cell = nn::CellKind::gru;
   config.rnn.hidden_size = H;
-  Rng rng(5);
-  nn::Encoder<double> encoder(config, rng);
-  Tape<double> tape;
-  const Ids tokens(Shape{1, T_x}, {1, 2, 3, 4});
-  const nn::RecurrentOutput<double> encoded = encoder(tape, tokens, {static_cast<std::int64_t>(T_x)});
-  const Variable<double> h = encoded.outputs;  // (1, T_x, H)
+  return config;
+}
 
-  // [docs:setup]
+// [docs:setup]
+// The additive score (seed 6). Its weights: score.W_a (A, H) multiplies s_{j-1}, score.U_a (A, H) multiplies h_i,
+// score.v_a is (1, A).
+models::AdditiveScore<double> additive_score(std::size_t H, std::size_t A) {
   Rng score_rng(6);
-  models::AdditiveScore<double> score(/*query_size=*/H, /*annotation_size=*/H, /*attention_size=*/A, score_rng);
-  const Tensor<double>& W_a = score.W_a.value;  // (A, H), multiplies s_{j-1}
-  const Tensor<double>& U_a = score.U_a.value;  // (A, H), multiplies h_i
-  const Tensor<double>& v_a = score.v_a.value;  // (1, A)
-  // The decoder states the scores compare with: s_0 = h_Tx, where the decoder of chapter 3 starts, and random
-  // stand-ins for s_1..s_{T_y-1}, the states a decoder computes (chapter 8). Each is (1, H).
-  std::vector<Variable<double>> s{encoded.h_final[0]};
+  return models::AdditiveScore<double>(/*query_size=*/H, /*annotation_size=*/H, /*attention_size=*/A, score_rng);
+}
+
+// The decoder states the scores compare with: s_0 = h_Tx, where the decoder of chapter 3 starts, and random
+// stand-ins for s_1..s_{T_y-1}, the states a decoder computes (chapter 8). Each is (1, H).
+std::vector<Variable<double>> decoder_states(Tape<double>& tape, const Variable<double>& h_Tx, std::size_t T_y) {
+  const std::size_t H = h_Tx.shape()[1];
+  std::vector<Variable<double>> s{h_Tx};
   Rng state_rng(7);
   for (std::size_t j = 1; j < T_y; ++j) {
     s.push_back(tape.constant(state_rng.normal_tensor<double>(Shape{1, H}, 0, 0.5)));
   }
-  // [docs:end]
-  std::vector<std::vector<double>> h_plain, s_plain;  // the same vectors as plain doubles, for the loops
-  for (std::size_t i = 0; i < T_x; ++i) h_plain.push_back(row_of(h.value(), i));
-  for (std::size_t j = 0; j < T_y; ++j) s_plain.push_back(row_of(s[j].value(), 0));
+  return s;
+}
+// [docs:end]
+
+// The annotations, the decoder states and the score's weights.
+void print_setup(const std::vector<std::string>& source, const std::vector<std::vector<double>>& h_plain,
+                 const std::vector<std::vector<double>>& s_plain, const models::AdditiveScore<double>& score) {
+  const Tensor<double>& W_a = score.W_a.value;  // (A, H)
+  const Tensor<double>& U_a = score.U_a.value;  // (A, H)
+  const Tensor<double>& v_a = score.v_a.value;  // (1, A)
+  const std::size_t T_x = h_plain.size(), T_y = s_plain.size(), A = v_a.shape()[1];
   for (std::size_t i = 0; i < T_x; ++i)
     std::printf("  h_%zu = %s   %s\n", i + 1, vector_string(h_plain[i]).c_str(), source[i].c_str());
   for (std::size_t j = 0; j < T_y; ++j) {
@@ -114,7 +111,15 @@ int main(int argc, char** argv) {
     std::printf("  %s %s %7.3f\n", vector_string(row_of(W_a, a)).c_str(), vector_string(row_of(U_a, a)).c_str(),
                 v_a.at({0, a}));
   }
+}
 
+// (6.2)-(6.6) for one score, e_21, printed term by term; returns e_21.
+double one_term_by_hand(const models::AdditiveScore<double>& score, const std::vector<std::vector<double>>& h_plain,
+                        const std::vector<std::vector<double>>& s_plain) {
+  const Tensor<double>& W_a = score.W_a.value;  // (A, H)
+  const Tensor<double>& U_a = score.U_a.value;  // (A, H)
+  const Tensor<double>& v_a = score.v_a.value;  // (1, A)
+  const std::size_t A = v_a.shape()[1], H = W_a.shape()[1];
   // [docs:one-term]
   // One score by hand, e_ij for i = 2 ("European") at output step j = 1, so s_{j-1} = s_0.
   const std::vector<double>& h_i = h_plain[1];
@@ -143,6 +148,18 @@ int main(int argc, char** argv) {
   std::printf("  (6.5) tanh(W_a s_0 + U_a h_2)  = %s\n", vector_string(tanh_sum).c_str());
   std::printf("  (6.6) e_21 = v_aᵀ tanh(...)    = %.6f\n", e_ij);
 
+  return e_ij;
+}
+
+// (6.1) and (6.3) with the library, for every i at once.
+struct Batched {
+  Variable<double> keys;            // U_a h_i: (1, T_x, A)
+  std::vector<Variable<double>> e;  // e[j]: the scores of output step j + 1, (1, T_x)
+};
+
+Batched batched_scores(models::AdditiveScore<double>& score, const Variable<double>& h,
+                       const std::vector<Variable<double>>& s) {
+  const std::size_t T_y = s.size();
   // [docs:batched]
   // (6.3) for every i at once, once per sentence: the keys U_a h_i, (1, T_x, A)
   const Variable<double> keys = score.keys(h);
@@ -152,6 +169,25 @@ int main(int argc, char** argv) {
     e.push_back(score.score(s[j], keys));
   }
   // [docs:end]
+  return {keys, e};
+}
+
+// The multiplications scores_by_hand counted, with U_a h_i once per sentence and at every step, and the worst
+// difference between the scores of the two.
+struct Counted {
+  std::uint64_t once = 0, each_step = 0;
+  double worst_recomputed_by_hand = 0;
+};
+
+// Every score by hand (both ways) against the library's table; prints the table.
+Counted check_all_scores(const models::AdditiveScore<double>& score, const std::vector<std::vector<double>>& h_plain,
+                         const std::vector<std::vector<double>>& s_plain, const Batched& batched, double e_ij) {
+  const Tensor<double>& W_a = score.W_a.value;
+  const Tensor<double>& U_a = score.U_a.value;
+  const Tensor<double>& v_a = score.v_a.value;
+  const Variable<double>& keys = batched.keys;
+  const std::vector<Variable<double>>& e = batched.e;
+  const std::size_t T_x = h_plain.size(), T_y = s_plain.size();
   std::uint64_t counted_once = 0, counted_each_step = 0;
   const auto e_by_hand = scores_by_hand(W_a, U_a, v_a, h_plain, s_plain, /*precompute=*/true, counted_once);
   const auto e_recomputed = scores_by_hand(W_a, U_a, v_a, h_plain, s_plain, /*precompute=*/false, counted_each_step);
@@ -172,6 +208,14 @@ int main(int argc, char** argv) {
   tutorial::check("(6.2)-(6.6) e_21 term by term vs AdditiveScore", worst_one, 1e-14);
   tutorial::check("(6.1) all e_ij by hand loops vs AdditiveScore", worst_all, 1e-14);
 
+  return {counted_once, counted_each_step, worst_recomputed_by_hand};
+}
+
+// (6.3): the library's scores with the keys recomputed at every step, against the precomputed ones.
+void check_recompute(models::AdditiveScore<double>& score, const Variable<double>& h,
+                     const std::vector<Variable<double>>& s, const std::vector<Variable<double>>& e,
+                     double worst_recomputed_by_hand) {
+  const std::size_t T_x = h.shape()[1], T_y = s.size();
   // [docs:recompute]
   // The same scores without the precomputation: U_a h_i computed again at every decoder step.
   double worst_recomputed = 0;
@@ -184,18 +228,20 @@ int main(int argc, char** argv) {
   tutorial::check("(6.3) precomputed keys vs U_a h_i recomputed at every step (library)", worst_recomputed, 0.0);
   tutorial::check("(6.3) precomputed keys vs U_a h_i recomputed at every step (hand loops)", worst_recomputed_by_hand,
                   0.0);
+}
 
-  // [docs:count]
-  // (6.7)  the multiplications of one sentence's scores (Q = size of s_{j-1}, K = size of h_i): at every step,
-  // W_a s_{j-1} costs A·Q and v_aᵀ tanh(...) A per source word; U_a h_i costs A·K per source word, at every
-  // step or once per sentence
-  auto each_step = [](double T_x, double T_y, double Q, double K, double A) {
-    return T_y * (A * Q + T_x * A * K + T_x * A);
-  };
-  auto once = [](double T_x, double T_y, double Q, double K, double A) {
-    return T_x * A * K + T_y * (A * Q + T_x * A);
-  };
-  // [docs:end]
+// [docs:count]
+// (6.7)  the multiplications of one sentence's scores (Q = size of s_{j-1}, K = size of h_i): at every step,
+// W_a s_{j-1} costs A·Q and v_aᵀ tanh(...) A per source word; U_a h_i costs A·K per source word, at every
+// step or once per sentence
+double each_step(double T_x, double T_y, double Q, double K, double A) { return T_y * (A * Q + T_x * A * K + T_x * A); }
+
+double once(double T_x, double T_y, double Q, double K, double A) { return T_x * A * K + T_y * (A * Q + T_x * A); }
+// [docs:end]
+
+// (6.7) against the counted multiplications, and what the precomputation saves at three sizes.
+void count_multiplications(const Counted& counted, std::size_t T_x, std::size_t T_y, std::size_t H, std::size_t A) {
+  const std::uint64_t counted_once = counted.once, counted_each_step = counted.each_step;
   const double H_d = static_cast<double>(H), A_d = static_cast<double>(A);
   const double T_x_d = static_cast<double>(T_x), T_y_d = static_cast<double>(T_y);
   tutorial::check("(6.7) multiplications, U_a h_i at every step: loops vs formula",
@@ -217,6 +263,41 @@ int main(int argc, char** argv) {
     const double every = each_step(z.T_x, z.T_y, z.Q, z.K, z.A), one = once(z.T_x, z.T_y, z.Q, z.K, z.A);
     std::printf("  %-60s %12.4g %12.4g %12.4g %6.1f×\n", z.name, every, one, every - one, every / one);
   }
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  static_cast<void>(options);  // no pictures, and --small changes nothing
+  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
+  const std::size_t T_x = source.size(), T_y = 4, E = 4, H = 4, A = 3;
+  std::printf("Chapter 6: alignment scores e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)\n");
+  std::printf("  source \"the European Economic Area\" (T_x = %zu), %zu decoder steps, H = %zu, A = %zu\n\n", T_x, T_y,
+              H, A);
+
+  // ---- The set-up ---------------------------------------------------------------------------------------------------
+  // The annotations h_i: chapter 5's encoder (GRU, untrained, seed 5), so the same h_1..h_4.
+  Rng rng(5);
+  nn::Encoder<double> encoder(encoder_config(T_x, E, H), rng);
+  Tape<double> tape;
+  const Ids tokens(Shape{1, T_x}, {1, 2, 3, 4});
+  const nn::RecurrentOutput<double> encoded = encoder(tape, tokens, {static_cast<std::int64_t>(T_x)});
+  const Variable<double> h = encoded.outputs;  // (1, T_x, H)
+  models::AdditiveScore<double> score = additive_score(H, A);
+  const std::vector<Variable<double>> s = decoder_states(tape, encoded.h_final[0], T_y);
+  std::vector<std::vector<double>> h_plain, s_plain;  // the same vectors as plain doubles, for the loops
+  for (std::size_t i = 0; i < T_x; ++i) h_plain.push_back(row_of(h.value(), i));
+  for (std::size_t j = 0; j < T_y; ++j) s_plain.push_back(row_of(s[j].value(), 0));
+  print_setup(source, h_plain, s_plain, score);
+
+  // ---- One score, term by term; all scores, batched -----------------------------------------------------------------
+  const double e_ij = one_term_by_hand(score, h_plain, s_plain);
+  const Batched batched = batched_scores(score, h, s);
+  const Counted counted = check_all_scores(score, h_plain, s_plain, batched, e_ij);
+
+  // ---- Without the precomputation, and what it costs ----------------------------------------------------------------
+  check_recompute(score, h, s, batched.e, counted.worst_recomputed_by_hand);
+  count_multiplications(counted, T_x, T_y, H, A);
   return tutorial::exit_status();
 }

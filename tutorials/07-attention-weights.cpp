@@ -32,54 +32,65 @@ namespace plot = attend::plot;
 namespace nn = attend::nn;
 namespace tutorial = attend::tutorial;
 
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
-  const std::size_t T_x = source.size(), T_y = 4, E = 4, H = 4, A = 3;
-  std::printf("Chapter 7: attention weights α_ij = softmax_i(e_ij) and the context c_j = Σ_i α_ij h_i\n");
-  std::printf("  source \"the European Economic Area\" (T_x = %zu), %zu decoder steps, H = %zu, A = %zu\n\n", T_x, T_y,
-              H, A);
+namespace {
 
-  // Chapter 6's set-up: the same encoder (seed 5), additive score (seed 6) and decoder states s_0 = h_Tx, s_1..s_3.
+// Chapter 6's encoder: a GRU over the four words (ids 1..4), embeddings and states of size E and H.
+nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
   nn::EncoderConfig config;
   config.vocab_size = T_x + 1;
   config.embedding_dim = E;
   config.padding_id = 0;
   config.rnn.cell = nn::CellKind::gru;
   config.rnn.hidden_size = H;
-  Rng rng(5);
-  nn::Encoder<double> encoder(config, rng);
-  Rng score_rng(6);
-  models::AdditiveScore<double> score(H, H, A, score_rng);
-  Tape<double> tape;
-  const nn::RecurrentOutput<double> encoded = encoder(tape, Ids(Shape{1, T_x}, {1, 2, 3, 4}), {4});
-  const Variable<double> h = encoded.outputs;  // (1, T_x, H)
-  std::vector<Variable<double>> s{encoded.h_final[0]};
+  return config;
+}
+
+// Chapter 6's decoder states: s_0 = h_Tx, then T_y - 1 random stand-ins (seed 7).
+std::vector<Variable<double>> decoder_states(Tape<double>& tape, const Variable<double>& h_Tx, std::size_t T_y) {
+  const std::size_t H = h_Tx.shape()[1];
+  std::vector<Variable<double>> s{h_Tx};
   Rng state_rng(7);
   for (std::size_t j = 1; j < T_y; ++j) {
     s.push_back(tape.constant(state_rng.normal_tensor<double>(Shape{1, H}, 0, 0.5)));
   }
-  const Variable<double> keys = score.keys(h);
-  const Mask all_real = models::source_mask({static_cast<std::int64_t>(T_x)}, T_x);  // (1, T_x), all ones
+  return s;
+}
 
+// (7.1)-(7.2) at step j, with the library and with plain loops.
+struct Weights {
+  Variable<double> e_j, alpha_j, c_j;       // the library's: (1, T_x), (1, T_x), (1, H)
+  std::vector<double> alpha_ij, c_by_hand;  // by hand
+};
+
+Weights weights_at(models::AdditiveScore<double>& score, const std::vector<Variable<double>>& s, std::size_t j,
+                   const Variable<double>& keys, const Variable<double>& h, const Mask& all_real) {
+  const std::size_t T_x = h.shape()[1], H = h.shape()[2];
+  // [docs:weights]
+  const Variable<double> e_j = score.score(s[j], keys);  // e_ij for every i: (1, T_x)
+  // (7.1) with the library: α_ij = exp(e_ij) / Σ_k exp(e_kj), over the real positions of the mask
+  const Variable<double> alpha_j = models::attention_weights(e_j, all_real);
+  // (7.2) with the library: c_j = Σ_i α_ij h_i, (1, H)
+  const Variable<double> c_j = models::context(alpha_j, h);
+  // (7.1) and (7.2) again with plain loops
+  std::vector<double> alpha_ij(T_x), c_by_hand(H, 0.0);
+  double total = 0;
+  for (std::size_t k = 0; k < T_x; ++k) total += std::exp(e_j.value().at({0, k}));
+  for (std::size_t i = 0; i < T_x; ++i) {
+    alpha_ij[i] = std::exp(e_j.value().at({0, i})) / total;
+    for (std::size_t d = 0; d < H; ++d) c_by_hand[d] += alpha_ij[i] * h.value().at({0, i, d});
+  }
+  // [docs:end]
+  return {e_j, alpha_j, c_j, alpha_ij, c_by_hand};
+}
+
+// The weights and contexts of every step, printed and checked.
+void weights_and_contexts(models::AdditiveScore<double>& score, const std::vector<Variable<double>>& s,
+                          const Variable<double>& keys, const Variable<double>& h, const Mask& all_real) {
+  const std::size_t T_x = h.shape()[1], H = h.shape()[2];
   std::printf("weights and contexts (chapter 6's scores e_ij; each row of α sums to 1)\n");
   double worst_alpha = 0, worst_sum = 0, worst_c = 0;
-  for (std::size_t j = 0; j < T_y; ++j) {
-    // [docs:weights]
-    const Variable<double> e_j = score.score(s[j], keys);  // e_ij for every i: (1, T_x)
-    // (7.1) with the library: α_ij = exp(e_ij) / Σ_k exp(e_kj), over the real positions of the mask
-    const Variable<double> alpha_j = models::attention_weights(e_j, all_real);
-    // (7.2) with the library: c_j = Σ_i α_ij h_i, (1, H)
-    const Variable<double> c_j = models::context(alpha_j, h);
-    // (7.1) and (7.2) again with plain loops
-    std::vector<double> alpha_ij(T_x), c_by_hand(H, 0.0);
-    double total = 0;
-    for (std::size_t k = 0; k < T_x; ++k) total += std::exp(e_j.value().at({0, k}));
-    for (std::size_t i = 0; i < T_x; ++i) {
-      alpha_ij[i] = std::exp(e_j.value().at({0, i})) / total;
-      for (std::size_t d = 0; d < H; ++d) c_by_hand[d] += alpha_ij[i] * h.value().at({0, i, d});
-    }
-    // [docs:end]
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    const auto [e_j, alpha_j, c_j, alpha_ij, c_by_hand] = weights_at(score, s, j, keys, h, all_real);
     double sum = 0;
     for (std::size_t i = 0; i < T_x; ++i) {
       worst_alpha = std::max(worst_alpha, std::abs(alpha_ij[i] - alpha_j.value().at({0, i})));
@@ -93,7 +104,16 @@ int main(int argc, char** argv) {
   tutorial::check("(7.1) α_ij by hand vs models::attention_weights", worst_alpha, 1e-15);
   tutorial::check("(7.1) Σ_i α_ij = 1", worst_sum, 1e-15);
   tutorial::check("(7.2) c_j by hand vs models::context", worst_c, 1e-15);
+}
 
+// A batch of two sentences, the second padded: its weights with and without the mask, and the sentence alone.
+struct Padded {
+  Variable<double> h_batch, e_batch, alpha_batch, c_batch, alpha_unmasked, c_unmasked, alpha_alone, c_alone;
+  Mask m;
+};
+
+Padded padded_batch(Tape<double>& tape, nn::Encoder<double>& encoder, models::AdditiveScore<double>& score,
+                    std::size_t T_x) {
   // [docs:mask]
   // A batch of two sentences, the second padded to T_x: "the European Economic Area", "the Economic Area <pad>".
   const std::vector<std::int64_t> lengths{4, 3};
@@ -116,6 +136,13 @@ int main(int argc, char** argv) {
   const Variable<double> alpha_alone = models::attention_weights(e_alone, models::source_mask({3}, 3));
   const Variable<double> c_alone = models::context(alpha_alone, alone.outputs);  // (1, H)
   // [docs:end]
+  return {h_batch, e_batch, alpha_batch, c_batch, alpha_unmasked, c_unmasked, alpha_alone, c_alone, m};
+}
+
+// (7.3)-(7.4): the padding gets exactly 0, and the padded sentence gets what it gets alone.
+void check_mask(const Padded& p) {
+  const std::size_t T_x = p.h_batch.shape()[1], H = p.h_batch.shape()[2];
+  const auto& [h_batch, e_batch, alpha_batch, c_batch, alpha_unmasked, c_unmasked, alpha_alone, c_alone, m] = p;
   std::printf("\na padded batch: sentence 2 is \"the Economic Area <pad>\" (lengths 4 and 3), step j = 1\n");
   std::printf("  mask m           %s\n", vector_string({1, 1, 1, 0}).c_str());
   std::printf("  scores e         %s   (the padding's score is finite)\n",
@@ -146,7 +173,20 @@ int main(int argc, char** argv) {
         std::max(worst_shrunk, std::abs(c_unmasked.value().at({1, d}) - (1 - alpha_pad) * c_batch.value().at({1, d})));
   }
   tutorial::check("(7.1) without the mask: c_j = (1 - α_pad) × the masked c_j", worst_shrunk, 1e-15);
+}
 
+// The tape's gradients of L = Σ_b w_bᵀ c_j with respect to the scores, the weights and the annotations.
+struct TapeGradients {
+  Tensor<double> w;                        // (B, H)
+  Variable<double> e, annotations, alpha;  // the leaves e and h, and α computed from e
+  Tensor<double> dL_de, dL_dalpha, dL_dh;
+};
+
+TapeGradients tape_gradients(Tape<double>& tape, const Padded& p) {
+  const std::size_t H = p.h_batch.shape()[2];
+  const Variable<double>& e_batch = p.e_batch;
+  const Variable<double>& h_batch = p.h_batch;
+  const Mask& m = p.m;
   // [docs:tape-gradients]
   // The tape's gradients of L = Σ_b w_bᵀ c_j (w fixed, random: a stand-in for whatever the decoder does with c_j)
   // with respect to the scores, the weights and the annotations of the padded batch.
@@ -161,7 +201,18 @@ int main(int argc, char** argv) {
   tape.backward(L);
   const Tensor<double> dL_de = e.grad(), dL_dalpha = alpha.grad(), dL_dh = annotations.grad();
   // [docs:end]
+  return {w, e, annotations, alpha, dL_de, dL_dalpha, dL_dh};
+}
 
+// (7.5)-(7.8) by hand: the softmax Jacobians, and the worst difference of each gradient from the tape's.
+struct HandGradients {
+  std::vector<std::vector<std::vector<double>>> J;  // J[b][i][k] = ∂α_ij/∂e_kj of sentence b
+  double worst_dalpha = 0, worst_dh = 0, worst_de = 0;
+};
+
+HandGradients hand_gradients(const TapeGradients& g) {
+  const std::size_t B = g.alpha.shape()[0], T_x = g.alpha.shape()[1], H = g.w.shape()[1];
+  const auto& [w, e, annotations, alpha, dL_de, dL_dalpha, dL_dh] = g;
   // [docs:hand-gradients]
   // The same gradients by hand, one sentence b at a time, from the values α and h alone.
   auto alpha_of = [&](std::size_t b, std::size_t i) { return alpha.value().at({b, i}); };
@@ -194,7 +245,19 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
+  return {J, worst_dalpha, worst_dh, worst_de};
+}
 
+// The Jacobian from the tape against the one by hand, and (7.7)'s columns summing to 0; prints sentence 2's
+// gradients and checks (7.5)-(7.8).
+void check_gradients(Tape<double>& tape, const TapeGradients& g, const HandGradients& hand) {
+  const std::size_t B = g.alpha.shape()[0], T_x = g.alpha.shape()[1];
+  const std::vector<std::vector<std::vector<double>>>& J = hand.J;
+  const Variable<double>& alpha = g.alpha;
+  const Variable<double>& e = g.e;
+  const Tensor<double>& dL_de = g.dL_de;
+  const Tensor<double>& dL_dalpha = g.dL_dalpha;
+  const Tensor<double>& dL_dh = g.dL_dh;
   // [docs:tape-jacobian]
   // The Jacobian from the tape: one backward pass from α seeded with the unit vector of (b, i) gives row i of
   // sentence b's Jacobian in e.grad().
@@ -222,12 +285,20 @@ int main(int argc, char** argv) {
   std::printf("  ∂L/∂e (tape)     %s\n", vector_string(row_of(dL_de, 1)).c_str());
   std::printf("  ∂L/∂h_i (tape)   %s  (i = 1)\n", vector_string(row_of(dL_dh, T_x)).c_str());
   std::printf("                   %s  (i = 4, padding)\n", vector_string(row_of(dL_dh, T_x + 3)).c_str());
-  tutorial::check("(7.5) ∂L/∂α by hand vs the tape", worst_dalpha, 1e-15);
-  tutorial::check("(7.6) ∂L/∂h by hand vs the tape", worst_dh, 1e-15);
+  tutorial::check("(7.5) ∂L/∂α by hand vs the tape", hand.worst_dalpha, 1e-15);
+  tutorial::check("(7.6) ∂L/∂h by hand vs the tape", hand.worst_dh, 1e-15);
   tutorial::check("(7.7) softmax Jacobian by hand vs the tape", worst_J, 1e-15);
   tutorial::check("(7.7) every column of the Jacobian sums to 0", worst_column_sum, 1e-15);
-  tutorial::check("(7.8) ∂L/∂e by hand vs the tape", worst_de, 1e-15);
+  tutorial::check("(7.8) ∂L/∂e by hand vs the tape", hand.worst_de, 1e-15);
+}
 
+// The weights of sentence 2 at every decoder step, drawn as a heatmap.
+void weights_heatmap(const tutorial::Options& options, models::AdditiveScore<double>& score,
+                     const std::vector<Variable<double>>& s, const Padded& p) {
+  const std::size_t T_y = s.size();
+  const Variable<double>& alpha_batch = p.alpha_batch;
+  const Variable<double>& h_batch = p.h_batch;
+  const Mask& m = p.m;
   // [docs:heatmap]
   // The weights of sentence 2 at four decoder steps (s_0 its own h_Tx, then chapter 6's stand-ins s_1..s_3), drawn
   // as a heatmap: one row per step j, one column per source position i; the padding column is exactly 0.
@@ -248,6 +319,42 @@ int main(int argc, char** argv) {
   std::printf("\nthe weights of sentence 2 at steps j = 1..4 (the heatmap)\n");
   for (std::size_t j = 0; j < T_y; ++j) std::printf("  j = %zu  %s\n", j + 1, vector_string(weights[j]).c_str());
   tutorial::write_figure(options, "07-weights.svg", svg);
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const std::vector<std::string> source{"the", "European", "Economic", "Area"};
+  const std::size_t T_x = source.size(), T_y = 4, E = 4, H = 4, A = 3;
+  std::printf("Chapter 7: attention weights α_ij = softmax_i(e_ij) and the context c_j = Σ_i α_ij h_i\n");
+  std::printf("  source \"the European Economic Area\" (T_x = %zu), %zu decoder steps, H = %zu, A = %zu\n\n", T_x, T_y,
+              H, A);
+
+  // Chapter 6's set-up: the same encoder (seed 5), additive score (seed 6) and decoder states s_0 = h_Tx, s_1..s_3.
+  Rng rng(5);
+  nn::Encoder<double> encoder(encoder_config(T_x, E, H), rng);
+  Rng score_rng(6);
+  models::AdditiveScore<double> score(H, H, A, score_rng);
+  Tape<double> tape;
+  const nn::RecurrentOutput<double> encoded = encoder(tape, Ids(Shape{1, T_x}, {1, 2, 3, 4}), {4});
+  const Variable<double> h = encoded.outputs;  // (1, T_x, H)
+  const std::vector<Variable<double>> s = decoder_states(tape, encoded.h_final[0], T_y);
+  const Variable<double> keys = score.keys(h);
+  const Mask all_real = models::source_mask({static_cast<std::int64_t>(T_x)}, T_x);  // (1, T_x), all ones
+
+  // ---- The weights and the context (7.1)-(7.2) ----------------------------------------------------------------------
+  weights_and_contexts(score, s, keys, h, all_real);
+
+  // ---- Padding and the mask (7.3)-(7.4) -----------------------------------------------------------------------------
+  const Padded padded = padded_batch(tape, encoder, score, T_x);
+  check_mask(padded);
+
+  // ---- Gradients through the weights and the context (7.5)-(7.8) ----------------------------------------------------
+  const TapeGradients gradients = tape_gradients(tape, padded);
+  check_gradients(tape, gradients, hand_gradients(gradients));
+
+  // ---- The weights as a heatmap -------------------------------------------------------------------------------------
+  weights_heatmap(options, score, s, padded);
   return tutorial::exit_status();
 }

@@ -155,8 +155,88 @@ struct Worst {
   double s = 0, e = 0, alpha = 0, c = 0, h_tilde = 0, feed = 0, logits = 0;
 };
 
+// (9.1) by hand: the GRU step s_j from s_{j-1} and the input [E y_{j-1}; h̃_{j-1}], before any attention.
+std::vector<double> step_by_hand(const Tensor<float>& W_ih, const Tensor<float>& W_hh, const Tensor<float>& b_ih,
+                                 const Tensor<float>& b_hh, const Tensor<float>& E_y, std::int64_t y_prev,
+                                 const std::vector<double>& s_prev, const std::vector<double>& h_tilde_prev) {
+  const std::size_t H = s_prev.size(), E = E_y.shape()[1];
+  // [docs:step]
+  // The GRU's input [E y_{j-1}; h̃_{j-1}]: (E + H,)
+  std::vector<double> input = row_of(E_y, static_cast<std::size_t>(y_prev) * E, E);
+  input.insert(input.end(), h_tilde_prev.begin(), h_tilde_prev.end());
+  std::vector<double> s_j(H);
+  for (std::size_t k = 0; k < H; ++k) {
+    // (9.1)  s_j = f(s_{j-1}, [E y_{j-1}; h̃_{j-1}]): the GRU step (2.3)-(2.6) first, before any attention
+    const double r = sigmoid(row_times(W_ih, k, input) + b_ih.at({k}) + row_times(W_hh, k, s_prev) + b_hh.at({k}));
+    const double z =
+        sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) + b_hh.at({H + k}));
+    const double n = std::tanh(row_times(W_ih, 2 * H + k, input) + b_ih.at({2 * H + k}) +
+                               r * (row_times(W_hh, 2 * H + k, s_prev) + b_hh.at({2 * H + k})));
+    s_j[k] = (1 - z) * n + z * s_prev[k];
+  }
+  // [docs:end]
+  return s_j;
+}
+
+// (9.2)-(9.4) by hand: the scores e_ij of s_j against every annotation h_i of h: (1, T_x, H), by the decoder's score.
+std::vector<double> scores_by_hand(models::Score<float>& score, const Tensor<float>& h,
+                                   const std::vector<double>& s_j) {
+  const std::size_t T_x = h.shape()[1], H = h.shape()[2];
+  // [docs:scores]
+  std::vector<double> e_ij(T_x, 0.0);
+  for (std::size_t i = 0; i < T_x; ++i) {
+    const std::vector<double> h_i = row_of(h, i * H, H);
+    if (score.kind() == models::ScoreKind::dot) {
+      // (9.2)  dot:  e_ij = s_jᵀ h_i
+      for (std::size_t k = 0; k < H; ++k) e_ij[i] += s_j[k] * h_i[k];
+    } else if (score.kind() == models::ScoreKind::general) {
+      const Tensor<float>& W_a = static_cast<models::GeneralScore<float>&>(score).W_a.value;  // (H, H)
+      // (9.3)  general:  e_ij = s_jᵀ W_a h_i
+      for (std::size_t k = 0; k < H; ++k) e_ij[i] += s_j[k] * row_times(W_a, k, h_i);
+    } else {
+      const Tensor<float>& W_a = static_cast<models::ConcatScore<float>&>(score).W_a.value;  // (A, H + H)
+      const Tensor<float>& v_a = static_cast<models::ConcatScore<float>&>(score).v_a.value;  // (1, A)
+      for (std::size_t a = 0; a < v_a.shape()[1]; ++a) {
+        // (9.4)  concat:  e_ij = v_aᵀ tanh(W_a [s_j; h_i]): W_a's first H columns multiply s_j, the last H h_i
+        e_ij[i] += v_a.at({0, a}) * std::tanh(row_times(W_a, a, s_j) + row_times(W_a, a, h_i, H));
+      }
+    }
+  }
+  // [docs:end]
+  return e_ij;
+}
+
+// (9.5)-(9.8) by hand: the weights, the context, the attentional state h̃_j and the logits.
+struct Combined {
+  std::vector<double> alpha_ij, c_j, h_tilde, logits;
+};
+
+Combined combine_by_hand(const Tensor<float>& h, const std::vector<double>& e_ij, const std::vector<double>& s_j,
+                         const Tensor<float>& W_c, const Tensor<float>& W_o, const Tensor<float>& b_o) {
+  const std::size_t T_x = h.shape()[1], H = h.shape()[2], V_y = b_o.shape()[0];
+  // [docs:combine]
+  const double e_max = *std::max_element(e_ij.begin(), e_ij.end());  // subtracted for safety; α is unchanged
+  double Z = 0;
+  for (double e : e_ij) Z += std::exp(e - e_max);
+  std::vector<double> alpha_ij(T_x), c_j(H, 0.0), h_tilde(H), logits(V_y);
+  for (std::size_t i = 0; i < T_x; ++i) {
+    // (9.5)  α_ij = exp(e_ij) / Σ_k exp(e_kj)
+    alpha_ij[i] = std::exp(e_ij[i] - e_max) / Z;
+    // (9.6)  c_j = Σ_i α_ij h_i
+    for (std::size_t m = 0; m < H; ++m) c_j[m] += alpha_ij[i] * h.at({0, i, m});
+  }
+  for (std::size_t k = 0; k < H; ++k) {
+    // (9.7)  h̃_j = tanh(W_c [c_j; s_j]): W_c's first H columns multiply c_j, the last H s_j
+    h_tilde[k] = std::tanh(row_times(W_c, k, c_j) + row_times(W_c, k, s_j, H));
+  }
+  // (9.8)  p(y_j | y_<j, x) = softmax(W_o h̃_j + b_o)
+  for (std::size_t v = 0; v < V_y; ++v) logits[v] = row_times(W_o, v, h_tilde) + b_o.at({v});
+  // [docs:end]
+  return {alpha_ij, c_j, h_tilde, logits};
+}
+
 // Walks one date through a Luong decoder with teacher forcing, recomputing every step by hand from the parameter
-// tensors, and returns the worst difference from the library of each equation. Prints step j = 1's weights.
+// tensors, and returns the worst difference from the library of each equation.
 Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example, const Data& data) {
   // [docs:parameters]
   auto& decoder = dynamic_cast<models::LuongDecoder<float>&>(*model.decoder);
@@ -171,8 +251,7 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
   const Tensor<float>& W_o = decoder.output.W.value;     // (V_y, H): the output layer reads h̃_j only
   const Tensor<float>& b_o = decoder.output.b.value;     // (V_y,)
   // [docs:end]
-  const std::size_t H = model.config().hidden_size, E = model.config().embedding_dim;
-  const std::size_t V_y = data.target_vocabulary.size();
+  const std::size_t H = model.config().hidden_size, V_y = data.target_vocabulary.size();
   const Sequence x = ids_of(data.source_vocabulary, example.source), y = ids_of(data.target_vocabulary, example.target);
   const std::size_t T_x = x.size();
 
@@ -187,60 +266,10 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
     const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);    // s_{j-1}
     const std::vector<double> h_tilde_prev = row_of(state.feed.value(), 0, H);  // h̃_{j-1}
-    // [docs:step]
-    // The GRU's input [E y_{j-1}; h̃_{j-1}]: (E + H,)
-    std::vector<double> input = row_of(E_y, static_cast<std::size_t>(y_prev) * E, E);
-    input.insert(input.end(), h_tilde_prev.begin(), h_tilde_prev.end());
-    std::vector<double> s_j(H);
-    for (std::size_t k = 0; k < H; ++k) {
-      // (9.1)  s_j = f(s_{j-1}, [E y_{j-1}; h̃_{j-1}]): the GRU step (2.3)-(2.6) first, before any attention
-      const double r = sigmoid(row_times(W_ih, k, input) + b_ih.at({k}) + row_times(W_hh, k, s_prev) + b_hh.at({k}));
-      const double z =
-          sigmoid(row_times(W_ih, H + k, input) + b_ih.at({H + k}) + row_times(W_hh, H + k, s_prev) + b_hh.at({H + k}));
-      const double n = std::tanh(row_times(W_ih, 2 * H + k, input) + b_ih.at({2 * H + k}) +
-                                 r * (row_times(W_hh, 2 * H + k, s_prev) + b_hh.at({2 * H + k})));
-      s_j[k] = (1 - z) * n + z * s_prev[k];
-    }
-    // [docs:end]
-    // [docs:scores]
-    std::vector<double> e_ij(T_x, 0.0);
-    for (std::size_t i = 0; i < T_x; ++i) {
-      const std::vector<double> h_i = row_of(h, i * H, H);
-      if (score.kind() == models::ScoreKind::dot) {
-        // (9.2)  dot:  e_ij = s_jᵀ h_i
-        for (std::size_t k = 0; k < H; ++k) e_ij[i] += s_j[k] * h_i[k];
-      } else if (score.kind() == models::ScoreKind::general) {
-        const Tensor<float>& W_a = static_cast<models::GeneralScore<float>&>(score).W_a.value;  // (H, H)
-        // (9.3)  general:  e_ij = s_jᵀ W_a h_i
-        for (std::size_t k = 0; k < H; ++k) e_ij[i] += s_j[k] * row_times(W_a, k, h_i);
-      } else {
-        const Tensor<float>& W_a = static_cast<models::ConcatScore<float>&>(score).W_a.value;  // (A, H + H)
-        const Tensor<float>& v_a = static_cast<models::ConcatScore<float>&>(score).v_a.value;  // (1, A)
-        for (std::size_t a = 0; a < v_a.shape()[1]; ++a) {
-          // (9.4)  concat:  e_ij = v_aᵀ tanh(W_a [s_j; h_i]): W_a's first H columns multiply s_j, the last H h_i
-          e_ij[i] += v_a.at({0, a}) * std::tanh(row_times(W_a, a, s_j) + row_times(W_a, a, h_i, H));
-        }
-      }
-    }
-    // [docs:end]
-    // [docs:combine]
-    const double e_max = *std::max_element(e_ij.begin(), e_ij.end());  // subtracted for safety; α is unchanged
-    double Z = 0;
-    for (double e : e_ij) Z += std::exp(e - e_max);
-    std::vector<double> alpha_ij(T_x), c_j(H, 0.0), h_tilde(H), logits(V_y);
-    for (std::size_t i = 0; i < T_x; ++i) {
-      // (9.5)  α_ij = exp(e_ij) / Σ_k exp(e_kj)
-      alpha_ij[i] = std::exp(e_ij[i] - e_max) / Z;
-      // (9.6)  c_j = Σ_i α_ij h_i
-      for (std::size_t m = 0; m < H; ++m) c_j[m] += alpha_ij[i] * h.at({0, i, m});
-    }
-    for (std::size_t k = 0; k < H; ++k) {
-      // (9.7)  h̃_j = tanh(W_c [c_j; s_j]): W_c's first H columns multiply c_j, the last H s_j
-      h_tilde[k] = std::tanh(row_times(W_c, k, c_j) + row_times(W_c, k, s_j, H));
-    }
-    // (9.8)  p(y_j | y_<j, x) = softmax(W_o h̃_j + b_o)
-    for (std::size_t v = 0; v < V_y; ++v) logits[v] = row_times(W_o, v, h_tilde) + b_o.at({v});
-    // [docs:end]
+    // (9.1)-(9.8) by hand
+    const std::vector<double> s_j = step_by_hand(W_ih, W_hh, b_ih, b_hh, E_y, y_prev, s_prev, h_tilde_prev);
+    const std::vector<double> e_ij = scores_by_hand(score, h, s_j);
+    const auto [alpha_ij, c_j, h_tilde, logits] = combine_by_hand(h, e_ij, s_j, W_c, W_o, b_o);
 
     // The library's values: s_j, α_j, h̃_j (output and the fed state) from step(); e_ij from the score module and c_j
     // from models::context (second routes, since step() keeps them inside).
@@ -260,35 +289,23 @@ Worst walk_by_hand(models::Seq2seq<float>& model, const dates::Example& example,
   return worst;
 }
 
-}  // namespace
+// [docs:configs]
+// One configuration for all five decoders; only the decoder (and its score) changes.
+models::Seq2seqConfig configure(const Data& data, std::size_t hidden_size, const std::string& decoder,
+                                std::uint64_t seed) {
+  models::Seq2seqConfig config;
+  config.source_vocab_size = data.source_vocabulary.size();
+  config.target_vocab_size = data.target_vocabulary.size();
+  config.set_decoder(decoder);  // luong-*: input feeding on (config.input_feeding)
+  config.embedding_dim = 32;
+  config.hidden_size = hidden_size;
+  config.seed = seed;  // the initial weights
+  return config;
+}
+// [docs:end]
 
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  const std::size_t train_size = options.small ? 300 : 10000;
-  const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
-  const std::size_t epochs = options.small ? 1 : 2;
-  const std::size_t max_steps = options.small ? 4 : 0;
-  const std::size_t hidden_size = options.small ? 16 : 64;
-  std::printf("Chapter 9: multiplicative attention (Luong) on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
-              train_size, epochs, hidden_size);
-  const Data data = make_data(train_size, held_out);
-
-  // [docs:configs]
-  // One configuration for all five decoders; only the decoder (and its score) changes.
-  const std::vector<std::string> decoders{"luong-dot", "luong-general", "luong-concat", "bahdanau", "vanilla"};
-  auto configure = [&](const std::string& decoder, std::uint64_t seed) {
-    models::Seq2seqConfig config;
-    config.source_vocab_size = data.source_vocabulary.size();
-    config.target_vocab_size = data.target_vocabulary.size();
-    config.set_decoder(decoder);  // luong-*: input feeding on (config.input_feeding)
-    config.embedding_dim = 32;
-    config.hidden_size = hidden_size;
-    config.seed = seed;  // the initial weights
-    return config;
-  };
-  // [docs:end]
-
-  // ---- One date through each Luong decoder, every equation by hand -------------------------------------------------
+// One date through each untrained Luong decoder, every equation by hand, and the checks.
+void luong_by_hand(const Data& data, std::size_t hidden_size) {
   const dates::Example& example = data.splits.test[0];
   std::printf("one date by hand through the untrained Luong decoders: \"%s\" -> \"%s\"\n", example.source.c_str(),
               example.target.c_str());
@@ -296,7 +313,7 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, std::string>> luong{
       {"luong-dot", "(9.2) dot"}, {"luong-general", "(9.3) general"}, {"luong-concat", "(9.4) concat"}};
   for (const auto& [decoder, equation] : luong) {
-    models::Seq2seq<float> model(configure(decoder, /*seed=*/1));
+    models::Seq2seq<float> model(configure(data, hidden_size, decoder, /*seed=*/1));
     model.eval();
     const Worst w = walk_by_hand(model, example, data);
     tutorial::check(equation + " e_ij by hand vs the score module", w.e, 1e-4);
@@ -313,9 +330,36 @@ int main(int argc, char** argv) {
   tutorial::check("(9.7) h̃_j by hand vs decoder->step() output, all three", worst.h_tilde, 1e-5);
   tutorial::check("(9.7) h̃_j by hand vs the state fed to step j + 1, all three", worst.feed, 1e-5);
   tutorial::check("(9.8) logits by hand vs decoder->logits(), all three", worst.logits, 1e-4);
+}
 
-  // ---- The five decoders on the same task and budget ---------------------------------------------------------------
-  // Each decoder is trained twice, from two draws of initial weights, to show how much of a difference is luck.
+// One decoder trained from one draw of initial weights: its run, its test scores, its size, and (from seed 1, for an
+// attention decoder) the attention of one test date.
+struct Trained {
+  Run run;
+  dates::Scores test;
+  std::size_t parameters = 0;
+  std::string heatmap_svg;
+};
+
+Trained train_one(const Data& data, std::size_t hidden_size, const std::string& decoder, std::uint64_t seed,
+                  std::size_t epochs, std::size_t max_steps) {
+  // [docs:compare]
+  models::Seq2seq<float> model(configure(data, hidden_size, decoder, seed));
+  const Run run = train(model, data, epochs, max_steps);
+  const dates::Scores test = exact_match(model, data.splits.test, data);
+  // [docs:end]
+  std::string svg;
+  if (seed == 1 && decoder != "vanilla") svg = heatmap(model, data.splits.test[34], data);
+  return {run, test, model.parameter_count(), svg};
+}
+
+// The five decoders on the same task and budget, each trained twice, from two draws of initial weights, to show how
+// much of a difference is luck: a table of parameters, loss and exact match, then the timings. Returns the heatmaps,
+// (name, SVG).
+std::vector<std::pair<std::string, std::string>> compare_decoders(const Data& data,
+                                                                  const std::vector<std::string>& decoders,
+                                                                  std::size_t hidden_size, std::size_t epochs,
+                                                                  std::size_t max_steps) {
   std::printf("\n%-14s %10s %11s %16s %7s %7s\n", "decoder", "parameters", "final loss", "exact: run 1", "run 2",
               "mean");
   std::vector<std::string> times;
@@ -326,17 +370,12 @@ int main(int argc, char** argv) {
     std::size_t steps = 0, tokens = 0;
     std::vector<double> exact;
     for (const std::uint64_t seed : {1, 2}) {
-      // [docs:compare]
-      models::Seq2seq<float> model(configure(decoder, seed));
-      const Run run = train(model, data, epochs, max_steps);
-      const dates::Scores test = exact_match(model, data.splits.test, data);
-      // [docs:end]
-      if (seed == 1 && decoder != "vanilla") {
-        figures.emplace_back("09-heatmap-" + decoder + ".svg", heatmap(model, data.splits.test[34], data));
-      }
-      parameters = model.parameter_count();
+      const Trained trained = train_one(data, hidden_size, decoder, seed, epochs, max_steps);
+      if (!trained.heatmap_svg.empty()) figures.emplace_back("09-heatmap-" + decoder + ".svg", trained.heatmap_svg);
+      const Run& run = trained.run;
+      parameters = trained.parameters;
       loss += run.final_loss / 2;
-      exact.push_back(test.exact_match);
+      exact.push_back(trained.test.exact_match);
       cpu_seconds += run.cpu_seconds;
       wall_seconds += run.seconds;
       steps += run.steps;
@@ -354,8 +393,31 @@ int main(int argc, char** argv) {
   std::printf(
       "(exact match on the %zu test dates; final loss: the mean of the last 100 steps, averaged over the two\n"
       " runs; every run: the same %zu training pairs in the same order, %zu epochs, E = 32, H = %zu, Adam 2e-3)\n",
-      data.splits.test.size(), train_size, epochs, hidden_size);
+      data.splits.test.size(), data.train_sources.size(), epochs, hidden_size);
   for (const std::string& line : times) std::printf("%s\n", line.c_str());
+  return figures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const std::size_t train_size = options.small ? 300 : 10000;
+  const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
+  const std::size_t epochs = options.small ? 1 : 2;
+  const std::size_t max_steps = options.small ? 4 : 0;
+  const std::size_t hidden_size = options.small ? 16 : 64;
+  std::printf("Chapter 9: multiplicative attention (Luong) on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
+              train_size, epochs, hidden_size);
+  const Data data = make_data(train_size, held_out);
+
+  // ---- One date through each Luong decoder, every equation by hand -------------------------------------------------
+  luong_by_hand(data, hidden_size);
+
+  // ---- The five decoders on the same task and budget ---------------------------------------------------------------
+  const std::vector<std::string> decoders{"luong-dot", "luong-general", "luong-concat", "bahdanau", "vanilla"};
+  const std::vector<std::pair<std::string, std::string>> figures =
+      compare_decoders(data, decoders, hidden_size, epochs, max_steps);
   std::printf("\nthe attention of the first run of each decoder on \"%s\"\n", data.splits.test[34].source.c_str());
   for (const auto& [name, svg] : figures) tutorial::write_figure(options, name, svg);
   return tutorial::exit_status();

@@ -34,14 +34,19 @@ std::vector<std::string> letters(const std::vector<std::int64_t>& ids) {
   return tokens;
 }
 
-}  // namespace
+// Chapter 4's experiment with both decoders: the data, the trained models, their losses and their scores.
+struct Compared {
+  sequences::LengthExperiment experiment;
+  std::vector<sequences::Example> train_set, test_set;
+  std::vector<std::string> decoders;
+  std::vector<std::unique_ptr<Seq2seq<float>>> models;
+  std::vector<std::vector<double>> losses;                  // losses[d][step]
+  std::vector<std::vector<sequences::LengthScore>> scores;  // scores[d][length]
+};
 
-int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
-  std::printf("Chapter 10: attention fixes the bottleneck: chapter 4's experiment with both decoders\n\n");
-
+Compared train_both(bool small) {
   // [docs:both]
-  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
+  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(small);
   const std::vector<sequences::Example> train_set = sequences::training_set(experiment);
   const std::vector<sequences::Example> test_set = sequences::test_set(experiment);
   const std::vector<std::string> decoders{"vanilla", "bahdanau"};
@@ -55,6 +60,12 @@ int main(int argc, char** argv) {
     scores.push_back(sequences::score_by_length(test_set, sequences::predict(*models.back(), test_set)));
   }
   // [docs:end]
+  return {experiment, train_set, test_set, decoders, std::move(models), losses, scores};
+}
+
+// The size of each model, and its loss at the start and the end of training.
+void print_training(const Compared& c) {
+  const auto& [experiment, train_set, test_set, decoders, models, losses, scores] = c;
   for (std::size_t d = 0; d < decoders.size(); ++d) {
     double last = 0;  // the mean loss of the last 100 steps (one batch's loss is noisy)
     const std::size_t n = std::min<std::size_t>(100, losses[d].size());
@@ -65,7 +76,11 @@ int main(int argc, char** argv) {
                 decoders[d].c_str(), models[d]->parameter_count(), experiment.training.steps,
                 experiment.training.batch_size, losses[d].front(), last);
   }
+}
 
+// (10.1) by source length for both decoders: a table and a figure.
+void exact_match_by_length(const tutorial::Options& options, const Compared& c) {
+  const auto& [experiment, train_set, test_set, decoders, models, losses, scores] = c;
   std::printf("\nexact match by source length (copy task, %zu test sources per length, greedy decoding):\n",
               experiment.test_per_length);
   std::printf("  T_x   vanilla, c = h_Tx   Bahdanau, c_j = sum_i alpha_ij h_i\n");
@@ -84,21 +99,15 @@ int main(int argc, char** argv) {
   tutorial::write_figure(options, "10-bottleneck-fixed.svg",
                          plot::line_chart_svg(curves, {"Copying: exact match against source length",
                                                        "source length T_x", "exact match", 0.0, 1.0}));
+}
 
-  // Inside the attention model, in double precision on a copy of its trained weights: step 1 of the longest test
-  // source, its scores, weights and context recomputed by hand from W_a, U_a, v_a.
-  const Seq2seqConfig config = sequences::model_config(experiment, "bahdanau");
-  Seq2seq<double> attention(config);
-  sequences::copy_parameters(*models[1], attention);
-  attention.eval();
-  const std::size_t longest = test_set.size() - 1;
-  const Batch one = sequences::batch_of(test_set, {longest});
-  const std::size_t T_x = test_set[longest].source.size(), H = config.hidden_size;
-  Tape<double> tape;
-  const Encoded<double> encoded = attention.encode(tape, one.source, one.source_lengths);
-  const DecoderStep<double> step_1 =
-      attention.decoder->step(Ids(Shape{1}, {Vocabulary::sos_id}), encoded.state, encoded.memory);
-  auto& score = dynamic_cast<AdditiveScore<double>&>(*dynamic_cast<BahdanauDecoder<double>&>(*attention.decoder).score);
+// (10.2)-(10.4) at step 1 by hand, from W_a, U_a, v_a and the encoded source.
+struct Step1 {
+  std::vector<double> e_i1, alpha_i1, c_1;
+};
+
+Step1 step_1_by_hand(const AdditiveScore<double>& score, const Encoded<double>& encoded) {
+  const std::size_t T_x = encoded.memory.annotations.shape()[1], H = encoded.memory.annotations.shape()[2];
   // [docs:by-hand]
   const Tensor<double>& h = encoded.memory.annotations.value();   // h_i: (1, T_x, H)
   const Tensor<double>& s_prev = encoded.state.h.back().value();  // s_0 = h_Tx: (1, H)
@@ -125,6 +134,23 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < H; ++k) c_1[k] += alpha_i1[i] * h.at({0, i, k});
   }
   // [docs:end]
+  return {e_i1, alpha_i1, c_1};
+}
+
+// Step 1 of the longest test source, recomputed by hand and checked against the decoder's step.
+void check_step_1(Seq2seq<double>& attention, const std::vector<sequences::Example>& test_set) {
+  const Seq2seqConfig& config = attention.config();
+  const std::size_t longest = test_set.size() - 1;
+  const Batch one = sequences::batch_of(test_set, {longest});
+  const std::size_t T_x = test_set[longest].source.size(), H = config.hidden_size;
+  Tape<double> tape;
+  const Encoded<double> encoded = attention.encode(tape, one.source, one.source_lengths);
+  const DecoderStep<double> step_1 =
+      attention.decoder->step(Ids(Shape{1}, {Vocabulary::sos_id}), encoded.state, encoded.memory);
+  auto& score = dynamic_cast<AdditiveScore<double>&>(*dynamic_cast<BahdanauDecoder<double>&>(*attention.decoder).score);
+  const Step1 hand = step_1_by_hand(score, encoded);
+  const std::vector<double>& alpha_i1 = hand.alpha_i1;
+  const std::vector<double>& c_1 = hand.c_1;
   double worst_alpha = 0, worst_c = 0;
   for (std::size_t i = 0; i < T_x; ++i) {
     worst_alpha = std::max(worst_alpha, std::abs(alpha_i1[i] - step_1.alpha.value().at({0, i})));
@@ -139,7 +165,17 @@ int main(int argc, char** argv) {
               sequences::spell({test_set[longest].source[i_max]}).c_str());
   tutorial::check("(10.2)-(10.3) alpha_i1 from W_a, U_a, v_a by hand = the decoder's", worst_alpha, 1e-12);
   tutorial::check("(10.4) c_1 = sum_i alpha_i1 h_i by hand = the decoder's", worst_c, 1e-12);
+}
 
+// The greedy outputs of the longest test sources, and the mean weight on the diagonal.
+struct Diagonal {
+  std::vector<std::size_t> longest_sources;
+  std::vector<Hypothesis> outputs;
+  double on_diagonal = 0, steps = 0;
+};
+
+Diagonal weight_on_diagonal(Seq2seq<double>& attention, const std::vector<sequences::Example>& test_set,
+                            std::size_t T_x) {
   // [docs:diagonal]
   // Where the weights fall on the copy task: writing y_j = x_j, the weight on source position j itself, α_jj,
   // over the outputs of the longest test sources (decode with its default beam width 1 is greedy decoding)
@@ -158,6 +194,15 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
+  return {longest_sources, outputs, on_diagonal, steps};
+}
+
+// The weights on the neighbours too; every row of weights sums to 1; decode()'s weights against a teacher-forced
+// pass over its outputs; and the heatmap of one output.
+void check_diagonal(const tutorial::Options& options, Seq2seq<double>& attention,
+                    const std::vector<sequences::Example>& test_set, std::size_t T_x, const Diagonal& d) {
+  const auto& [longest_sources, outputs, on_diagonal, steps] = d;
+  Tape<double> tape;
   double before = 0, after = 0;  // the weight on the neighbours, x_{j-1} and x_{j+1}, where they exist
   for (const Hypothesis& output : outputs) {
     for (std::size_t j = 0; j < std::min(output.attention.size(), T_x); ++j) {
@@ -204,5 +249,30 @@ int main(int argc, char** argv) {
   tutorial::write_figure(
       options, "10-copy-attention.svg",
       attention_svg(letters(test_set[longest_sources.front()].source), output_tokens, weights, heatmap));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  std::printf("Chapter 10: attention fixes the bottleneck: chapter 4's experiment with both decoders\n\n");
+
+  // ---- Chapter 4's experiment with both decoders --------------------------------------------------------------------
+  const Compared compared = train_both(options.small);
+  print_training(compared);
+  exact_match_by_length(options, compared);
+
+  // ---- Inside the attention model -----------------------------------------------------------------------------------
+  // In double precision on a copy of its trained weights: step 1 of the longest test source, its scores, weights and
+  // context recomputed by hand from W_a, U_a, v_a.
+  Seq2seq<double> attention(sequences::model_config(compared.experiment, "bahdanau"));
+  sequences::copy_parameters(*compared.models[1], attention);
+  attention.eval();
+  check_step_1(attention, compared.test_set);
+
+  // ---- Where the weights fall on the copy task ----------------------------------------------------------------------
+  const std::size_t T_x = compared.test_set.back().source.size();  // the longest test sources
+  const Diagonal diagonal = weight_on_diagonal(attention, compared.test_set, T_x);
+  check_diagonal(options, attention, compared.test_set, T_x, diagonal);
   return tutorial::exit_status();
 }

@@ -126,6 +126,190 @@ struct Measured {
   double loss = 0;                    // after the last step (deterministic: the same on every run)
 };
 
+// The chapter's settings; --small measures two source lengths with one timed step.
+struct Settings {
+  std::size_t B, T_y, H, E, V;              // sentences per batch, decoder steps, GRU size, embedding size, words
+  std::vector<std::size_t> source_lengths;  // the T_x measured
+  std::size_t steps;                        // the first step warms up, the others are timed
+  std::vector<std::string> decoders;
+};
+
+// The three models trained side by side on one batch of sources of length T_x: their fastest step, the scores their
+// score functions computed, and a second route to the same counts from the shapes of what forward() records.
+std::vector<Measured> measure_at(const Settings& settings, std::size_t T_x) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  std::vector<Measured> results(decoders.size());
+  Rng data_rng(T_x);  // the three models train on the same batch
+  const models::Batch batch = random_batch(B, T_x, T_y, V, data_rng);
+  // [docs:step]
+  std::vector<std::unique_ptr<Trainer>> trainers;
+  for (const std::string& name : decoders) {
+    models::Seq2seqConfig config;
+    config.source_vocab_size = V;
+    config.target_vocab_size = V;
+    config.cell = nn::CellKind::gru;
+    config.hidden_size = H;
+    config.embedding_dim = E;
+    config.set_decoder(name);
+    config.seed = 11;
+    trainers.push_back(std::make_unique<Trainer>(config));
+  }
+  // the models take turns, one step each, so that a change in the machine's load falls on all three alike
+  std::vector<std::vector<double>> wall(decoders.size()), processor(decoders.size());
+  for (std::size_t step = 0; step < steps; ++step) {
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      const auto [wall_seconds, processor_seconds] = trainers[d]->step(batch, results[d].loss);
+      if (step == 0) continue;  // the first step warms up (allocations, caches)
+      wall[d].push_back(wall_seconds);
+      processor[d].push_back(processor_seconds);
+    }
+  }
+  // [docs:end]
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    Measured& m = results[d];
+    models::Seq2seq<float>& model = trainers[d]->model;
+    Tape<float>& tape = trainers[d]->tape;
+    m.wall_ms = 1000 * *std::min_element(wall[d].begin(), wall[d].end());
+    m.processor_ms = 1000 * *std::min_element(processor[d].begin(), processor[d].end());
+    m.scores_per_step = trainers[d]->counter != nullptr ? trainers[d]->counter->evaluations : 0;
+
+    // the second route: the shapes of what forward() records, on the same batch
+    tape.clear();
+    const models::TeacherForced<float> forced = model.forward(tape, batch);
+    for (const Variable<float>& alpha_j : forced.alpha) {
+      m.scores_from_alpha += alpha_j.shape()[0] * alpha_j.shape()[1];  // α_j: (B, T_x)
+    }
+    const models::Encoded<float> encoded = model.encode(tape, batch.source, batch.source_lengths);
+    // h_1..h_Tx: one encoder step each; then one decoder step per logits row
+    m.sequential_steps = encoded.memory.annotations.shape()[1] + forced.logits.shape()[1];
+  }
+  return results;
+}
+
+// (11.1)-(11.2): what the counts must be, against what was counted.
+void check_counts(const Settings& settings, const std::vector<std::vector<Measured>>& results) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  // [docs:counts]
+  std::printf("%5s %5s %18s %28s\n", "T_x", "T_y", "sequential steps", "score evaluations per step");
+  std::printf("%5s %5s %18s %28s\n", "", "", "n = T_x + T_y", "(attention) T_x·T_y·B");
+  double worst_count = 0, worst_alpha = 0, worst_sequential = 0;
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    const std::size_t T_x = source_lengths[k];
+    // (11.1)  the alignment scores of one training step: e_ij for i = 1..T_x, j = 1..T_y, for each of B sentences
+    const std::size_t N_scores = T_x * T_y * B;
+    // (11.2)  the recurrent steps that must run one after the other: T_x encoder steps, then T_y decoder steps
+    const std::size_t n = T_x + T_y;
+    std::printf("%5zu %5zu %18zu %28zu\n", T_x, T_y, n, N_scores);
+    for (std::size_t d = 0; d < decoders.size(); ++d) {
+      const Measured& m = results[k][d];
+      const double expected = decoders[d] == "vanilla" ? 0.0 : static_cast<double>(N_scores);
+      worst_count = std::max(worst_count, std::abs(static_cast<double>(m.scores_per_step) - expected));
+      worst_alpha = std::max(worst_alpha, std::abs(static_cast<double>(m.scores_from_alpha) - expected));
+      worst_sequential = std::max(worst_sequential, std::abs(static_cast<double>(m.sequential_steps) - n));
+    }
+  }
+  // [docs:end]
+  std::printf("\n");
+  tutorial::check("(11.1) scores counted by the score function vs T_x·T_y·B (vanilla: 0)", worst_count, 0);
+  tutorial::check("(11.1) scores from the shapes of the recorded alpha_j vs T_x·T_y·B", worst_alpha, 0);
+  tutorial::check("(11.2) sequential steps from the shapes of h_i and the logits vs T_x + T_y", worst_sequential, 0);
+}
+
+// The loss after the last step of each model: deterministic, unlike the times.
+void print_losses(const Settings& settings, const std::vector<std::vector<Measured>>& results) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  std::printf("\nloss after %zu steps (the same numbers on every run):\n%5s", steps, "T_x");
+  for (const auto& name : decoders) std::printf(" %14s", name.c_str());
+  std::printf("\n");
+  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+    std::printf("%5zu", source_lengths[k]);
+    for (const Measured& m : results[k]) std::printf(" %14.4f", m.loss);
+    std::printf("\n");
+  }
+}
+
+// The milliseconds per step of each model and source length, and how the processor time grows with the source.
+void print_times(const Settings& settings, const std::vector<std::vector<Measured>>& results) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  for (const bool by_processor : {false, true}) {
+    std::printf("\ntime: milliseconds per training step, %s, fastest of %zu timed steps (differ from run to run)\n",
+                by_processor ? "processor time" : "wall clock", steps - 1);
+    std::printf("time: %5s", "T_x");
+    for (const auto& name : decoders) std::printf(" %14s", name.c_str());
+    std::printf("\n");
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      std::printf("time: %5zu", source_lengths[k]);
+      for (const Measured& m : results[k]) std::printf(" %14.2f", by_processor ? m.processor_ms : m.wall_ms);
+      std::printf("\n");
+    }
+  }
+  // how the processor time grows with the source: the least-squares line t ≈ t_0 + b·T_x of each model; b_vanilla is
+  // about one encoder step (forward and backward), b_attention - b_vanilla the T_y scores and weights per source word
+  std::printf("time: slope b of t ≈ t_0 + b·T_x, processor time, ms per source word:");
+  double mean_x = 0;
+  for (const std::size_t T_x : source_lengths) {
+    mean_x += static_cast<double>(T_x) / static_cast<double>(source_lengths.size());
+  }
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    double mean_t = 0, covariance = 0, variance = 0;
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      mean_t += results[k][d].processor_ms / static_cast<double>(source_lengths.size());
+    }
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      const double dx = static_cast<double>(source_lengths[k]) - mean_x;
+      covariance += dx * (results[k][d].processor_ms - mean_t);
+      variance += dx * dx;
+    }
+    std::printf(" %s %.3f", decoders[d].c_str(), covariance / variance);
+  }
+  std::printf("\n");
+}
+
+// (11.3) at the longest source, and a check of the ratios' sanity.
+void ratios(const Settings& settings, const std::vector<std::vector<Measured>>& results) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  // [docs:ratio]
+  // (11.3)  r = t_attention / t_vanilla at the longest source
+  const std::vector<Measured>& longest = results.back();
+  double bad_ratios = 0;
+  std::printf("time: attention / vanilla at T_x = %zu:", source_lengths.back());
+  for (std::size_t d = 1; d < decoders.size(); ++d) {
+    const double r_wall = longest[d].wall_ms / longest[0].wall_ms;
+    const double r_processor = longest[d].processor_ms / longest[0].processor_ms;
+    std::printf(" %s %.2f (processor %.2f)", decoders[d].c_str(), r_wall, r_processor);
+    for (const double r : {r_wall, r_processor}) {
+      if (!(std::isfinite(r) && r > 0)) bad_ratios += 1;
+    }
+  }
+  std::printf("\n");
+  // [docs:end]
+  // times vary from run to run and machine to machine: only their sanity is checked, never their size
+  tutorial::check("(11.3) ratios attention/vanilla that are not finite and > 0 (count)", bad_ratios, 0);
+}
+
+// The processor time per step against the source length, one curve per model.
+void draw_step_time(const tutorial::Options& options, const Settings& settings,
+                    const std::vector<std::vector<Measured>>& results) {
+  const auto& [B, T_y, H, E, V, source_lengths, steps, decoders] = settings;
+  // [docs:figure]
+  std::vector<plot::Series> curves;
+  for (std::size_t d = 0; d < decoders.size(); ++d) {
+    plot::Series series{decoders[d], {}, {}};
+    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
+      series.x.push_back(static_cast<double>(source_lengths[k]));
+      series.y.push_back(results[k][d].processor_ms);
+    }
+    curves.push_back(series);
+  }
+  plot::LineChartOptions chart;
+  chart.title = "Processor time per training step (B = 32, T_y = 12, GRU, H = 64)";
+  chart.x_label = "source length T_x";
+  chart.y_label = "milliseconds of processor time per training step";
+  chart.y_min = 0;
+  tutorial::write_figure(options, "11-step-time.svg", plot::line_chart_svg(curves, chart));
+  // [docs:end]
+}
+
 }  // namespace
 
 // Where this leads: self-attention over one sequence of n = 4 positions, with the tape's ops, and by hand.
@@ -190,168 +374,27 @@ static void self_attention() {
 
 int main(int argc, char** argv) {
   const tutorial::Options options = tutorial::parse_options(argc, argv);
-  const std::size_t B = 32, T_y = 12, H = 64, E = 32, V = 24;
-  const std::vector<std::size_t> source_lengths =
+  Settings settings{32, 12, 64, 32, 24, {}, 0, {"vanilla", "bahdanau", "luong-general"}};
+  settings.source_lengths =
       options.small ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{8, 16, 32, 64, 128};
-  const std::size_t steps = options.small ? 2 : 21;  // the first step warms up, the others are timed
-  const std::vector<std::string> decoders = {"vanilla", "bahdanau", "luong-general"};
+  settings.steps = options.small ? 2 : 21;
   std::printf(
       "Chapter 11: what attention costs. GRU, H = %zu, E = %zu, B = %zu, T_y = %zu decoder steps,\n"
       "%zu Adam steps per model and source length\n\n",
-      H, E, B, T_y, steps);
+      settings.H, settings.E, settings.B, settings.T_y, settings.steps);
 
-  // results[k][d]: source_lengths[k], decoders[d]
-  std::vector<std::vector<Measured>> results(source_lengths.size(), std::vector<Measured>(decoders.size()));
-  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-    const std::size_t T_x = source_lengths[k];
-    Rng data_rng(T_x);  // the three models train on the same batch
-    const models::Batch batch = random_batch(B, T_x, T_y, V, data_rng);
-    // [docs:step]
-    std::vector<std::unique_ptr<Trainer>> trainers;
-    for (const std::string& name : decoders) {
-      models::Seq2seqConfig config;
-      config.source_vocab_size = V;
-      config.target_vocab_size = V;
-      config.cell = nn::CellKind::gru;
-      config.hidden_size = H;
-      config.embedding_dim = E;
-      config.set_decoder(name);
-      config.seed = 11;
-      trainers.push_back(std::make_unique<Trainer>(config));
-    }
-    // the models take turns, one step each, so that a change in the machine's load falls on all three alike
-    std::vector<std::vector<double>> wall(decoders.size()), processor(decoders.size());
-    for (std::size_t step = 0; step < steps; ++step) {
-      for (std::size_t d = 0; d < decoders.size(); ++d) {
-        const auto [wall_seconds, processor_seconds] = trainers[d]->step(batch, results[k][d].loss);
-        if (step == 0) continue;  // the first step warms up (allocations, caches)
-        wall[d].push_back(wall_seconds);
-        processor[d].push_back(processor_seconds);
-      }
-    }
-    // [docs:end]
-    for (std::size_t d = 0; d < decoders.size(); ++d) {
-      Measured& m = results[k][d];
-      models::Seq2seq<float>& model = trainers[d]->model;
-      Tape<float>& tape = trainers[d]->tape;
-      m.wall_ms = 1000 * *std::min_element(wall[d].begin(), wall[d].end());
-      m.processor_ms = 1000 * *std::min_element(processor[d].begin(), processor[d].end());
-      m.scores_per_step = trainers[d]->counter != nullptr ? trainers[d]->counter->evaluations : 0;
+  // ---- Each model, trained side by side at each source length -------------------------------------------------------
+  std::vector<std::vector<Measured>> results;  // results[k][d]: source_lengths[k], decoders[d]
+  for (const std::size_t T_x : settings.source_lengths) results.push_back(measure_at(settings, T_x));
 
-      // the second route: the shapes of what forward() records, on the same batch
-      tape.clear();
-      const models::TeacherForced<float> forced = model.forward(tape, batch);
-      for (const Variable<float>& alpha_j : forced.alpha) {
-        m.scores_from_alpha += alpha_j.shape()[0] * alpha_j.shape()[1];  // α_j: (B, T_x)
-      }
-      const models::Encoded<float> encoded = model.encode(tape, batch.source, batch.source_lengths);
-      // h_1..h_Tx: one encoder step each; then one decoder step per logits row
-      m.sequential_steps = encoded.memory.annotations.shape()[1] + forced.logits.shape()[1];
-    }
-  }
+  // ---- What grows with T_x: scores (11.1), sequential steps (11.2), time (11.3) -------------------------------------
+  check_counts(settings, results);
+  print_losses(settings, results);
+  print_times(settings, results);
+  ratios(settings, results);
+  draw_step_time(options, settings, results);
 
-  // [docs:counts]
-  std::printf("%5s %5s %18s %28s\n", "T_x", "T_y", "sequential steps", "score evaluations per step");
-  std::printf("%5s %5s %18s %28s\n", "", "", "n = T_x + T_y", "(attention) T_x·T_y·B");
-  double worst_count = 0, worst_alpha = 0, worst_sequential = 0;
-  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-    const std::size_t T_x = source_lengths[k];
-    // (11.1)  the alignment scores of one training step: e_ij for i = 1..T_x, j = 1..T_y, for each of B sentences
-    const std::size_t N_scores = T_x * T_y * B;
-    // (11.2)  the recurrent steps that must run one after the other: T_x encoder steps, then T_y decoder steps
-    const std::size_t n = T_x + T_y;
-    std::printf("%5zu %5zu %18zu %28zu\n", T_x, T_y, n, N_scores);
-    for (std::size_t d = 0; d < decoders.size(); ++d) {
-      const Measured& m = results[k][d];
-      const double expected = decoders[d] == "vanilla" ? 0.0 : static_cast<double>(N_scores);
-      worst_count = std::max(worst_count, std::abs(static_cast<double>(m.scores_per_step) - expected));
-      worst_alpha = std::max(worst_alpha, std::abs(static_cast<double>(m.scores_from_alpha) - expected));
-      worst_sequential = std::max(worst_sequential, std::abs(static_cast<double>(m.sequential_steps) - n));
-    }
-  }
-  // [docs:end]
-  std::printf("\n");
-  tutorial::check("(11.1) scores counted by the score function vs T_x·T_y·B (vanilla: 0)", worst_count, 0);
-  tutorial::check("(11.1) scores from the shapes of the recorded alpha_j vs T_x·T_y·B", worst_alpha, 0);
-  tutorial::check("(11.2) sequential steps from the shapes of h_i and the logits vs T_x + T_y", worst_sequential, 0);
-
-  std::printf("\nloss after %zu steps (the same numbers on every run):\n%5s", steps, "T_x");
-  for (const auto& name : decoders) std::printf(" %14s", name.c_str());
-  std::printf("\n");
-  for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-    std::printf("%5zu", source_lengths[k]);
-    for (const Measured& m : results[k]) std::printf(" %14.4f", m.loss);
-    std::printf("\n");
-  }
-
-  for (const bool by_processor : {false, true}) {
-    std::printf("\ntime: milliseconds per training step, %s, fastest of %zu timed steps (differ from run to run)\n",
-                by_processor ? "processor time" : "wall clock", steps - 1);
-    std::printf("time: %5s", "T_x");
-    for (const auto& name : decoders) std::printf(" %14s", name.c_str());
-    std::printf("\n");
-    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-      std::printf("time: %5zu", source_lengths[k]);
-      for (const Measured& m : results[k]) std::printf(" %14.2f", by_processor ? m.processor_ms : m.wall_ms);
-      std::printf("\n");
-    }
-  }
-  // how the processor time grows with the source: the least-squares line t ≈ t_0 + b·T_x of each model; b_vanilla is
-  // about one encoder step (forward and backward), b_attention - b_vanilla the T_y scores and weights per source word
-  std::printf("time: slope b of t ≈ t_0 + b·T_x, processor time, ms per source word:");
-  double mean_x = 0;
-  for (const std::size_t T_x : source_lengths) {
-    mean_x += static_cast<double>(T_x) / static_cast<double>(source_lengths.size());
-  }
-  for (std::size_t d = 0; d < decoders.size(); ++d) {
-    double mean_t = 0, covariance = 0, variance = 0;
-    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-      mean_t += results[k][d].processor_ms / static_cast<double>(source_lengths.size());
-    }
-    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-      const double dx = static_cast<double>(source_lengths[k]) - mean_x;
-      covariance += dx * (results[k][d].processor_ms - mean_t);
-      variance += dx * dx;
-    }
-    std::printf(" %s %.3f", decoders[d].c_str(), covariance / variance);
-  }
-  std::printf("\n");
-  // [docs:ratio]
-  // (11.3)  r = t_attention / t_vanilla at the longest source
-  const std::vector<Measured>& longest = results.back();
-  double bad_ratios = 0;
-  std::printf("time: attention / vanilla at T_x = %zu:", source_lengths.back());
-  for (std::size_t d = 1; d < decoders.size(); ++d) {
-    const double r_wall = longest[d].wall_ms / longest[0].wall_ms;
-    const double r_processor = longest[d].processor_ms / longest[0].processor_ms;
-    std::printf(" %s %.2f (processor %.2f)", decoders[d].c_str(), r_wall, r_processor);
-    for (const double r : {r_wall, r_processor}) {
-      if (!(std::isfinite(r) && r > 0)) bad_ratios += 1;
-    }
-  }
-  std::printf("\n");
-  // [docs:end]
-  // times vary from run to run and machine to machine: only their sanity is checked, never their size
-  tutorial::check("(11.3) ratios attention/vanilla that are not finite and > 0 (count)", bad_ratios, 0);
-
-  // [docs:figure]
-  std::vector<plot::Series> curves;
-  for (std::size_t d = 0; d < decoders.size(); ++d) {
-    plot::Series series{decoders[d], {}, {}};
-    for (std::size_t k = 0; k < source_lengths.size(); ++k) {
-      series.x.push_back(static_cast<double>(source_lengths[k]));
-      series.y.push_back(results[k][d].processor_ms);
-    }
-    curves.push_back(series);
-  }
-  plot::LineChartOptions chart;
-  chart.title = "Processor time per training step (B = 32, T_y = 12, GRU, H = 64)";
-  chart.x_label = "source length T_x";
-  chart.y_label = "milliseconds of processor time per training step";
-  chart.y_min = 0;
-  tutorial::write_figure(options, "11-step-time.svg", plot::line_chart_svg(curves, chart));
-  // [docs:end]
-
+  // ---- Where this leads: self-attention -----------------------------------------------------------------------------
   self_attention();
   return tutorial::exit_status();
 }

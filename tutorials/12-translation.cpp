@@ -390,49 +390,41 @@ std::string percent(double fraction) {
   return text;
 }
 
-}  // namespace
+// The chapter's settings; --small keeps every step but makes them tiny.
+struct Settings {
+  std::size_t every;            // keep every n-th pair of the Spanish file
+  std::size_t test_size;        // distinct source sentences
+  std::size_t validation_size;  //
+  std::size_t steps;            // training steps of 64 pairs per decoder
+  std::size_t report_every;     // the loss is printed as the mean of each stretch of this many steps
+  std::size_t embedding_dim, hidden_size;
+  std::size_t hindi_steps, hindi_every, hindi_test_size;
+};
 
-int main(int argc, char** argv) {
-  std::string data_dir = "../shared/data";
-  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
-  const bool small = options.small;
-  // The chapter's settings; --small keeps every step but makes them tiny.
-  const std::size_t every = small ? 250 : 1;        // keep every n-th pair of the Spanish file
-  const std::size_t test_size = small ? 40 : 2000;  // distinct source sentences
-  const std::size_t validation_size = small ? 20 : 1000;
-  const std::size_t steps = small ? 4 : 1200;  // training steps of 64 pairs per decoder
-  const std::size_t report_every = small ? 2 : 300;
-  const std::size_t embedding_dim = small ? 8 : 64, hidden_size = small ? 16 : 128;
-  const std::size_t hindi_steps = small ? 4 : 2000;
-  const std::size_t hindi_every = small ? 5 : 1;
-  const std::size_t hindi_test_size = small ? 30 : 300;
-  const auto program_start = std::chrono::steady_clock::now();
-  const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");
-  std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
+Settings settings_for(bool small) {
+  Settings s;
+  s.every = small ? 250 : 1;
+  s.test_size = small ? 40 : 2000;
+  s.validation_size = small ? 20 : 1000;
+  s.steps = small ? 4 : 1200;
+  s.report_every = small ? 2 : 300;
+  s.embedding_dim = small ? 8 : 64;
+  s.hidden_size = small ? 16 : 128;
+  s.hindi_steps = small ? 4 : 2000;
+  s.hindi_every = small ? 5 : 1;
+  s.hindi_test_size = small ? 30 : 300;
+  return s;
+}
 
-  // ---- The text: normalisation and tokens ---------------------------------------------------------------------------
-  data::PairReadOptions read;
-  read.source_column = data::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
-  const data::PairFile whole_file = data::read_pair_file(spanish_path, read);
-  const data::PairFile file = every_nth(whole_file, every);
-  std::printf(
-      "%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
-      every > 1 ? (", every " + std::to_string(every) + "th kept: " + std::to_string(file.pairs.size())).c_str() : "");
+// ---- The text: normalisation and tokens -----------------------------------------------------------------------------
 
-  std::printf("(12.1) text -> tokens:\n");
-  const std::vector<std::string> examples{"¿Qué es lo que haces?", "I'll be back at 6:30.", "Don't trust him.",
-                                          "It costs 1,000 yen, or 3.5 dollars.",
-                                          "Tom\xE2\x80\x99s well-known \xE2\x80\x9C"
-                                          "fact\xE2\x80\x9D!"};
-  for (const std::string& text : examples) {
-    const Tokens tokens = data::tokenize(text, data::Tokenization::words);
-    std::printf("  \"%s\"\n      -> %s\n", text.c_str(), joined(tokens).c_str());
-  }
-  // "canción" with ó as one code point (U+00F3) and as o followed by the combining accent U+0301: NFC makes them one
-  const Tokens composed = data::tokenize("Canci\xC3\xB3n", data::Tokenization::words);
-  const Tokens decomposed = data::tokenize("Cancio\xCC\x81n", data::Tokenization::words);
-  tutorial::check("(12.1) \"canción\" with ó as U+00F3 and as o + U+0301: tokens that differ",
-                  composed == decomposed ? 0 : 1, 0);
+// How many sentences the two routes of (12.1) disagree on.
+struct TokenizeDifferences {
+  std::size_t ascii_sentences = 0, ascii_differ = 0;  // ascii_words vs data::tokenize, all-ASCII sentences
+  std::size_t sentences = 0, round_trip_differ = 0;   // tokenize(detokenize(tokens)) vs tokens, every sentence
+};
+
+TokenizeDifferences tokenize_differences(const data::PairFile& file) {
   // [docs:tokenize-checks]
   std::size_t ascii_sentences = 0, ascii_differ = 0, sentences = 0, round_trip_differ = 0;
   for (const data::SentencePair& pair : file.pairs) {
@@ -450,19 +442,58 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
-  tutorial::check("(12.1) ascii_words vs data::tokenize, " + std::to_string(ascii_sentences) +
-                      " all-ASCII sentences: sentences that differ",
-                  static_cast<double>(ascii_differ), 0);
-  tutorial::check("(12.1) tokenize(detokenize(tokens)) vs tokens, " + std::to_string(sentences) +
-                      " sentences: sentences that differ",
-                  static_cast<double>(round_trip_differ), 0);
+  return {ascii_sentences, ascii_differ, sentences, round_trip_differ};
+}
 
-  // ---- The split ----------------------------------------------------------------------------------------------------
+// (12.1) on a few sentences, then checked on every sentence of the file.
+void show_tokens(const data::PairFile& file) {
+  std::printf("(12.1) text -> tokens:\n");
+  const std::vector<std::string> examples{"¿Qué es lo que haces?", "I'll be back at 6:30.", "Don't trust him.",
+                                          "It costs 1,000 yen, or 3.5 dollars.",
+                                          "Tom\xE2\x80\x99s well-known \xE2\x80\x9C"
+                                          "fact\xE2\x80\x9D!"};
+  for (const std::string& text : examples) {
+    const Tokens tokens = data::tokenize(text, data::Tokenization::words);
+    std::printf("  \"%s\"\n      -> %s\n", text.c_str(), joined(tokens).c_str());
+  }
+  // "canción" with ó as one code point (U+00F3) and as o followed by the combining accent U+0301: NFC makes them one
+  const Tokens composed = data::tokenize("Canci\xC3\xB3n", data::Tokenization::words);
+  const Tokens decomposed = data::tokenize("Cancio\xCC\x81n", data::Tokenization::words);
+  tutorial::check("(12.1) \"canción\" with ó as U+00F3 and as o + U+0301: tokens that differ",
+                  composed == decomposed ? 0 : 1, 0);
+  const TokenizeDifferences d = tokenize_differences(file);
+  tutorial::check("(12.1) ascii_words vs data::tokenize, " + std::to_string(d.ascii_sentences) +
+                      " all-ASCII sentences: sentences that differ",
+                  static_cast<double>(d.ascii_differ), 0);
+  tutorial::check("(12.1) tokenize(detokenize(tokens)) vs tokens, " + std::to_string(d.sentences) +
+                      " sentences: sentences that differ",
+                  static_cast<double>(d.round_trip_differ), 0);
+}
+
+// ---- The split ------------------------------------------------------------------------------------------------------
+
+data::TranslationSplitOptions split_options(const Settings& settings) {
   data::TranslationSplitOptions split;
   split.seed = 1;
-  split.validation_size = validation_size;
-  split.test_size = test_size;
+  split.validation_size = settings.validation_size;
+  split.test_size = settings.test_size;
   split.max_words = 10;
+  return split;
+}
+
+// The fraction of the test sentences' tokens that read as <unk>.
+double unknown_fraction(const Corpus& corpus) {
+  std::size_t tokens = 0, unknown = 0;
+  for (const Sequence& x : sources_of(corpus.data.test, corpus.source_vocabulary)) {
+    tokens += x.size();
+    unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), data::Vocabulary::unk_id));
+  }
+  return double(unknown) / double(tokens);
+}
+
+// The Spanish pairs split and encoded; prints the split and the vocabularies, and checks that no test sentence is a
+// training source.
+Corpus split_spanish(const data::PairFile& file, const data::TranslationSplitOptions& split, std::size_t test_size) {
   const Corpus spanish = make_corpus(file, split, /*min_count=*/2, /*train_examples=*/test_size);
   const data::TranslationData& data = spanish.data;
   std::size_t several = 0, most = 0;
@@ -481,19 +512,18 @@ int main(int argc, char** argv) {
   std::size_t leaked = 0;
   for (const data::TranslationExample& example : data.test) leaked += train_sources.count(joined(example.source));
   tutorial::check("test sentences that are also training sources", static_cast<double>(leaked), 0);
-  std::size_t test_tokens = 0, unknown = 0;
-  for (const Sequence& x : sources_of(data.test, spanish.source_vocabulary)) {
-    test_tokens += x.size();
-    unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), data::Vocabulary::unk_id));
-  }
   std::printf(
       "vocabularies (training tokens seen at least twice): %zu Spanish, %zu English, the 4 specials included;\n"
       "  %s of the test sentences' tokens read as <unk>\n",
-      spanish.source_vocabulary.size(), spanish.target_vocabulary.size(),
-      percent(double(unknown) / double(test_tokens)).c_str());
+      spanish.source_vocabulary.size(), spanish.target_vocabulary.size(), percent(unknown_fraction(spanish)).c_str());
+  return spanish;
+}
 
-  // ---- BLEU by hand on one sentence ---------------------------------------------------------------------------------
-  // Every English translation the file gives for one Spanish sentence, and two outputs written by hand.
+// ---- BLEU by hand on one sentence -----------------------------------------------------------------------------------
+
+// Every English translation the file gives for one Spanish sentence, and two outputs written by hand: (12.2)-(12.4)
+// by hand against data::corpus_bleu.
+void bleu_on_one_sentence(const data::PairFile& whole_file) {
   const std::string example_source = "Es hora de irte a la cama.";
   data::TranslationExample example{data::tokenize(example_source, data::Tokenization::words), {}};
   for (const data::SentencePair& pair : whole_file.pairs) {
@@ -524,62 +554,92 @@ int main(int argc, char** argv) {
   tutorial::check("(12.2) p_n by hand vs data::corpus_bleu", worst_p, 1e-12);
   tutorial::check("(12.3) BP by hand vs data::corpus_bleu", worst_bp, 1e-12);
   tutorial::check("(12.4) BLEU by hand vs data::corpus_bleu", worst_bleu, 1e-12);
+}
 
-  // ---- Three decoders, one budget -----------------------------------------------------------------------------------
-  const std::vector<std::string> decoders{"vanilla", "bahdanau", "luong-general"};
-  const std::vector<Sequence> test_sources = sources_of(data.test, spanish.source_vocabulary);
-  const std::vector<Sequence> train_example_sources = sources_of(spanish.train_examples, spanish.source_vocabulary);
-  std::vector<std::unique_ptr<models::Seq2seq<float>>> trained;
-  std::vector<std::vector<models::Hypothesis>> greedy, beam;
-  std::vector<data::BleuScore> greedy_bleu, beam_bleu, train_bleu;
-  std::vector<std::string> times;
-  std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n", steps,
-              embedding_dim, hidden_size);
-  std::printf("%-14s %10s   loss, mean of each %zu steps\n", "decoder", "parameters", report_every);
+// ---- Three decoders, one budget -------------------------------------------------------------------------------------
+
+// One decoder of the comparison, trained, and its translations of the test set.
+struct Trained {
+  std::string decoder;
+  std::unique_ptr<models::Seq2seq<float>> model;
+  Run run;
+  std::vector<models::Hypothesis> greedy, beam;  // beam width 1 and 5
+  data::BleuScore greedy_bleu, beam_bleu, train_bleu;
+  double translate_seconds = 0;
+};
+
+// Trains one decoder, then translates the test set twice (and the training examples once, greedy).
+Trained train_and_translate(const Corpus& spanish, const std::string& decoder, const Settings& settings) {
+  const std::vector<Sequence> test_sources = sources_of(spanish.data.test, spanish.source_vocabulary);
+  const std::size_t embedding_dim = settings.embedding_dim, hidden_size = settings.hidden_size;
+  const std::size_t steps = settings.steps, report_every = settings.report_every;
+  const data::TranslationData& data = spanish.data;
+  Trained trained{decoder, nullptr, {}, {}, {}, {}, {}, {}, 0};
+  // [docs:compare]
+  auto model = std::make_unique<models::Seq2seq<float>>(configure(spanish, decoder, embedding_dim, hidden_size));
+  const Run run = train(*model, spanish, steps, report_every);
+  const auto decode_start = std::chrono::steady_clock::now();
+  trained.greedy = translate(*model, test_sources, {/*beam_width=*/1});
+  trained.beam = translate(*model, test_sources, {/*beam_width=*/5, /*max_length=*/0, /*length_penalty=*/1.0});
+  trained.greedy_bleu = score(trained.greedy, data.test, spanish.target_vocabulary);
+  trained.beam_bleu = score(trained.beam, data.test, spanish.target_vocabulary);
+  // [docs:end]
+  trained.train_bleu = score(translate(*model, sources_of(spanish.train_examples, spanish.source_vocabulary), {1}),
+                             spanish.train_examples, spanish.target_vocabulary);
+  trained.translate_seconds = tutorial::seconds_since(decode_start);
+  trained.run = run;
+  trained.model = std::move(model);
+  return trained;
+}
+
+// Each decoder trained and translating in turn; prints the losses, then the timings.
+std::vector<Trained> compare_decoders(const Corpus& spanish, const std::vector<std::string>& decoders,
+                                      const Settings& settings) {
+  std::printf("\ntraining: %zu steps of 64 pairs for each decoder, GRU, E = %zu, H = %zu, Adam 2e-3, clip 1\n",
+              settings.steps, settings.embedding_dim, settings.hidden_size);
+  std::printf("%-14s %10s   loss, mean of each %zu steps\n", "decoder", "parameters", settings.report_every);
+  std::vector<Trained> trained;
   for (const std::string& decoder : decoders) {
-    // [docs:compare]
-    auto model = std::make_unique<models::Seq2seq<float>>(configure(spanish, decoder, embedding_dim, hidden_size));
-    const Run run = train(*model, spanish, steps, report_every);
-    const auto decode_start = std::chrono::steady_clock::now();
-    greedy.push_back(translate(*model, test_sources, {/*beam_width=*/1}));
-    beam.push_back(translate(*model, test_sources, {/*beam_width=*/5, /*max_length=*/0, /*length_penalty=*/1.0}));
-    greedy_bleu.push_back(score(greedy.back(), data.test, spanish.target_vocabulary));
-    beam_bleu.push_back(score(beam.back(), data.test, spanish.target_vocabulary));
-    // [docs:end]
-    train_bleu.push_back(
-        score(translate(*model, train_example_sources, {1}), spanish.train_examples, spanish.target_vocabulary));
-    std::printf("%-14s %10zu   %s\n", decoder.c_str(), model->parameter_count(), losses_of(run).c_str());
-    char line[200];
-    std::snprintf(line, sizeof line, "time: %-14s training %6.1f s (%5.0f target tokens/s), translating %5.1f s",
-                  decoder.c_str(), run.seconds, double(run.tokens) / run.seconds,
-                  tutorial::seconds_since(decode_start));
-    times.push_back(line);
-    trained.push_back(std::move(model));
+    trained.push_back(train_and_translate(spanish, decoder, settings));
+    std::printf("%-14s %10zu   %s\n", decoder.c_str(), trained.back().model->parameter_count(),
+                losses_of(trained.back().run).c_str());
   }
-  for (const std::string& line : times) std::printf("%s\n", line.c_str());
+  for (const Trained& t : trained) {
+    std::printf("time: %-14s training %6.1f s (%5.0f target tokens/s), translating %5.1f s\n", t.decoder.c_str(),
+                t.run.seconds, double(t.run.tokens) / t.run.seconds, t.translate_seconds);
+  }
+  return trained;
+}
 
-  std::printf("\ntest BLEU (%zu Spanish sentences, all references, on our tokens):\n", data.test.size());
+void print_test_bleu(const std::vector<Trained>& trained, const Corpus& spanish) {
+  std::printf("\ntest BLEU (%zu Spanish sentences, all references, on our tokens):\n", spanish.data.test.size());
   std::printf("%-14s %7s %7s   %-27s %6s %8s   %s\n", "decoder", "greedy", "beam 5", "greedy: p_1 p_2 p_3 p_4", "BP",
               "c/r", "training BLEU");
-  for (std::size_t d = 0; d < decoders.size(); ++d) {
-    const data::BleuScore& g = greedy_bleu[d];
-    std::printf("%-14s %7.2f %7.2f   %5.1f %5.1f %5.1f %5.1f       %6.3f %8.3f   %6.2f\n", decoders[d].c_str(),
-                100 * g.bleu, 100 * beam_bleu[d].bleu, 100 * g.precisions[0], 100 * g.precisions[1],
+  for (const Trained& t : trained) {
+    const data::BleuScore& g = t.greedy_bleu;
+    std::printf("%-14s %7.2f %7.2f   %5.1f %5.1f %5.1f %5.1f       %6.3f %8.3f   %6.2f\n", t.decoder.c_str(),
+                100 * g.bleu, 100 * t.beam_bleu.bleu, 100 * g.precisions[0], 100 * g.precisions[1],
                 100 * g.precisions[2], 100 * g.precisions[3], g.brevity_penalty,
-                double(g.hypothesis_length) / double(g.reference_length), 100 * train_bleu[d].bleu);
+                double(g.hypothesis_length) / double(g.reference_length), 100 * t.train_bleu.bleu);
   }
   std::printf("(training BLEU: greedy, on %zu training sentences with all their training translations)\n",
               spanish.train_examples.size());
+}
 
-  // ---- Corpus BLEU by hand, and the mean of sentence BLEU -----------------------------------------------------------
+// ---- Corpus BLEU by hand, and the mean of sentence BLEU -------------------------------------------------------------
+
+// (12.5) by hand on the greedy outputs of one decoder, against data::corpus_bleu; prints it next to the mean of
+// the sentence BLEUs.
+void corpus_bleu_by_hand(const Trained& shown, const Corpus& spanish) {
+  const data::TranslationData& data = spanish.data;
+  const std::vector<models::Hypothesis>& greedy = shown.greedy;
   // [docs:corpus]
   // (12.5)  corpus BLEU: m_n, t_n, c and r summed over all outputs first; against it, the mean of sentence BLEUs
-  const std::size_t shown_model = 1;  // bahdanau
   BleuCounts corpus;
   double sentence_sum = 0;
   std::size_t sentence_zero = 0, zero_short = 0;
   for (std::size_t k = 0; k < data.test.size(); ++k) {
-    const Tokens y_hat = spanish.target_vocabulary.decode(greedy[shown_model][k].tokens);
+    const Tokens y_hat = spanish.target_vocabulary.decode(greedy[k].tokens);
     add_counts(corpus, y_hat, data.test[k].references);
     BleuCounts sentence;
     add_counts(sentence, y_hat, data.test[k].references);
@@ -590,104 +650,124 @@ int main(int argc, char** argv) {
     }
   }
   // [docs:end]
-  const data::BleuScore& library = greedy_bleu[shown_model];
+  const data::BleuScore& library = shown.greedy_bleu;
   double worst_corpus = std::abs(bleu(corpus) - library.bleu);
   for (std::size_t n = 1; n <= N; ++n) {
     worst_corpus = std::max(worst_corpus, std::abs(precision(corpus, n) - library.precisions[n - 1]));
   }
-  std::printf("\n%s, greedy, the %zu test sentences:\n", decoders[shown_model].c_str(), data.test.size());
+  std::printf("\n%s, greedy, the %zu test sentences:\n", shown.decoder.c_str(), data.test.size());
   std::printf("  corpus BLEU (12.5)           %6.2f   (c = %.0f, r = %.0f)\n", 100 * bleu(corpus), corpus.c, corpus.r);
   std::printf("  mean of the sentence BLEUs   %6.2f   (%zu sentences score 0, %zu of them shorter than %zu tokens)\n",
               100 * sentence_sum / double(data.test.size()), sentence_zero, zero_short, N);
   tutorial::check("(12.5) corpus BLEU and p_n from counts summed by hand vs data::corpus_bleu", worst_corpus, 1e-12);
+}
 
-  // ---- Beam search --------------------------------------------------------------------------------------------------
-  {
-    models::Seq2seq<float>& model = *trained[shown_model];
-    const std::vector<models::Hypothesis>& width_5 = beam[shown_model];
-    // Beam width 1 through the beam search against greedy decoding written on its own.
-    std::size_t differ = 0;
-    double worst_log_p = 0;
-    for (std::size_t first = 0; first < test_sources.size(); first += 100) {
-      const std::vector<Sequence> chunk(
-          test_sources.begin() + static_cast<std::ptrdiff_t>(first),
-          test_sources.begin() + static_cast<std::ptrdiff_t>(std::min(first + 100, test_sources.size())));
-      const models::Batch batch = models::make_batch(chunk);
-      const std::vector<models::Hypothesis> plain = models::greedy_decode(model, batch.source, batch.source_lengths);
-      for (std::size_t b = 0; b < plain.size(); ++b) {
-        differ += plain[b].tokens != greedy[shown_model][first + b].tokens;
-        worst_log_p = std::max(worst_log_p, std::abs(plain[b].log_prob - greedy[shown_model][first + b].log_prob));
-      }
-    }
-    tutorial::check("(12.6) beam width 1 vs models::greedy_decode, outputs that differ", double(differ), 0);
-    tutorial::check("(12.6) beam width 1 vs models::greedy_decode, log p(y|x)", worst_log_p, 1e-9);
-    // [docs:beam-check]
-    // (12.6)  s(y) = log p(y | x) / |y|^α, |y| counting the end token; log p(y | x) again by teacher forcing
-    const double alpha = 1.0;
-    double worst_score = 0, worst_forced = 0;
-    for (std::size_t first = 0; first < test_sources.size(); first += 100) {
-      const std::size_t last = std::min(first + 100, test_sources.size());
-      const std::vector<Sequence> chunk(test_sources.begin() + static_cast<std::ptrdiff_t>(first),
-                                        test_sources.begin() + static_cast<std::ptrdiff_t>(last));
-      const std::vector<models::Hypothesis> outputs(width_5.begin() + static_cast<std::ptrdiff_t>(first),
-                                                    width_5.begin() + static_cast<std::ptrdiff_t>(last));
-      const std::vector<double> log_p = teacher_forced_log_p(model, chunk, outputs);
-      for (std::size_t b = 0; b < outputs.size(); ++b) {
-        const double length = double(outputs[b].tokens.size() + (outputs[b].finished ? 1 : 0));
-        worst_score = std::max(worst_score, std::abs(outputs[b].log_prob / std::pow(length, alpha) - outputs[b].score));
-        worst_forced = std::max(worst_forced, std::abs(log_p[b] - outputs[b].log_prob));
-      }
-    }
-    // [docs:end]
-    tutorial::check("(12.6) s(y) = log p(y|x) / |y|^α by hand vs Hypothesis::score", worst_score, 1e-9);
-    tutorial::check("(12.6) log p(y|x) of the beam's outputs by teacher forcing vs the beam's sums", worst_forced,
-                    1e-3);
+// ---- Beam search ----------------------------------------------------------------------------------------------------
 
-    // Where beam search changed the output, and what length normalisation does.
-    std::vector<std::size_t> changed;
-    for (std::size_t k = 0; k < data.test.size(); ++k) {
-      if (greedy[shown_model][k].tokens != width_5[k].tokens) changed.push_back(k);
+// Sources first..first+99 (or fewer at the end).
+template <class T>
+std::vector<T> hundred_from(const std::vector<T>& all, std::size_t first) {
+  return std::vector<T>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                        all.begin() + static_cast<std::ptrdiff_t>(std::min(first + 100, all.size())));
+}
+
+// Beam width 1 through the beam search against greedy decoding written on its own.
+void check_beam_width_1(const Trained& shown, const std::vector<Sequence>& test_sources) {
+  std::size_t differ = 0;
+  double worst_log_p = 0;
+  for (std::size_t first = 0; first < test_sources.size(); first += 100) {
+    const models::Batch batch = models::make_batch(hundred_from(test_sources, first));
+    const std::vector<models::Hypothesis> plain =
+        models::greedy_decode(*shown.model, batch.source, batch.source_lengths);
+    for (std::size_t b = 0; b < plain.size(); ++b) {
+      differ += plain[b].tokens != shown.greedy[first + b].tokens;
+      worst_log_p = std::max(worst_log_p, std::abs(plain[b].log_prob - shown.greedy[first + b].log_prob));
     }
-    std::printf("\n%s: beam 5 changes %zu of the %zu outputs; the first three:\n", decoders[shown_model].c_str(),
-                changed.size(), data.test.size());
-    for (std::size_t n = 0; n < 3 && n < changed.size(); ++n) {
-      const std::size_t k = changed[n];
-      const models::Hypothesis& g = greedy[shown_model][k];
-      const models::Hypothesis& b = width_5[k];
-      std::printf("  \"%s\"\n", data::detokenize(data.test[k].source, data::Tokenization::words).c_str());
-      std::printf("    greedy     log p %7.3f  s %7.3f  \"%s\"\n", g.log_prob, g.score,
-                  text_of(g, spanish.target_vocabulary).c_str());
-      std::printf("    beam 5     log p %7.3f  s %7.3f  \"%s\"\n", b.log_prob, b.score,
-                  text_of(b, spanish.target_vocabulary).c_str());
-      std::printf("    reference                         \"%s\"\n",
-                  data::detokenize(data.test[k].references[0], data::Tokenization::words).c_str());
-    }
-    const std::vector<models::Hypothesis> raw = translate(model, test_sources, {5, 0, /*length_penalty=*/0.0});
-    const data::BleuScore raw_bleu = score(raw, data.test, spanish.target_vocabulary);
-    std::printf("\n%s on the %zu test sentences:\n%-30s BLEU   p_1   p_2   p_3   p_4     BP    c/r\n",
-                decoders[shown_model].c_str(), data.test.size(), "");
-    const auto row = [](const std::string& name, const data::BleuScore& b) {
-      const std::size_t width = data::utf8_characters(name).size();  // characters, not bytes: "α" is two
-      std::printf("  %s%s %6.2f %5.1f %5.1f %5.1f %5.1f  %5.3f  %5.3f\n", name.c_str(),
-                  std::string(width < 26 ? 26 - width : 0, ' ').c_str(), 100 * b.bleu, 100 * b.precisions[0],
-                  100 * b.precisions[1], 100 * b.precisions[2], 100 * b.precisions[3], b.brevity_penalty,
-                  double(b.hypothesis_length) / double(b.reference_length));
-    };
-    row("greedy", greedy_bleu[shown_model]);
-    row("beam 5, α = 0: log p", raw_bleu);
-    row("beam 5, α = 1: log p / |y|", beam_bleu[shown_model]);
   }
+  tutorial::check("(12.6) beam width 1 vs models::greedy_decode, outputs that differ", double(differ), 0);
+  tutorial::check("(12.6) beam width 1 vs models::greedy_decode, log p(y|x)", worst_log_p, 1e-9);
+}
 
-  // ---- BLEU by source length ----------------------------------------------------------------------------------------
+// The beam's scores (12.6) by hand, and its log p(y | x) by teacher forcing.
+void check_beam_scores(models::Seq2seq<float>& model, const std::vector<Sequence>& test_sources,
+                       const std::vector<models::Hypothesis>& width_5) {
+  // [docs:beam-check]
+  // (12.6)  s(y) = log p(y | x) / |y|^α, |y| counting the end token; log p(y | x) again by teacher forcing
+  const double alpha = 1.0;
+  double worst_score = 0, worst_forced = 0;
+  for (std::size_t first = 0; first < test_sources.size(); first += 100) {
+    const std::size_t last = std::min(first + 100, test_sources.size());
+    const std::vector<Sequence> chunk(test_sources.begin() + static_cast<std::ptrdiff_t>(first),
+                                      test_sources.begin() + static_cast<std::ptrdiff_t>(last));
+    const std::vector<models::Hypothesis> outputs(width_5.begin() + static_cast<std::ptrdiff_t>(first),
+                                                  width_5.begin() + static_cast<std::ptrdiff_t>(last));
+    const std::vector<double> log_p = teacher_forced_log_p(model, chunk, outputs);
+    for (std::size_t b = 0; b < outputs.size(); ++b) {
+      const double length = double(outputs[b].tokens.size() + (outputs[b].finished ? 1 : 0));
+      worst_score = std::max(worst_score, std::abs(outputs[b].log_prob / std::pow(length, alpha) - outputs[b].score));
+      worst_forced = std::max(worst_forced, std::abs(log_p[b] - outputs[b].log_prob));
+    }
+  }
+  // [docs:end]
+  tutorial::check("(12.6) s(y) = log p(y|x) / |y|^α by hand vs Hypothesis::score", worst_score, 1e-9);
+  tutorial::check("(12.6) log p(y|x) of the beam's outputs by teacher forcing vs the beam's sums", worst_forced, 1e-3);
+}
+
+// Where beam search changed the output: the first three.
+void show_beam_changes(const Trained& shown, const Corpus& spanish) {
+  const data::TranslationData& data = spanish.data;
+  std::vector<std::size_t> changed;
+  for (std::size_t k = 0; k < data.test.size(); ++k) {
+    if (shown.greedy[k].tokens != shown.beam[k].tokens) changed.push_back(k);
+  }
+  std::printf("\n%s: beam 5 changes %zu of the %zu outputs; the first three:\n", shown.decoder.c_str(), changed.size(),
+              data.test.size());
+  for (std::size_t n = 0; n < 3 && n < changed.size(); ++n) {
+    const std::size_t k = changed[n];
+    const models::Hypothesis& g = shown.greedy[k];
+    const models::Hypothesis& b = shown.beam[k];
+    std::printf("  \"%s\"\n", data::detokenize(data.test[k].source, data::Tokenization::words).c_str());
+    std::printf("    greedy     log p %7.3f  s %7.3f  \"%s\"\n", g.log_prob, g.score,
+                text_of(g, spanish.target_vocabulary).c_str());
+    std::printf("    beam 5     log p %7.3f  s %7.3f  \"%s\"\n", b.log_prob, b.score,
+                text_of(b, spanish.target_vocabulary).c_str());
+    std::printf("    reference                         \"%s\"\n",
+                data::detokenize(data.test[k].references[0], data::Tokenization::words).c_str());
+  }
+}
+
+// What length normalisation does: greedy, beam 5 ranked by log p alone (α = 0), and by (12.6) with α = 1.
+void length_normalisation(const Trained& shown, const std::vector<Sequence>& test_sources, const Corpus& spanish) {
+  const std::vector<models::Hypothesis> raw = translate(*shown.model, test_sources, {5, 0, /*length_penalty=*/0.0});
+  const data::BleuScore raw_bleu = score(raw, spanish.data.test, spanish.target_vocabulary);
+  std::printf("\n%s on the %zu test sentences:\n%-30s BLEU   p_1   p_2   p_3   p_4     BP    c/r\n",
+              shown.decoder.c_str(), spanish.data.test.size(), "");
+  const auto row = [](const std::string& name, const data::BleuScore& b) {
+    const std::size_t width = data::utf8_characters(name).size();  // characters, not bytes: "α" is two
+    std::printf("  %s%s %6.2f %5.1f %5.1f %5.1f %5.1f  %5.3f  %5.3f\n", name.c_str(),
+                std::string(width < 26 ? 26 - width : 0, ' ').c_str(), 100 * b.bleu, 100 * b.precisions[0],
+                100 * b.precisions[1], 100 * b.precisions[2], 100 * b.precisions[3], b.brevity_penalty,
+                double(b.hypothesis_length) / double(b.reference_length));
+  };
+  row("greedy", shown.greedy_bleu);
+  row("beam 5, α = 0: log p", raw_bleu);
+  row("beam 5, α = 1: log p / |y|", shown.beam_bleu);
+}
+
+// ---- BLEU by source length ------------------------------------------------------------------------------------------
+
+// Prints a table of test BLEU by source length and returns one curve per decoder.
+std::vector<plot::Series> bleu_by_length(const std::vector<Trained>& trained, const Corpus& spanish) {
+  const data::TranslationData& data = spanish.data;
   // [docs:buckets]
   // The test sentences by the number of words of their source (1–3 together: the translations of the shortest are
   // often too short to hold a 4-gram), corpus BLEU within each bucket: chapters 4 and 10's curves on real data.
   const std::vector<std::pair<std::size_t, std::size_t>> buckets{{1, 3}, {4, 4}, {5, 5}, {6, 6},
                                                                  {7, 7}, {8, 8}, {9, 9}, {10, 10}};
   std::vector<plot::Series> curves;
-  for (const std::string& decoder : decoders) curves.push_back({decoder, {}, {}});
+  for (const Trained& t : trained) curves.push_back({t.decoder, {}, {}});
   std::printf("\ntest BLEU by source length (greedy):\n%-7s %9s", "words", "sentences");
-  for (const std::string& decoder : decoders) std::printf(" %14s", decoder.c_str());
+  for (const Trained& t : trained) std::printf(" %14s", t.decoder.c_str());
   std::printf("\n");
   for (const auto& [shortest, longest] : buckets) {
     std::vector<std::size_t> members;
@@ -701,11 +781,11 @@ int main(int argc, char** argv) {
         (shortest == longest ? std::to_string(shortest) : std::to_string(shortest) + "-" + std::to_string(longest))
             .c_str(),
         members.size());
-    for (std::size_t d = 0; d < decoders.size(); ++d) {
+    for (std::size_t d = 0; d < trained.size(); ++d) {
       std::vector<models::Hypothesis> outputs;
       std::vector<data::TranslationExample> examples;
       for (std::size_t k : members) {
-        outputs.push_back(greedy[d][k]);
+        outputs.push_back(trained[d].greedy[k]);
         examples.push_back(data.test[k]);
       }
       const double b = 100 * score(outputs, examples, spanish.target_vocabulary).bleu;
@@ -716,6 +796,10 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   // [docs:end]
+  return curves;
+}
+
+void draw_bleu_by_length(const tutorial::Options& options, const std::vector<plot::Series>& curves) {
   double highest = 0;
   for (const plot::Series& curve : curves) {
     highest = std::max(highest, *std::max_element(curve.y.begin(), curve.y.end()));
@@ -724,8 +808,14 @@ int main(int argc, char** argv) {
                          plot::line_chart_svg(curves, {"Spanish → English: test BLEU against source length",
                                                        "source length in words (1–3 drawn at 3)", "BLEU (greedy)", 0.0,
                                                        std::max(10.0, 10 * std::ceil(highest / 10))}));
+}
 
-  // ---- Attention on real sentences ----------------------------------------------------------------------------------
+// ---- Attention on real sentences ------------------------------------------------------------------------------------
+
+// Two test sentences of 7 to 9 words: their references and outputs, and the attention of each attention decoder.
+void attention_on_real_sentences(const tutorial::Options& options, const std::vector<Trained>& trained,
+                                 const Corpus& spanish) {
+  const data::TranslationData& data = spanish.data;
   std::vector<std::size_t> pictured;  // the first two test sentences of 7 to 9 words
   for (std::size_t k = 0; k < data.test.size() && pictured.size() < 2; ++k) {
     const std::size_t words = data::word_count(data.test[k].source);
@@ -739,23 +829,51 @@ int main(int argc, char** argv) {
     for (const Tokens& y : test.references) {
       std::printf("    reference      \"%s\"\n", data::detokenize(y, data::Tokenization::words).c_str());
     }
-    for (std::size_t d = 0; d < decoders.size(); ++d) {
-      std::printf("    %-14s \"%s\"\n", decoders[d].c_str(),
-                  text_of(greedy[d][pictured[n]], spanish.target_vocabulary).c_str());
+    for (const Trained& t : trained) {
+      std::printf("    %-14s \"%s\"\n", t.decoder.c_str(),
+                  text_of(t.greedy[pictured[n]], spanish.target_vocabulary).c_str());
     }
   }
-  for (std::size_t d = 1; d < decoders.size(); ++d) {
+  for (std::size_t d = 1; d < trained.size(); ++d) {
     for (std::size_t n = 0; n < pictured.size(); ++n) {
-      tutorial::write_figure(
-          options, "12-heatmap-" + decoders[d] + "-" + std::to_string(n + 1) + ".svg",
-          heatmap(greedy[d][pictured[n]], data.test[pictured[n]], spanish.target_vocabulary, decoders[d]));
+      tutorial::write_figure(options, "12-heatmap-" + trained[d].decoder + "-" + std::to_string(n + 1) + ".svg",
+                             heatmap(trained[d].greedy[pictured[n]], data.test[pictured[n]], spanish.target_vocabulary,
+                                     trained[d].decoder));
     }
   }
+}
 
-  // ---- Hindi -> English: 3k pairs -----------------------------------------------------------------------------------
+// ---- Hindi -> English: 3k pairs -------------------------------------------------------------------------------------
+
+// How many outputs equal one of their references exactly.
+std::size_t exact_matches(const std::vector<models::Hypothesis>& outputs,
+                          const std::vector<data::TranslationExample>& examples, const data::Vocabulary& target) {
+  std::size_t right = 0;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const Tokens y_hat = target.decode(outputs[k].tokens);
+    const auto& references = examples[k].references;
+    right += std::find(references.begin(), references.end(), y_hat) != references.end();
+  }
+  return right;
+}
+
+// "  <source>\n    reference \"...\"\n    output    \"...\"" for one example.
+void print_example(const data::TranslationExample& example, const models::Hypothesis& output,
+                   const data::Vocabulary& target) {
+  std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
+              data::detokenize(example.source, data::Tokenization::words).c_str(),
+              data::detokenize(example.references[0], data::Tokenization::words).c_str(),
+              text_of(output, target).c_str());
+}
+
+// The Bahdanau model on the 3k Hindi → English pairs: BLEU on training and test sentences, and a few of each.
+void hindi_to_english(const std::string& hindi_path, const data::TranslationSplitOptions& split,
+                      const Settings& settings) {
+  const std::size_t hindi_test_size = settings.hindi_test_size, hindi_steps = settings.hindi_steps;
+  const std::size_t embedding_dim = settings.embedding_dim, hidden_size = settings.hidden_size;
   data::PairReadOptions hindi_read;
   hindi_read.source_column = data::pair_column(hindi_path, "hin");
-  const data::PairFile hindi_file = every_nth(data::read_pair_file(hindi_path, hindi_read), hindi_every);
+  const data::PairFile hindi_file = every_nth(data::read_pair_file(hindi_path, hindi_read), settings.hindi_every);
   data::TranslationSplitOptions hindi_split = split;
   hindi_split.validation_size = 0;
   hindi_split.test_size = hindi_test_size;
@@ -768,60 +886,93 @@ int main(int argc, char** argv) {
   const std::vector<models::Hypothesis> hindi_train =
       translate(hindi_model, sources_of(hindi.train_examples, hindi.source_vocabulary), {1});
   // [docs:end]
-  std::size_t hindi_tokens = 0, hindi_unknown = 0;
-  for (const Sequence& x : sources_of(hindi.data.test, hindi.source_vocabulary)) {
-    hindi_tokens += x.size();
-    hindi_unknown += static_cast<std::size_t>(std::count(x.begin(), x.end(), data::Vocabulary::unk_id));
-  }
   const double epochs = double(hindi_steps * 64) / double(hindi.data.train.size());
   std::printf(
       "\n%s: %zu pairs%s; %zu with at most %zu words a side, %zu distinct Hindi sentences:\n"
       "  %zu training pairs, %zu test sentences; vocabularies %zu Hindi, %zu English;\n"
       "  %s of the test sentences' tokens read as <unk>\n",
       hindi_path.c_str(), hindi_file.pairs.size(),
-      hindi_every > 1 ? (" (every " + std::to_string(hindi_every) + "th)").c_str() : "", hindi.data.kept_pairs,
-      hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(), hindi.data.test.size(),
-      hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
-      percent(double(hindi_unknown) / double(hindi_tokens)).c_str());
+      settings.hindi_every > 1 ? (" (every " + std::to_string(settings.hindi_every) + "th)").c_str() : "",
+      hindi.data.kept_pairs, hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(),
+      hindi.data.test.size(), hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
+      percent(unknown_fraction(hindi)).c_str());
   std::printf("bahdanau, %zu steps of 64 (%.1f passes over the training pairs), %zu parameters; loss %s\n", hindi_steps,
               epochs, hindi_model.parameter_count(), losses_of(hindi_run).c_str());
   std::printf("time: hindi training %.1f s\n", hindi_run.seconds);
   const data::BleuScore hindi_train_bleu = score(hindi_train, hindi.train_examples, hindi.target_vocabulary);
   const data::BleuScore hindi_test_bleu = score(hindi_test, hindi.data.test, hindi.target_vocabulary);
-  // how many outputs equal one of their references exactly
-  const auto exact = [&](const std::vector<models::Hypothesis>& outputs,
-                         const std::vector<data::TranslationExample>& examples) {
-    std::size_t right = 0;
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const Tokens y_hat = hindi.target_vocabulary.decode(outputs[k].tokens);
-      const auto& references = examples[k].references;
-      right += std::find(references.begin(), references.end(), y_hat) != references.end();
-    }
-    return right;
-  };
   std::printf("greedy, %zu training sentences: BLEU %6.2f, %3zu outputs equal to a reference\n",
-              hindi.train_examples.size(), 100 * hindi_train_bleu.bleu, exact(hindi_train, hindi.train_examples));
+              hindi.train_examples.size(), 100 * hindi_train_bleu.bleu,
+              exact_matches(hindi_train, hindi.train_examples, hindi.target_vocabulary));
   std::printf(
       "greedy, %zu test sentences:     BLEU %6.2f, %3zu outputs equal to a reference; "
       "p_1..p_4 %.1f %.1f %.1f %.1f\n",
-      hindi.data.test.size(), 100 * hindi_test_bleu.bleu, exact(hindi_test, hindi.data.test),
-      100 * hindi_test_bleu.precisions[0], 100 * hindi_test_bleu.precisions[1], 100 * hindi_test_bleu.precisions[2],
-      100 * hindi_test_bleu.precisions[3]);
+      hindi.data.test.size(), 100 * hindi_test_bleu.bleu,
+      exact_matches(hindi_test, hindi.data.test, hindi.target_vocabulary), 100 * hindi_test_bleu.precisions[0],
+      100 * hindi_test_bleu.precisions[1], 100 * hindi_test_bleu.precisions[2], 100 * hindi_test_bleu.precisions[3]);
   std::printf("training sentences:\n");
   for (std::size_t n = 1; n <= 3; ++n) {  // three from the middle of the file (its first lines are single words)
     const std::size_t k = n * hindi.train_examples.size() / 4;
-    std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
-                data::detokenize(hindi.train_examples[k].source, data::Tokenization::words).c_str(),
-                data::detokenize(hindi.train_examples[k].references[0], data::Tokenization::words).c_str(),
-                text_of(hindi_train[k], hindi.target_vocabulary).c_str());
+    print_example(hindi.train_examples[k], hindi_train[k], hindi.target_vocabulary);
   }
   std::printf("test sentences:\n");
   for (std::size_t k = 0; k < 5 && k < hindi.data.test.size(); ++k) {
-    std::printf("  %s\n    reference \"%s\"\n    output    \"%s\"\n",
-                data::detokenize(hindi.data.test[k].source, data::Tokenization::words).c_str(),
-                data::detokenize(hindi.data.test[k].references[0], data::Tokenization::words).c_str(),
-                text_of(hindi_test[k], hindi.target_vocabulary).c_str());
+    print_example(hindi.data.test[k], hindi_test[k], hindi.target_vocabulary);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data_dir = "../shared/data";
+  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
+  const Settings settings = settings_for(options.small);
+  const auto program_start = std::chrono::steady_clock::now();
+  const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");
+  std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
+
+  // ---- The text: normalisation and tokens ---------------------------------------------------------------------------
+  data::PairReadOptions read;
+  read.source_column = data::pair_column(spanish_path, "spa");  // spa-eng.tsv: Spanish in column 1
+  const data::PairFile whole_file = data::read_pair_file(spanish_path, read);
+  const data::PairFile file = every_nth(whole_file, settings.every);
+  std::printf(
+      "%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
+      settings.every > 1
+          ? (", every " + std::to_string(settings.every) + "th kept: " + std::to_string(file.pairs.size())).c_str()
+          : "");
+  show_tokens(file);
+
+  // ---- The split ----------------------------------------------------------------------------------------------------
+  const data::TranslationSplitOptions split = split_options(settings);
+  const Corpus spanish = split_spanish(file, split, settings.test_size);
+
+  // ---- BLEU by hand on one sentence ---------------------------------------------------------------------------------
+  bleu_on_one_sentence(whole_file);
+
+  // ---- Three decoders, one budget -----------------------------------------------------------------------------------
+  const std::vector<Trained> trained = compare_decoders(spanish, {"vanilla", "bahdanau", "luong-general"}, settings);
+  print_test_bleu(trained, spanish);
+
+  // ---- Corpus BLEU by hand, and the mean of sentence BLEU -----------------------------------------------------------
+  const Trained& shown = trained[1];  // bahdanau
+  corpus_bleu_by_hand(shown, spanish);
+
+  // ---- Beam search --------------------------------------------------------------------------------------------------
+  const std::vector<Sequence> test_sources = sources_of(spanish.data.test, spanish.source_vocabulary);
+  check_beam_width_1(shown, test_sources);
+  check_beam_scores(*shown.model, test_sources, shown.beam);
+  show_beam_changes(shown, spanish);
+  length_normalisation(shown, test_sources, spanish);
+
+  // ---- BLEU by source length ----------------------------------------------------------------------------------------
+  draw_bleu_by_length(options, bleu_by_length(trained, spanish));
+
+  // ---- Attention on real sentences ----------------------------------------------------------------------------------
+  attention_on_real_sentences(options, trained, spanish);
+
+  // ---- Hindi -> English: 3k pairs -----------------------------------------------------------------------------------
+  hindi_to_english(hindi_path, split, settings);
   std::printf("time: the whole program %.0f s\n", tutorial::seconds_since(program_start));
   return tutorial::exit_status();
 }

@@ -159,20 +159,15 @@ void print_evaluation(const char* name, const Evaluation& e, std::size_t count) 
               name, e.exact_match, e.left_to_right, e.peak_weight, e.coverage_gap, count);
 }
 
-}  // namespace
+// The digits, their split, how images are composed, and the composed test images.
+struct Data {
+  data::DigitImages digits;
+  data::DigitSplit split;
+  data::ComposerOptions composer;
+  std::vector<data::Composed> test;
+};
 
-int main(int argc, char** argv) {
-  std::string data_dir = "../shared/data";
-  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
-  const bool small = options.small;
-  // The chapter's settings; --small keeps every step but makes them tiny.
-  const std::size_t steps = small ? 30 : 3000;  // training steps of batch_size images, per model
-  const std::size_t batch_size = small ? 8 : 32;
-  const std::size_t test_size = small ? 40 : 2000;  // composed test images
-  const std::size_t size = small ? 16 : 128;        // A = H: the annotation and decoder sizes
-  std::printf("Chapter 13: visual attention over composed digit strings (%zu steps of %zu images, A = H = %zu)\n\n",
-              steps, batch_size, size);
-
+Data make_data(const std::string& data_dir, std::size_t test_size) {
   // [docs:data]
   // 1,797 handwritten digits (8×8, intensities 0..16). The split comes first, so that test images are made only of
   // digit images never seen in training.
@@ -186,7 +181,10 @@ int main(int argc, char** argv) {
               split.train.size(), split.validation.size(), split.test.size(),
               data::caption_text(test[0].digits).c_str());
   print_image(test[0].image);
+  return {digits, split, composer, test};
+}
 
+models::CaptionerConfig configure(std::size_t size) {
   // [docs:model]
   models::CaptionerConfig config;
   config.encoder = models::ImageEncoderKind::patches;
@@ -196,41 +194,20 @@ int main(int argc, char** argv) {
   config.hidden_size = size;                                                 // H
   config.vocab_size = data::digit_vocabulary().size();                       // <pad> <sos> <eos> <unk> 0 … 9
   config.seed = 13;
-  models::Captioner<float> model(config);
   // [docs:end]
-  const std::size_t L = config.grid_rows() * config.grid_columns();
-  std::printf("\npatch encoder: %zu×%zu patches, stride %zu: a %zu×%zu grid, L = %zu annotations; %zu parameters\n",
-              config.patch_height, config.patch_width, config.patch_stride, config.grid_rows(), config.grid_columns(),
-              L, model.parameter_count());
+  return config;
+}
 
-  auto start = std::chrono::steady_clock::now();
-  train(model, split.train, composer, steps, batch_size, /*seed=*/3);
-  std::printf("time: training took %.0f s\n", seconds_since(start));
-  const Evaluation patches = evaluate(model, test);
-  print_evaluation("\npatches:", patches, test.size());
-  if (!small) {
-    // the chapter's claims (--small trains too little to make them): at least 95% of the 2,000 test images exactly
-    // right, and on at least 95% the attention goes from left to right, (13.8) m_t increasing with t
-    tutorial::check("exact match ≥ 0.95 (the shortfall)", std::max(0.0, 0.95 - patches.exact_match), 0.0);
-    tutorial::check("left to right ≥ 0.95 (the shortfall)", std::max(0.0, 0.95 - patches.left_to_right), 0.0);
-  }
-  for (std::size_t n = 0; n < 6; ++n) {
-    const std::string output = text_of(patches.outputs[n].tokens);
-    std::printf("  %-12s -> %-12s %s\n", data::caption_text(test[n].digits).c_str(), output.c_str(),
-                output == data::caption_text(test[n].digits) ? "right" : "wrong");
-  }
-
-  // ---- One caption's attention by hand -----------------------------------------------------------------------------
-  auto& decoder = *model.decoder;
-  auto& score = dynamic_cast<models::AdditiveScore<float>&>(*decoder.score);
+// (13.1)-(13.2) by hand for one image: the annotations a_i from its patches x: (1, L, P), and s_0; checked against
+// the library's encoding.
+void annotations_by_hand(models::Captioner<float>& model, const Tensor<float>& x,
+                         const models::Encoded<float>& encoded) {
+  const models::CaptionerConfig& config = model.config();
   auto& encoder = dynamic_cast<models::PatchEncoder<float>&>(*model.encoder);
+  const std::size_t L = config.grid_rows() * config.grid_columns();
   const std::size_t A = config.annotation_size, H = config.hidden_size, P = config.patch_height * config.patch_width;
   const std::size_t K = config.patch_hidden;
-  const models::ImageBatch<float> one = batch_of(test, 0, 1, config, true);
-  Tape<float> tape;
-  const models::Encoded<float> encoded = model.encode(tape, one.images);
-  const Tensor<float>& a = encoded.memory.annotations.value();          // (1, L, A)
-  const Tensor<float> x = models::extract_patches(one.images, config);  // (1, L, P)
+  const Tensor<float>& a = encoded.memory.annotations.value();  // (1, L, A)
   // [docs:annotations-by-hand]
   double worst_a = 0, worst_s0 = 0;
   std::vector<double> a_mean(A, 0.0);
@@ -256,11 +233,57 @@ int main(int argc, char** argv) {
   // [docs:end]
   tutorial::check("(13.1) a_i by hand vs PatchEncoder", worst_a, 1e-4);
   tutorial::check("(13.2) s_0 by hand vs Captioner::encode", worst_s0, 1e-5);
+}
 
+// (13.3)-(13.5) at step t by hand: the scores, the weights over the L grid positions, and the context.
+struct Attention {
+  std::vector<double> e_t, alpha_t, c_t;
+};
+
+Attention attention_by_hand(const models::AdditiveScore<float>& score, const Tensor<float>& a,
+                            const std::vector<double>& s_prev) {
+  const std::size_t L = a.shape()[1], A = a.shape()[2];
   const Tensor<float>& W_a = score.W_a.value;  // (A', H)
   const Tensor<float>& U_a = score.U_a.value;  // (A', A)
   const Tensor<float>& v_a = score.v_a.value;  // (1, A')
   const std::size_t A_score = v_a.shape()[1];
+  // [docs:attention-by-hand]
+  std::vector<double> e_t(L, 0.0), alpha_t(L), c_t(A, 0.0);
+  for (std::size_t i = 0; i < L; ++i) {
+    const std::vector<double> a_i = row_of(a, i * A, A);
+    for (std::size_t m = 0; m < A_score; ++m) {
+      // (13.3)  e_ti = v_aᵀ tanh(W_a s_{t-1} + U_a a_i)
+      e_t[i] += v_a.at({0, m}) * std::tanh(row_times(W_a, m, s_prev) + row_times(U_a, m, a_i));
+    }
+  }
+  const double e_max = *std::max_element(e_t.begin(), e_t.end());
+  double Z = 0;
+  for (std::size_t i = 0; i < L; ++i) Z += std::exp(e_t[i] - e_max);
+  for (std::size_t i = 0; i < L; ++i) {
+    // (13.4)  α_ti = exp(e_ti) / Σ_k exp(e_tk)   — over the L grid positions
+    alpha_t[i] = std::exp(e_t[i] - e_max) / Z;
+    // (13.5)  c_t = Σ_i α_ti a_i
+    for (std::size_t k = 0; k < A; ++k) c_t[k] += alpha_t[i] * a.at({0, i, k});
+  }
+  // [docs:end]
+  return {e_t, alpha_t, c_t};
+}
+
+// One test image through the trained model with teacher forcing, every equation by hand, checked against the
+// library's encoding and steps.
+void one_caption_by_hand(models::Captioner<float>& model, const std::vector<data::Composed>& test) {
+  const models::CaptionerConfig& config = model.config();
+  auto& decoder = *model.decoder;
+  auto& score = dynamic_cast<models::AdditiveScore<float>&>(*decoder.score);
+  const std::size_t H = config.hidden_size, A = config.annotation_size;
+  const std::size_t L = config.grid_rows() * config.grid_columns();
+  const models::ImageBatch<float> one = batch_of(test, 0, 1, config, true);
+  Tape<float> tape;
+  const models::Encoded<float> encoded = model.encode(tape, one.images);
+  const Tensor<float>& a = encoded.memory.annotations.value();          // (1, L, A)
+  const Tensor<float> x = models::extract_patches(one.images, config);  // (1, L, P)
+  annotations_by_hand(model, x, encoded);
+
   const std::vector<std::int64_t> y = data::caption_ids(test[0].digits);
   models::DecoderState<float> state = encoded.state;
   double worst_e = 0, worst_alpha = 0, worst_c = 0;
@@ -268,29 +291,12 @@ int main(int argc, char** argv) {
     const std::int64_t y_prev = t == 1 ? data::Vocabulary::sos_id : y[t - 2];
     const models::DecoderStep<float> library = decoder.step(Ids(Shape{1}, {y_prev}), state, encoded.memory);
     const std::vector<double> s_prev = row_of(state.h.back().value(), 0, H);  // s_{t-1}
-    // [docs:attention-by-hand]
-    std::vector<double> e_t(L, 0.0), alpha_t(L), c_t(A, 0.0);
-    for (std::size_t i = 0; i < L; ++i) {
-      const std::vector<double> a_i = row_of(a, i * A, A);
-      for (std::size_t m = 0; m < A_score; ++m) {
-        // (13.3)  e_ti = v_aᵀ tanh(W_a s_{t-1} + U_a a_i)
-        e_t[i] += v_a.at({0, m}) * std::tanh(row_times(W_a, m, s_prev) + row_times(U_a, m, a_i));
-      }
-    }
-    const double e_max = *std::max_element(e_t.begin(), e_t.end());
-    double Z = 0;
-    for (std::size_t i = 0; i < L; ++i) Z += std::exp(e_t[i] - e_max);
-    for (std::size_t i = 0; i < L; ++i) {
-      // (13.4)  α_ti = exp(e_ti) / Σ_k exp(e_tk)   — over the L grid positions
-      alpha_t[i] = std::exp(e_t[i] - e_max) / Z;
-      // (13.5)  c_t = Σ_i α_ti a_i
-      for (std::size_t k = 0; k < A; ++k) c_t[k] += alpha_t[i] * a.at({0, i, k});
-    }
-    // [docs:end]
+    const Attention hand = attention_by_hand(score, a, s_prev);
+    const std::vector<double>& alpha_t = hand.alpha_t;
     const std::vector<double> library_e = row_of(score.score(state.h.back(), encoded.memory.keys).value(), 0, L);
-    worst_e = std::max(worst_e, worst_difference(e_t, library_e));
+    worst_e = std::max(worst_e, worst_difference(hand.e_t, library_e));
     worst_alpha = std::max(worst_alpha, worst_difference(alpha_t, row_of(library.alpha.value(), 0, L)));
-    worst_c = std::max(worst_c, worst_difference(c_t, row_of(library.output.value(), H, A)));
+    worst_c = std::max(worst_c, worst_difference(hand.c_t, row_of(library.output.value(), H, A)));
     const std::size_t peak =
         static_cast<std::size_t>(std::max_element(alpha_t.begin(), alpha_t.end()) - alpha_t.begin());
     std::printf("  t = %zu, y_{t-1} = %-5s: largest α_ti = %.3f at grid row %zu, column %2zu (pixel column %.1f)\n", t,
@@ -301,24 +307,28 @@ int main(int argc, char** argv) {
   tutorial::check("(13.3) e_ti by hand vs the AdditiveScore", worst_e, 1e-4);
   tutorial::check("(13.4) α_ti by hand vs decoder.step()", worst_alpha, 1e-5);
   tutorial::check("(13.5) c_t by hand vs decoder.step()", worst_c, 1e-5);
+}
 
-  // ---- The attention over a few test images ------------------------------------------------------------------------
-  for (std::size_t n = 0; n < 3; ++n) {
-    // [docs:overlay]
-    // One panel per output token: where α_t looked, each α_ti spread over the pixels of its patch.
-    const models::Hypothesis& output = patches.outputs[n];
-    std::vector<std::string> tokens = data::digit_vocabulary().decode(output.tokens);
-    if (output.finished) tokens.push_back("<eos>");
-    std::vector<std::vector<double>> maps;
-    for (const std::vector<float>& alpha_t : output.attention) maps.push_back(models::attention_map(config, alpha_t));
-    plot::ImageAttentionOptions overlay;
-    overlay.title = "\"" + data::caption_text(test[n].digits) + "\"";
-    const std::string svg = plot::image_attention_svg(data::to_tensor(test[n].image), tokens, maps, overlay);
-    // [docs:end]
-    tutorial::write_figure(options, "13-overlay-" + std::to_string(n + 1) + ".svg", svg);
-  }
+// One panel per output token of a greedy caption: where its attention looked.
+std::string overlay_svg(const models::Hypothesis& output, const models::CaptionerConfig& config,
+                        const data::Composed& example) {
+  // [docs:overlay]
+  // One panel per output token: where α_t looked, each α_ti spread over the pixels of its patch.
+  std::vector<std::string> tokens = data::digit_vocabulary().decode(output.tokens);
+  if (output.finished) tokens.push_back("<eos>");
+  std::vector<std::vector<double>> maps;
+  for (const std::vector<float>& alpha_t : output.attention) maps.push_back(models::attention_map(config, alpha_t));
+  plot::ImageAttentionOptions overlay;
+  overlay.title = "\"" + data::caption_text(example.digits) + "\"";
+  const std::string svg = plot::image_attention_svg(data::to_tensor(example.image), tokens, maps, overlay);
+  // [docs:end]
+  return svg;
+}
 
-  // ---- What the regulariser changes, the conv encoder, and what fails ----------------------------------------------
+// The same model trained with the doubly stochastic penalty, and the conv encoder instead of patches.
+void other_models(const Data& data, const models::CaptionerConfig& config, std::size_t steps, std::size_t batch_size,
+                  bool small) {
+  const auto& [digits, split, composer, test] = data;
   std::printf("\n");
   models::CaptionerConfig regularised = config;
   regularised.doubly_stochastic = 1.0;  // λ
@@ -330,11 +340,15 @@ int main(int argc, char** argv) {
   conv_config.encoder = models::ImageEncoderKind::conv;
   conv_config.channels = small ? 4 : 16;  // 16 then 32 channels; a 3×16 grid, L = 48
   models::Captioner<float> conv(conv_config);
-  start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   train(conv, split.train, composer, steps, batch_size, /*seed=*/3);
   std::printf("time: training the conv encoder took %.0f s\n", seconds_since(start));
   print_evaluation("conv:", evaluate(conv, test), test.size());
+}
 
+// What fails: touching digits, and strings longer than any caption seen in training.
+void failures(models::Captioner<float>& model, const Data& data, bool small) {
+  const auto& [digits, split, composer, test] = data;
   // [docs:failures]
   // Touching digits (no gap) and strings of 7 digits, longer than any caption seen in training.
   data::ComposerOptions touching = composer;
@@ -347,5 +361,61 @@ int main(int argc, char** argv) {
                    evaluate(model, data::compose_many(split.test, touching, failure_size, 4)), failure_size);
   print_evaluation("patches, 7 digits:", evaluate(model, data::compose_many(split.test, seven, failure_size, 5)),
                    failure_size);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data_dir = "../shared/data";
+  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
+  const bool small = options.small;
+  // The chapter's settings; --small keeps every step but makes them tiny.
+  const std::size_t steps = small ? 30 : 3000;  // training steps of batch_size images, per model
+  const std::size_t batch_size = small ? 8 : 32;
+  const std::size_t test_size = small ? 40 : 2000;  // composed test images
+  const std::size_t size = small ? 16 : 128;        // A = H: the annotation and decoder sizes
+  std::printf("Chapter 13: visual attention over composed digit strings (%zu steps of %zu images, A = H = %zu)\n\n",
+              steps, batch_size, size);
+
+  // ---- The data and the model ---------------------------------------------------------------------------------------
+  const Data data = make_data(data_dir, test_size);
+  const std::vector<data::Composed>& test = data.test;
+  const models::CaptionerConfig config = configure(size);
+  models::Captioner<float> model(config);
+  const std::size_t L = config.grid_rows() * config.grid_columns();
+  std::printf("\npatch encoder: %zu×%zu patches, stride %zu: a %zu×%zu grid, L = %zu annotations; %zu parameters\n",
+              config.patch_height, config.patch_width, config.patch_stride, config.grid_rows(), config.grid_columns(),
+              L, model.parameter_count());
+
+  // ---- Training, and the test captions ------------------------------------------------------------------------------
+  const auto start = std::chrono::steady_clock::now();
+  train(model, data.split.train, data.composer, steps, batch_size, /*seed=*/3);
+  std::printf("time: training took %.0f s\n", seconds_since(start));
+  const Evaluation patches = evaluate(model, test);
+  print_evaluation("\npatches:", patches, test.size());
+  if (!small) {
+    // the chapter's claims (--small trains too little to make them): at least 95% of the 2,000 test images exactly
+    // right, and on at least 95% the attention goes from left to right, (13.8) m_t increasing with t
+    tutorial::check("exact match ≥ 0.95 (the shortfall)", std::max(0.0, 0.95 - patches.exact_match), 0.0);
+    tutorial::check("left to right ≥ 0.95 (the shortfall)", std::max(0.0, 0.95 - patches.left_to_right), 0.0);
+  }
+  for (std::size_t n = 0; n < 6; ++n) {
+    const std::string output = text_of(patches.outputs[n].tokens);
+    std::printf("  %-12s -> %-12s %s\n", data::caption_text(test[n].digits).c_str(), output.c_str(),
+                output == data::caption_text(test[n].digits) ? "right" : "wrong");
+  }
+
+  // ---- One caption's attention by hand ------------------------------------------------------------------------------
+  one_caption_by_hand(model, test);
+
+  // ---- The attention over a few test images -------------------------------------------------------------------------
+  for (std::size_t n = 0; n < 3; ++n) {
+    tutorial::write_figure(options, "13-overlay-" + std::to_string(n + 1) + ".svg",
+                           overlay_svg(patches.outputs[n], config, test[n]));
+  }
+
+  // ---- What the regulariser changes, the conv encoder, and what fails -----------------------------------------------
+  other_models(data, config, steps, batch_size, small);
+  failures(model, data, small);
   return tutorial::exit_status();
 }
