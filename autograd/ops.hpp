@@ -275,6 +275,26 @@ template <class T>
 Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
                           const Variable<T>& h0, const Variable<T>& c0, const Recurrence& options = {});
 
+// One step of the same recurrences, for a loop that feeds each output back (a decoder): gx (B,G·H) for this step alone
+// (x W_ihᵀ + b_ih, no time axis), the same W_hh and b_hh, the state before. Equal to gru_cell / lstm_cell after
+// gh = linear(h, W_hh, b_hh) — which is all they do — and to the sequence ops over T = 1
+// (tests/autograd/test_fused.cpp). Errors name the op and every shape, as the sequence ops' do.
+//   gru_step:  gx (B,3H), W_hh (3H,H), b_hh (3H,), h (B,H) → h' (B,H)
+//   lstm_step: gx (B,4H), W_hh (4H,H), b_hh (4H,), h, c (B,H) → {h', c'} (B,H) each
+template <class T>
+struct LstmState {  // what an LSTM carries from step to step: the hidden state h and the memory cell c
+  Variable<T> h;
+  Variable<T> c;
+};
+template <class T>
+Variable<T> gru_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h);
+template <class T>
+LstmState<T> lstm_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h,
+                       const Variable<T>& c);
+// The two halves of an LSTM op's output: lstm_cell's (2,B,H) → h, c (B,H); lstm_sequence's (2,B,T,H) → h, c (B,T,H).
+template <class T>
+LstmState<T> hidden_and_cell(const Variable<T>& hc);
+
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 
 template <class T>

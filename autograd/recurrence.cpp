@@ -66,6 +66,29 @@ Sizes check_inputs(const char* op, std::size_t gates, const Variable<T>& gx, con
   return n;
 }
 
+// The same check for one step: gx (B, G·H) instead of (B, T, G·H).
+template <class T>
+void check_step_inputs(const char* op, std::size_t gates, const Variable<T>& gx, const Variable<T>& W_hh,
+                       const Variable<T>& b_hh, const std::vector<const Variable<T>*>& states) {
+  const Shape& sx = gx.shape();
+  const Shape& sw = W_hh.shape();
+  const Shape& sb = b_hh.shape();
+  bool fits =
+      sx.rank() == 2 && sw.rank() == 2 && sb.rank() == 1 && sw[0] == gates * sw[1] && sx[1] == sw[0] && sb[0] == sw[0];
+  std::string state_shapes;
+  for (const Variable<T>* s : states) {
+    const Shape& ss = s->shape();
+    state_shapes += ", " + to_string(ss);
+    fits = fits && ss.rank() == 2 && ss[0] == sx[0] && ss[1] == sw[1];
+  }
+  if (!fits) {
+    const std::string g = std::to_string(gates);
+    throw std::invalid_argument(std::string(op) + ": gx " + to_string(sx) + ", W_hh " + to_string(sw) + ", b_hh " +
+                                to_string(sb) + " and states" + state_shapes + " do not fit (expected gx (B," + g +
+                                "H), W_hh (" + g + "H,H), b_hh (" + g + "H,), states (B,H))");
+  }
+}
+
 // Whether row b takes step t (a padded step keeps the state).
 bool active(const Recurrence& options, std::size_t b, std::size_t t) {
   return options.lengths.empty() || static_cast<std::int64_t>(t) < options.lengths[b];
@@ -261,11 +284,38 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
   return recurrence<LstmRows>(gx, W_hh, b_hh, {&h0, &c0}, options);
 }
 
+template <class T>
+Variable<T> gru_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h) {
+  check_step_inputs("gru_step", 3, gx, W_hh, b_hh, {&h});
+  return gru_cell(gx, linear(h, W_hh, b_hh), h);
+}
+
+template <class T>
+LstmState<T> lstm_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h,
+                       const Variable<T>& c) {
+  check_step_inputs("lstm_step", 4, gx, W_hh, b_hh, {&h, &c});
+  return hidden_and_cell(lstm_cell(gx, linear(h, W_hh, b_hh), c));
+}
+
+template <class T>
+LstmState<T> hidden_and_cell(const Variable<T>& hc) {
+  const Shape& s = hc.shape();
+  if (!((s.rank() == 3 || s.rank() == 4) && s[0] == 2)) {
+    throw std::invalid_argument("hidden_and_cell: " + to_string(s) +
+                                " is not an LSTM output (2,B,H) from lstm_cell or (2,B,T,H) from lstm_sequence");
+  }
+  return {select(hc, 0, 0), select(hc, 0, 1)};
+}
+
 #define ATTEND_INSTANTIATE(T)                                                                                        \
   template Variable<T> gru_sequence(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&,  \
                                     const Recurrence&);                                                              \
   template Variable<T> lstm_sequence(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&, \
-                                     const Variable<T>&, const Recurrence&);
+                                     const Variable<T>&, const Recurrence&);                                         \
+  template Variable<T> gru_step(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&);     \
+  template LstmState<T> lstm_step(const Variable<T>&, const Variable<T>&, const Variable<T>&, const Variable<T>&,    \
+                                  const Variable<T>&);                                                               \
+  template LstmState<T> hidden_and_cell(const Variable<T>&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

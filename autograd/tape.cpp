@@ -216,6 +216,12 @@ Variable<T> Tape<T>::leaf(Tensor<T> value) {
 
 template <class T>
 Variable<T> Tape<T>::param(Parameter<T>& p) {
+  if (p.grad.shape() != p.value.shape()) {
+    throw std::logic_error("Tape::param: a parameter's value is " + to_string(p.value.shape()) +
+                           " but its gradient is " + to_string(p.grad.shape()) +
+                           "; set a value of another shape with Parameter::assign or Module::load, which resize the "
+                           "gradient");
+  }
   auto found = param_nodes_.find(&p);
   // Reuse the parameter's node, unless it was made inside a no-grad scope and gradients are wanted now.
   if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !grad_enabled_)) {

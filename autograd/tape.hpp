@@ -30,6 +30,12 @@ struct Parameter {
   Parameter() = default;
   explicit Parameter(Tensor<T> initial) : value(std::move(initial)), grad(value.shape()) {}
   void zero_grad() { grad = Tensor<T>(value.shape()); }
+  // A new value, of any shape, with the gradient reset to zeros of that shape. Writing `value` directly keeps the old
+  // gradient; a tape refuses a parameter whose value and gradient shapes differ (Tape::param).
+  void assign(Tensor<T> new_value) {
+    value = std::move(new_value);
+    zero_grad();
+  }
 };
 
 // A handle to one node of one tape: the tape's address, the node's index and the tape's generation when the node was

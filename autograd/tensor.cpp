@@ -88,11 +88,22 @@ AxisSplit split_at(const Shape& shape, std::size_t axis) {
 }
 
 template <class T>
-Tensor<T>::Tensor(const Shape& shape, storage_type data) : shape_(shape), data_(std::move(data)) {
-  if (data_.size() != shape_.size()) {
+void Tensor<T>::check_count(std::size_t count) const {
+  if (count != shape_.size()) {
     throw std::invalid_argument("Tensor: shape " + to_string(shape_) + " needs " + std::to_string(shape_.size()) +
-                                " values, got " + std::to_string(data_.size()));
+                                " values, got " + std::to_string(count));
   }
+}
+
+template <class T>
+Tensor<T>::Tensor(const Shape& shape, storage_type data) : shape_(shape), data_(std::move(data)) {
+  check_count(data_.size());
+}
+
+template <class T>
+Tensor<T>::Tensor(const Shape& shape, const T* values, std::size_t count) : Tensor(shape, uninitialized) {
+  check_count(count);
+  if (count > 0) std::copy(values, values + count, data_.begin());
 }
 
 template <class T>
@@ -244,9 +255,16 @@ double Rng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+Rng Rng::no_init() {
+  Rng rng(0);
+  rng.draws_tensors_ = false;
+  return rng;
+}
+
 template <class T>
 Tensor<T> Rng::uniform_tensor(const Shape& shape, double low, double high) {
   Tensor<T> t(shape);
+  if (!draws_tensors_) return t;
   for (auto& v : t.flat()) v = static_cast<T>(uniform(low, high));
   return t;
 }
@@ -254,6 +272,7 @@ Tensor<T> Rng::uniform_tensor(const Shape& shape, double low, double high) {
 template <class T>
 Tensor<T> Rng::normal_tensor(const Shape& shape, double mean, double stddev) {
   Tensor<T> t(shape);
+  if (!draws_tensors_) return t;
   for (auto& v : t.flat()) v = static_cast<T>(mean + stddev * normal());
   return t;
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,6 +85,16 @@ class Tensor {
   // Takes the flat row-major data; its length must equal shape.size().
   Tensor(const Shape& shape, storage_type data);
   Tensor(const Shape& shape, std::initializer_list<T> values);
+  // Copies data from outside: exactly shape.size() values in row-major order, from a pointer and a count, a vector, or
+  // any iterator range (e.g. a std::array, or NumPy's buffer). Throws std::invalid_argument when the count differs.
+  Tensor(const Shape& shape, const T* values, std::size_t count);
+  Tensor(const Shape& shape, const std::vector<T>& values) : Tensor(shape, values.data(), values.size()) {}
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  Tensor(const Shape& shape, It first, It last) : Tensor(shape, uninitialized) {
+    const auto count = static_cast<std::size_t>(std::distance(first, last));
+    check_count(count);
+    std::copy(first, last, data_.begin());
+  }
   // Copies any static-rank xtensor expression result, e.g. Tensor<float>(xt::xtensor<float, 2>{{1, 2}, {3, 4}}).
   template <std::size_t N>
   Tensor(const xt::xtensor<T, N>& x) : shape_(shape_of(x)), data_(std::array<std::size_t, 1>{x.size()}) {  // NOLINT
@@ -121,8 +132,11 @@ class Tensor {
 
   // The same data under a new shape with the same number of elements.
   Tensor reshaped(const Shape& shape) const;
+  // A copy of the elements in row-major order.
+  std::vector<T> to_vector() const { return std::vector<T>(data_.begin(), data_.end()); }
 
  private:
+  void check_count(std::size_t count) const;  // throws unless count == shape_.size()
   template <std::size_t N>
   static Shape shape_of(const xt::xtensor<T, N>& x) {
     static_assert(N <= max_rank, "attend tensors have rank at most 4");
@@ -160,6 +174,10 @@ using Ids = Tensor<std::int64_t>;
 class Rng {
  public:
   explicit Rng(std::uint64_t seed = 0);
+  // A generator for building modules whose every weight will be loaded (Module::load, nn::load_checkpoint):
+  // uniform_tensor and normal_tensor return zeros without drawing, like PyTorch's skip_init. Everything else draws
+  // as from Rng(0). Usage: Rng none = Rng::no_init(); nn::GRUCell<float> cell(4, 5, none);
+  static Rng no_init();
   std::uint64_t next();  // 64 random bits (xoshiro256**)
   double uniform();      // in [0, 1)
   double uniform(double low, double high);
@@ -177,6 +195,7 @@ class Rng {
 
  private:
   State state_{};
+  bool draws_tensors_ = true;
 };
 
 }  // namespace attend

@@ -538,4 +538,68 @@ BOOST_AUTO_TEST_CASE(sequence_errors) {
                         message_has({"lstm_sequence", "lengths[0] = -1"}));
 }
 
+// One step: gru_step / lstm_step on gx (B, G·H) equal the sequence ops over T = 1 (value and every gradient), pass the
+// gradient check, and name every shape when one does not fit; hidden_and_cell splits both LSTM outputs.
+BOOST_AUTO_TEST_CASE_TEMPLATE(one_step_equals_the_sequence_over_one_step, T, float_types) {
+  const std::int64_t B = 4, H = 6;
+  const Build<T> gru_one = [&](const auto& x) { return gru_step(x[0], x[1], x[2], x[3]); };
+  const Build<T> gru_seq = [&](const auto& x) {
+    return reshape(gru_sequence(reshape(x[0], {B, 1, 3 * H}), x[1], x[2], x[3]), {B, H});
+  };
+  const std::vector<Tensor<double>> gru_inputs = {mixed_tensor(Shape{4, 18}, 90), random_tensor(Shape{18, 6}, 91),
+                                                  random_tensor(Shape{18}, 92), mixed_tensor(Shape{4, 6}, 93)};
+  check_equal(gru_one, gru_seq, gru_inputs, {true, true, true, true}, "gru_step");
+  const std::vector<Tensor<double>> lstm_inputs = {mixed_tensor(Shape{4, 24}, 94), random_tensor(Shape{24, 6}, 95),
+                                                   random_tensor(Shape{24}, 96), mixed_tensor(Shape{4, 6}, 97),
+                                                   mixed_tensor(Shape{4, 6}, 98)};
+  for (const std::size_t half : {0, 1}) {
+    const Build<T> lstm_one = [&](const auto& x) {
+      const LstmState<T> s = lstm_step(x[0], x[1], x[2], x[3], x[4]);
+      return half == 0 ? s.h : s.c;
+    };
+    const Build<T> lstm_seq = [&](const auto& x) {
+      const LstmState<T> s = hidden_and_cell(lstm_sequence(reshape(x[0], {B, 1, 4 * H}), x[1], x[2], x[3], x[4]));
+      return reshape(half == 0 ? s.h : s.c, {B, H});
+    };
+    check_equal(lstm_one, lstm_seq, lstm_inputs, {true, true, true, true, true},
+                half == 0 ? "lstm_step h" : "lstm_step c");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_step_gradcheck) {
+  const GradcheckFn gru = [](Tape<double>&, const Vars& x) { return gru_step(x[0], x[1], x[2], x[3]); };
+  const std::vector<Tensor<double>> gru_inputs = {mixed_tensor(Shape{3, 9}, 100), random_tensor(Shape{9, 3}, 101),
+                                                  random_tensor(Shape{9}, 102), mixed_tensor(Shape{3, 3}, 103)};
+  ATTEND_CHECK_GRADIENTS(gru, gru_inputs);
+  // both halves at once: a loss that weighs h' and c' differently
+  const GradcheckFn lstm = [](Tape<double>&, const Vars& x) {
+    const LstmState<double> s = lstm_step(x[0], x[1], x[2], x[3], x[4]);
+    return s.h + s.c * 0.5;
+  };
+  const std::vector<Tensor<double>> lstm_inputs = {mixed_tensor(Shape{3, 12}, 104), random_tensor(Shape{12, 3}, 105),
+                                                   random_tensor(Shape{12}, 106), mixed_tensor(Shape{3, 3}, 107),
+                                                   mixed_tensor(Shape{3, 3}, 108)};
+  ATTEND_CHECK_GRADIENTS(lstm, lstm_inputs);
+}
+
+BOOST_AUTO_TEST_CASE(one_step_errors) {
+  Tape<double> tape;
+  const auto gx = tape.leaf(Tensor<double>(Shape{2, 12}));
+  const auto W = tape.leaf(Tensor<double>(Shape{12, 3}));
+  const auto b = tape.leaf(Tensor<double>(Shape{12}));
+  const auto h = tape.leaf(Tensor<double>(Shape{2, 3}));
+  BOOST_CHECK_EXCEPTION(gru_step(gx, W, b, h), std::invalid_argument,
+                        message_has({"gru_step", "gx (2,12)", "W_hh (12,3)", "expected gx (B,3H)"}));
+  // the sequence's (B, 1, G·H) is not a step's gx
+  BOOST_CHECK_EXCEPTION(lstm_step(tape.leaf(Tensor<double>(Shape{2, 1, 12})), W, b, h, h), std::invalid_argument,
+                        message_has({"lstm_step", "gx (2,1,12)", "expected gx (B,4H)"}));
+  BOOST_CHECK_EXCEPTION(lstm_step(gx, W, b, h, tape.leaf(Tensor<double>(Shape{2, 4}))), std::invalid_argument,
+                        message_has({"lstm_step", "(2,4)", "states (B,H)"}));
+  const LstmState<double> s = hidden_and_cell(tape.leaf(Tensor<double>(Shape{2, 4, 5, 3})));
+  BOOST_TEST(s.h.shape() == (Shape{4, 5, 3}));
+  BOOST_TEST(s.c.shape() == (Shape{4, 5, 3}));
+  BOOST_CHECK_EXCEPTION(hidden_and_cell(h), std::invalid_argument,
+                        message_has({"hidden_and_cell", "(2,3)", "(2,B,H)", "(2,B,T,H)"}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
