@@ -349,58 +349,77 @@ nlohmann::json load_checkpoint(const std::string& path, const NamedParameters<T>
     if (t == nullptr) fail(path, "extra tensor " + in_quotes(name) + " is a null pointer");
     targets.push_back({name, t, "the tensor to fill has"});
   }
-  std::unordered_set<std::string> wanted;
-  for (const Target& target : targets) {
-    if (!wanted.insert(target.name).second) fail(path, "tensor " + in_quotes(target.name) + " is asked for twice");
-  }
 
   const Fd fd = open_for_reading(path);
   const Header header = read_header(path, fd);
-  std::unordered_map<std::string, const CheckpointTensor*> in_file;
-  for (const CheckpointTensor& t : header.tensors) in_file.emplace(t.name, &t);
 
-  // every tensor asked for is in the file with the right dtype and shape
-  std::vector<const CheckpointTensor*> sources;
-  for (const Target& target : targets) {
-    const auto it = in_file.find(target.name);
-    if (it == in_file.end()) fail(path, "tensor " + in_quotes(target.name) + " is missing from the file");
-    const CheckpointTensor& source = *it->second;
-    if (source.dtype != dtype_of<T>()) {
-      fail(path,
-           "tensor " + in_quotes(target.name) + " has dtype " + source.dtype + ", the model expects " + dtype_of<T>());
-    }
-    const std::vector<std::uint64_t> shape = shape_of(*target.tensor);
-    if (source.shape != shape) {
-      fail(path, "tensor " + in_quotes(target.name) + " has shape " + attend::to_string(source.shape) + ", " +
-                     target.owner + " " + attend::to_string(shape));
-    }
-    sources.push_back(&source);
-  }
-  // every tensor in the file is asked for or skipped on purpose
-  for (const CheckpointTensor& t : header.tensors) {
+  // the names matched as Module::load matches them: every tensor asked for is in the file, every tensor in the file is
+  // asked for or skipped on purpose
+  std::vector<std::string> wanted, in_file;
+  for (const Target& target : targets) wanted.push_back(target.name);
+  for (const CheckpointTensor& t : header.tensors) in_file.push_back(t.name);
+  const NameMatch match = match_names(wanted, in_file);
+  if (!match.asked_twice.empty()) fail(path, "tensor " + in_quotes(match.asked_twice) + " is asked for twice");
+  if (!match.missing.empty()) fail(path, "tensor " + in_quotes(match.missing.front()) + " is missing from the file");
+  for (const std::string& name : match.unexpected) {
     const bool ignored = std::any_of(ignore_prefixes.begin(), ignore_prefixes.end(), [&](const std::string& prefix) {
-      return t.name.compare(0, prefix.size(), prefix) == 0;
+      return name.compare(0, prefix.size(), prefix) == 0;
     });
-    if (wanted.count(t.name) == 0 && !ignored) {
-      fail(path, "tensor " + in_quotes(t.name) +
+    if (!ignored) {
+      fail(path, "tensor " + in_quotes(name) +
                      " is in the file but not in the model (load it as an extra tensor, or skip it with "
                      "ignore_prefixes)");
+    }
+  }
+  // with the right dtype and shape
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const CheckpointTensor& source = header.tensors[match.source[k]];
+    if (source.dtype != dtype_of<T>()) {
+      fail(path, "tensor " + in_quotes(targets[k].name) + " has dtype " + source.dtype + ", the model expects " +
+                     dtype_of<T>());
+    }
+    const std::vector<std::uint64_t> shape = shape_of(*targets[k].tensor);
+    if (source.shape != shape) {
+      fail(path, "tensor " + in_quotes(targets[k].name) + " has shape " + attend::to_string(source.shape) + ", " +
+                     targets[k].owner + " " + attend::to_string(shape));
     }
   }
 
   // read all data into copies first: an I/O error here still leaves the model untouched
   std::vector<Tensor<T>> staged;
   staged.reserve(targets.size());
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    staged.emplace_back(targets[i].tensor->shape(), uninitialized);
-    read_at(fd.get(), staged.back().data(), sources[i]->end - sources[i]->begin, header.data_start + sources[i]->begin,
-            path, "the data of tensor " + in_quotes(targets[i].name));
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    const CheckpointTensor& source = header.tensors[match.source[k]];
+    staged.emplace_back(targets[k].tensor->shape(), uninitialized);
+    read_at(fd.get(), staged.back().data(), source.end - source.begin, header.data_start + source.begin, path,
+            "the data of tensor " + in_quotes(targets[k].name));
   }
   // commit: nothing below can fail
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    std::copy(staged[i].data(), staged[i].data() + staged[i].size(), targets[i].tensor->data());
+  for (std::size_t k = 0; k < targets.size(); ++k) {
+    std::copy(staged[k].data(), staged[k].data() + staged[k].size(), targets[k].tensor->data());
   }
   return header.metadata;
+}
+
+template <class T>
+std::map<std::string, Tensor<T>> read_tensors(const std::string& path) {
+  const Fd fd = open_for_reading(path);
+  const Header header = read_header(path, fd);
+  std::map<std::string, Tensor<T>> out;
+  for (const CheckpointTensor& t : header.tensors) {
+    if (t.dtype != dtype_of<T>()) {
+      fail(path, "tensor " + in_quotes(t.name) + " has dtype " + t.dtype + ", expected " + dtype_of<T>());
+    }
+    if (t.shape.size() > max_rank) {
+      fail(path, "tensor " + in_quotes(t.name) + " has shape " + attend::to_string(t.shape) + ": attend tensors have " +
+                     "rank at most " + std::to_string(max_rank));
+    }
+    Tensor<T> tensor(Shape(std::vector<std::size_t>(t.shape.begin(), t.shape.end())), uninitialized);
+    read_at(fd.get(), tensor.data(), t.end - t.begin, header.data_start + t.begin, path,
+            "the data of tensor " + in_quotes(t.name));
+    out.emplace(t.name, std::move(tensor));
+  }
+  return out;
 }
 
 nlohmann::json read_checkpoint_metadata(const std::string& path) {
@@ -417,6 +436,8 @@ template void save_checkpoint<float>(const std::string&, const NamedParameters<f
                                      const NamedTensors<float>&);
 template void save_checkpoint<double>(const std::string&, const NamedParameters<double>&, const nlohmann::json&,
                                       const NamedTensors<double>&);
+template std::map<std::string, Tensor<float>> read_tensors<float>(const std::string&);
+template std::map<std::string, Tensor<double>> read_tensors<double>(const std::string&);
 template nlohmann::json load_checkpoint<float>(const std::string&, const NamedParameters<float>&,
                                                const NamedTensorSlots<float>&, const std::vector<std::string>&);
 template nlohmann::json load_checkpoint<double>(const std::string&, const NamedParameters<double>&,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -17,10 +18,6 @@
 #include "nn/module.hpp"
 
 namespace attend::nn {
-
-// Tensors saved beside the parameters, by name, e.g. {"optimizer.encoder.W.m", &m} for an optimizer's state.
-template <class T>
-using NamedTensors = std::vector<std::pair<std::string, const Tensor<T>*>>;
 
 // Tensors a load fills, by name. Each must already have the shape stored in the file (allocate it first).
 template <class T>
@@ -52,6 +49,12 @@ template <class T>
 nlohmann::json load_checkpoint(const std::string& path, const NamedParameters<T>& params,
                                const NamedTensorSlots<T>& extra = {},
                                const std::vector<std::string>& ignore_prefixes = {});
+
+// Every tensor of a safetensors file by name — one written by save_checkpoint, or by PyTorch's
+// safetensors.torch.save_file(module.state_dict(), path) — to pass to Module::load after renaming what differs.
+// Every tensor must have T's dtype (F32 for float, F64 for double) and rank ≤ 4; errors name the file and the tensor.
+template <class T>
+std::map<std::string, Tensor<T>> read_tensors(const std::string& path);
 
 // The metadata alone, to build a model from its saved configuration before loading its weights. Validates the header.
 nlohmann::json read_checkpoint_metadata(const std::string& path);

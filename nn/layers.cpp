@@ -99,6 +99,14 @@ Variable<T> Dropout<T>::forward(const Variable<T>& x) {
   return dropout(x, p_, this->training(), rng_);
 }
 
+CrossEntropyLoss::CrossEntropyLoss(std::int64_t ignore_id, double label_smoothing)
+    : ignore_id_(ignore_id), label_smoothing_(label_smoothing) {
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
+    throw std::invalid_argument("CrossEntropyLoss: label_smoothing " + std::to_string(label_smoothing) +
+                                " is outside [0, 1]");
+  }
+}
+
 template class Linear<float>;
 template class Linear<double>;
 template class Conv2d<float>;

@@ -92,23 +92,36 @@ class Dropout : public Module<T> {
 };
 
 // Mean cross-entropy over the targets that are not ignore_id (the padding id), from logits (..., C) and ids (...);
-// optional label smoothing ε (target distribution (1 - ε) onehot + ε/C), as torch.nn.CrossEntropyLoss.
-struct CrossEntropyLoss {
-  std::int64_t ignore_id = -100;
-  double label_smoothing = 0.0;
+// optional label smoothing ε (target distribution (1 - ε) onehot + ε/C), as torch.nn.CrossEntropyLoss(ignore_index,
+// label_smoothing). Constructed with its options, which it checks (ε in [0, 1]) and keeps:
+//   nn::CrossEntropyLoss loss(/*ignore_id=*/pad_id, /*label_smoothing=*/0.1);  Variable<float> y = loss(logits, ids);
+class CrossEntropyLoss {
+ public:
+  explicit CrossEntropyLoss(std::int64_t ignore_id = -100, double label_smoothing = 0.0);
   template <class T>
   Variable<T> operator()(const Variable<T>& logits, const Ids& targets) const {
-    return cross_entropy(logits, targets, ignore_id, label_smoothing);
+    return cross_entropy(logits, targets, ignore_id_, label_smoothing_);
   }
+  std::int64_t ignore_id() const { return ignore_id_; }
+  double label_smoothing() const { return label_smoothing_; }
+
+ private:
+  std::int64_t ignore_id_;
+  double label_smoothing_;
 };
 
 // Mean negative log-likelihood from log-probabilities (..., C), as torch.nn.NLLLoss.
-struct NLLLoss {
-  std::int64_t ignore_id = -100;
+class NLLLoss {
+ public:
+  explicit NLLLoss(std::int64_t ignore_id = -100) : ignore_id_(ignore_id) {}
   template <class T>
   Variable<T> operator()(const Variable<T>& log_probs, const Ids& targets) const {
-    return nll_loss(log_probs, targets, ignore_id);
+    return nll_loss(log_probs, targets, ignore_id_);
   }
+  std::int64_t ignore_id() const { return ignore_id_; }
+
+ private:
+  std::int64_t ignore_id_;
 };
 
 }  // namespace attend::nn

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,38 @@ class Module;
 // (stable name, parameter) pairs: what optimizers, checkpoints and gradient checks take.
 template <class T>
 using NamedParameters = std::vector<std::pair<std::string, Parameter<T>*>>;
+
+// (name, tensor) pairs to read: a module's parameter values (Module::named_tensors, PyTorch's state_dict), tensors a
+// checkpoint saves beside the parameters ({"optimizer.encoder.W.m", &m}), tensors to load by name (Module::load).
+template <class T>
+using NamedTensors = std::vector<std::pair<std::string, const Tensor<T>*>>;
+
+// What Module::load left aside (PyTorch's missing_keys and unexpected_keys): parameters no tensor was given for, and
+// tensors no parameter has the name of. Both empty after every strict load.
+struct LoadReport {
+  std::vector<std::string> missing;
+  std::vector<std::string> unexpected;
+};
+
+// Names matched by name: for each wanted name the index of the available name equal to it, and what is left over on
+// either side. Module::load and load_checkpoint share it (each words its own errors).
+struct NameMatch {
+  static constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> source;      // source[k]: index in `available` of wanted[k] (the first, if twice), or none
+  std::vector<std::string> missing;     // wanted but not available, in wanted's order
+  std::vector<std::string> unexpected;  // available but not wanted, in available's order
+  std::string asked_twice;              // the first name that `wanted` holds twice, or empty
+  std::string given_twice;              // the first name that `available` holds twice, or empty
+};
+NameMatch match_names(const std::vector<std::string>& wanted, const std::vector<std::string>& available);
+
+// The same tensors with some renamed, e.g. from PyTorch's state_dict names to attend's before Module::load:
+//   cell.load(nn::renamed(nn::read_tensors<float>(path), {{"weight_ih", "W_ih"}, {"weight_hh", "W_hh"}}));
+// Names not in `from_to` are kept. Throws std::invalid_argument when a name to rename is absent (listing those left)
+// or when two tensors would end up with one name.
+template <class T>
+std::map<std::string, Tensor<T>> renamed(std::map<std::string, Tensor<T>> tensors,
+                                         const std::vector<std::pair<std::string, std::string>>& from_to);
 
 // What Module::visit reports to: each own parameter, then each child module, in a fixed order.
 template <class T>
@@ -54,6 +87,16 @@ class Module {
   // Every parameter of this module and its children, depth first, with dotted names ("encoder.cell.W_hh").
   NamedParameters<T> parameters();
   std::size_t parameter_count();  // number of scalar values
+  // The value of every parameter by the same names (PyTorch's state_dict): what save_checkpoint writes and what
+  // another module of the same architecture can load().
+  NamedTensors<T> named_tensors();
+  // Sets parameters by name from `tensors` (PyTorch's load_state_dict). Each tensor must have its parameter's shape;
+  // a mismatch throws std::invalid_argument naming the parameter and both shapes. Strict (the default): every
+  // parameter needs a tensor and every tensor a parameter, else std::invalid_argument lists the missing and unexpected
+  // names. Not strict: those are skipped and reported. All is checked before the first value is written: on any error
+  // nothing has changed. Each loaded parameter's gradient is zeroed.
+  LoadReport load(const NamedTensors<T>& tensors, bool strict = true);
+  LoadReport load(const std::map<std::string, Tensor<T>>& tensors, bool strict = true);
   // Every random generator of this module and its children, named like parameters.
   NamedGenerators generators();
   void zero_grad();

@@ -142,8 +142,7 @@ LstmState<T> LstmCell<T>::step(const Variable<T>& gx, const LstmState<T>& state)
   const Variable<T> gh = linear(state.h, tape.param(this->W_hh), tape.param(this->b_hh));
   // the rest of the step in one node (lstm_step_composed writes it op by op), y = [h', c']: (2, batch, H)
   //   i, f, o = σ(gx + gh), g = tanh(gx + gh) (their parts), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
-  const Variable<T> y = lstm_cell(gx, gh, state.c);
-  return {select(y, 0, 0), select(y, 0, 1)};
+  return hidden_and_cell(lstm_cell(gx, gh, state.c));
 }
 
 template <class T>

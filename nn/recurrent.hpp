@@ -96,12 +96,9 @@ class GruCell : public RecurrentCell<T> {
   Variable<T> step(const Variable<T>& gx, const Variable<T>& h);
 };
 
-// The state an LSTM carries from step to step: the hidden state h and the memory cell c, both (batch, H).
-template <class T>
-struct LstmState {
-  Variable<T> h;
-  Variable<T> c;
-};
+// The state an LSTM carries from step to step: the hidden state h and the memory cell c, both (batch, H). Declared with
+// the ops (autograd/ops.hpp: lstm_step, hidden_and_cell return it too).
+using attend::LstmState;
 
 // The long short-term memory cell, as torch.nn.LSTMCell (G = 4, gates i, f, g, o):
 //   i  = σ(W_i x + b_ii + U_i h + b_hi)       input gate

@@ -217,9 +217,17 @@ BOOST_AUTO_TEST_CASE(loss_wrappers_match_the_ops) {
   Tape<double> tape;
   const auto logits = tape.leaf(random_tensor(Shape{3, 4}, 12));
   const Ids targets(Shape{3}, {1, 0, 3});
-  const nn::CrossEntropyLoss ce{0, 0.1};
+  const nn::CrossEntropyLoss ce(/*ignore_id=*/0, /*label_smoothing=*/0.1);
+  BOOST_TEST(ce.ignore_id() == 0);
+  BOOST_TEST(ce.label_smoothing() == 0.1);
   BOOST_TEST(ce(logits, targets).value().item() == cross_entropy(logits, targets, 0, 0.1).value().item());
-  const nn::NLLLoss nll{0};
+  const nn::CrossEntropyLoss plain;  // torch.nn.CrossEntropyLoss()'s defaults: ignore -100, no smoothing
+  BOOST_TEST(plain(logits, targets).value().item() == cross_entropy(logits, targets).value().item());
+  BOOST_CHECK_EXCEPTION(nn::CrossEntropyLoss(0, 1.5), std::invalid_argument,
+                        attend::testing::message_has({"CrossEntropyLoss", "label_smoothing 1.5", "[0, 1]"}));
+  BOOST_CHECK_EXCEPTION(nn::CrossEntropyLoss(0, -0.1), std::invalid_argument,
+                        attend::testing::message_has({"label_smoothing -0.1"}));
+  const nn::NLLLoss nll(0);
   BOOST_TEST(nll(log_softmax(logits, -1), targets).value().item() == cross_entropy(logits, targets, 0).value().item(),
              tt::tolerance(1e-14));
 }

@@ -700,7 +700,7 @@ BOOST_AUTO_TEST_CASE(cross_entropy_with_padding_matches_pytorch) {
     BOOST_TEST_CONTEXT("label_smoothing " << smoothing) {
       Tape<float> tape;
       const Variable<float> logits = tape.leaf(load_reference("cross_entropy", "logits"));
-      const Variable<float> loss = CrossEntropyLoss{0, smoothing}(logits, targets);
+      const Variable<float> loss = CrossEntropyLoss(0, smoothing)(logits, targets);
       BOOST_TEST(close_to(loss.value(), load_reference("cross_entropy", "loss" + suffix).reshaped(Shape{})));
       tape.backward(loss);
       BOOST_TEST(close_to(logits.grad(), load_reference("cross_entropy", "grad.logits" + suffix)));
