@@ -27,6 +27,29 @@ void check_query(const char* score, const Variable<T>& query, const Variable<T>&
   }
 }
 
+// Throws unless annotations are (batch, S, H_a) with the annotation size the score was built for.
+template <class T>
+void check_annotations(const char* score, const Variable<T>& annotations, std::size_t annotation_size) {
+  const Shape& h = annotations.shape();
+  if (h.rank() != 3 || h[2] != annotation_size) {
+    throw std::invalid_argument(std::string(score) + " score: annotations " + to_string(h) +
+                                " do not fit (expected (batch, S, " + std::to_string(annotation_size) + "))");
+  }
+}
+
+// Throws unless `keys` were made by a score of this kind (a default-constructed Keys was made by none).
+template <class T>
+void check_keys(ScoreKind kind, const Keys<T>& keys) {
+  if (keys.empty()) {
+    throw std::invalid_argument(to_string(kind) + " score: the keys are empty (make them with this score's keys(h))");
+  }
+  if (keys.made_by() != kind) {
+    throw std::invalid_argument(to_string(kind) + " score: keys " + to_string(keys.shape()) + " were made by " +
+                                (keys.made_by() == ScoreKind::additive ? "an " : "a ") + to_string(keys.made_by()) +
+                                " score (make them with this score's keys(h))");
+  }
+}
+
 // Σ_k a[b, i, k] q[b, k] for keys a: (batch, S, K) and q: (batch, K) → (batch, S), one fused node (batched_matvec:
 // a per-sequence product too small for a BLAS call per row).
 template <class T>
@@ -74,17 +97,20 @@ AdditiveScore<T>::AdditiveScore(std::size_t query_size, std::size_t annotation_s
       v_a(linear_weight<T>(1, attention_size, rng)) {}
 
 template <class T>
-Variable<T> AdditiveScore<T>::keys(const Variable<T>& annotations) {
+Keys<T> AdditiveScore<T>::keys(const Variable<T>& annotations) {
+  check_annotations("additive", annotations, U_a.value.shape()[1]);
   // U_a h_i for every i at once: (batch, S, H_a) → (batch, S, A)
-  return linear(annotations, tape_of("additive score", {&annotations}).param(U_a));
+  return Keys<T>(linear(annotations, tape_of("additive score", {&annotations}).param(U_a)), ScoreKind::additive);
 }
 
 template <class T>
-Variable<T> AdditiveScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
-  check_query("additive", query, keys, W_a.value.shape()[1], W_a.value.shape()[0]);
-  Tape<T>& tape = tape_of("additive score", {&query, &keys});
+Variable<T> AdditiveScore<T>::score(const Variable<T>& query, const Keys<T>& keys) {
+  check_keys(ScoreKind::additive, keys);
+  const Variable<T>& k = keys.value();
+  check_query("additive", query, k, W_a.value.shape()[1], W_a.value.shape()[0]);
+  Tape<T>& tape = tape_of("additive score", {&query, &k});
   // e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
-  return additive_energy(linear(query, tape.param(W_a)), keys, tape.param(v_a));
+  return additive_energy(linear(query, tape.param(W_a)), k, tape.param(v_a));
 }
 
 template <class T>
@@ -97,10 +123,12 @@ void AdditiveScore<T>::visit(nn::ModuleVisitor<T>& v) {
 // ---- dot and general (Luong) -----------------------------------------------------------------------------------
 
 template <class T>
-Variable<T> DotScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
-  check_query("dot", query, keys, keys.shape().rank() == 3 ? keys.shape()[2] : 0, 0);
+Variable<T> DotScore<T>::score(const Variable<T>& query, const Keys<T>& keys) {
+  check_keys(ScoreKind::dot, keys);
+  const Variable<T>& h = keys.value();
+  check_query("dot", query, h, h.shape().rank() == 3 ? h.shape()[2] : 0, 0);
   // e_ij = s_jᵀ h_i
-  return dot_each(keys, query);
+  return dot_each(h, query);
 }
 
 template <class T>
@@ -108,16 +136,18 @@ GeneralScore<T>::GeneralScore(std::size_t query_size, std::size_t annotation_siz
     : W_a(linear_weight<T>(query_size, annotation_size, rng)) {}
 
 template <class T>
-Variable<T> GeneralScore<T>::keys(const Variable<T>& annotations) {
+Keys<T> GeneralScore<T>::keys(const Variable<T>& annotations) {
+  check_annotations("general", annotations, W_a.value.shape()[1]);
   // W_a h_i for every i at once: (batch, S, H_a) → (batch, S, Q)
-  return linear(annotations, tape_of("general score", {&annotations}).param(W_a));
+  return Keys<T>(linear(annotations, tape_of("general score", {&annotations}).param(W_a)), ScoreKind::general);
 }
 
 template <class T>
-Variable<T> GeneralScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
-  check_query("general", query, keys, W_a.value.shape()[0], W_a.value.shape()[0]);
+Variable<T> GeneralScore<T>::score(const Variable<T>& query, const Keys<T>& keys) {
+  check_keys(ScoreKind::general, keys);
+  check_query("general", query, keys.value(), W_a.value.shape()[0], W_a.value.shape()[0]);
   // e_ij = s_jᵀ (W_a h_i)
-  return dot_each(keys, query);
+  return dot_each(keys.value(), query);
 }
 
 template <class T>
@@ -134,19 +164,22 @@ ConcatScore<T>::ConcatScore(std::size_t query_size, std::size_t annotation_size,
       query_size_(query_size) {}
 
 template <class T>
-Variable<T> ConcatScore<T>::keys(const Variable<T>& annotations) {
+Keys<T> ConcatScore<T>::keys(const Variable<T>& annotations) {
+  const std::size_t columns = W_a.value.shape()[1];
+  check_annotations("concat", annotations, columns - query_size_);
   Tape<T>& tape = tape_of("concat score", {&annotations});
   // W_a[:, Q:] h_i for every i at once: (batch, S, H_a) → (batch, S, A)
-  const std::size_t columns = W_a.value.shape()[1];
-  return linear(annotations, slice(tape.param(W_a), 1, query_size_, columns));
+  return Keys<T>(linear(annotations, slice(tape.param(W_a), 1, query_size_, columns)), ScoreKind::concat);
 }
 
 template <class T>
-Variable<T> ConcatScore<T>::score(const Variable<T>& query, const Variable<T>& keys) {
-  check_query("concat", query, keys, query_size_, W_a.value.shape()[0]);
-  Tape<T>& tape = tape_of("concat score", {&query, &keys});
+Variable<T> ConcatScore<T>::score(const Variable<T>& query, const Keys<T>& keys) {
+  check_keys(ScoreKind::concat, keys);
+  const Variable<T>& k = keys.value();
+  check_query("concat", query, k, query_size_, W_a.value.shape()[0]);
+  Tape<T>& tape = tape_of("concat score", {&query, &k});
   // e_ij = v_aᵀ tanh(W_a[:, :Q] s_j + W_a[:, Q:] h_i) = v_aᵀ tanh(W_a [s_j; h_i])
-  return additive_energy(linear(query, slice(tape.param(W_a), 1, 0, query_size_)), keys, tape.param(v_a));
+  return additive_energy(linear(query, slice(tape.param(W_a), 1, 0, query_size_)), k, tape.param(v_a));
 }
 
 template <class T>
@@ -209,6 +242,7 @@ Mask source_mask(const std::vector<std::int64_t>& lengths, std::size_t time) {
 }
 
 #define ATTEND_INSTANTIATE(T)                                                                               \
+  template class Keys<T>;                                                                                   \
   template class AdditiveScore<T>;                                                                          \
   template class DotScore<T>;                                                                               \
   template class GeneralScore<T>;                                                                           \

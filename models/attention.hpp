@@ -11,6 +11,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/ops.hpp"
 #include "nn/layers.hpp"
@@ -23,20 +25,58 @@ enum class ScoreKind { additive, dot, general, concat };
 std::string to_string(ScoreKind kind);
 ScoreKind score_kind_from_string(const std::string& name);  // throws std::invalid_argument for an unknown name
 
+template <class T>
+class Score;
+
+// The part of a score that depends only on the annotations (U_a h_i, W_a h_i, ...), made by Score::keys() and
+// accepted only by a score of the same kind: a Variable does not convert to Keys, so raw annotations cannot be passed
+// where keys belong (pass them to the one-call score(query, annotations) instead), and the keys of another kind of
+// score are refused with an error that names both kinds and the shapes.
+template <class T>
+class Keys {
+ public:
+  Keys() = default;  // empty: no score made it (the vanilla decoder's memory)
+  // Keys computed by hand, said to be those of a `made_by` score. Score implementations (and wrappers around one)
+  // construct them; a user normally gets them from Score::keys().
+  Keys(Variable<T> value, ScoreKind made_by) : value_(std::move(value)), made_by_(made_by) {}
+
+  const Variable<T>& value() const { return value_; }  // (batch, S, K)
+  const Shape& shape() const { return value_.shape(); }
+  ScoreKind made_by() const { return made_by_; }
+  bool empty() const { return value_.empty(); }
+  // f(value) as keys of the same kind: for a function that only reorders or repeats the batch rows (beam search).
+  template <class F>
+  Keys map(F f) const {
+    return Keys(f(value_), made_by_);
+  }
+
+ private:
+  Variable<T> value_;
+  ScoreKind made_by_ = ScoreKind::additive;
+};
+
 // The interface of a score function e_ij = score(q_j, h_i).
 // annotations h: (batch, S, A); query q: (batch, Q) → keys: (batch, S, K) once, then e: (batch, S) per step.
+// A score implements keys() and score(query, keys); the one-call score(query, annotations) is keys() then score().
+// Implementations add `using Score<T>::score;` so that the one-call form stays visible beside their override.
 template <class T>
 class Score : public nn::Module<T> {
  public:
-  virtual Variable<T> keys(const Variable<T>& annotations) = 0;
-  virtual Variable<T> score(const Variable<T>& query, const Variable<T>& keys) = 0;
+  virtual Keys<T> keys(const Variable<T>& annotations) = 0;
+  virtual Variable<T> score(const Variable<T>& query, const Keys<T>& keys) = 0;
+  // e for annotations h directly, for callers that score once (the keys are recomputed at every call).
+  Variable<T> score(const Variable<T>& query, const Variable<T>& annotations) {
+    return score(query, keys(annotations));
+  }
   virtual ScoreKind kind() const = 0;
 };
 
 // Bahdanau et al. (2015), eq. (6) with the appendix's a(s_{j-1}, h_i):
 //   e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
 // W_a: (A, Q) on the query, U_a: (A, H_a) on the annotations, v_a: (1, A) — each in torch.nn.Linear's layout
-// (out, in), no biases (the paper has none). A is the attention size.
+// (out, in), no biases (the paper has none). A is the attention size. v_a is the equation's vector stored as one row,
+// exactly torch.nn.Linear(A, 1, bias=False).weight (d2l's w_v), so weights move between the two as they are; its
+// gradient has the same (1, A) shape.
 template <class T>
 class AdditiveScore : public Score<T> {
  public:
@@ -45,8 +85,9 @@ class AdditiveScore : public Score<T> {
   Parameter<T> v_a;
 
   AdditiveScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size, Rng& rng);
-  Variable<T> keys(const Variable<T>& annotations) override;  // U_a h_i: (batch, S, A)
-  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override;
+  using Score<T>::score;
+  Keys<T> keys(const Variable<T>& annotations) override;  // U_a h_i: (batch, S, A)
+  Variable<T> score(const Variable<T>& query, const Keys<T>& keys) override;
   ScoreKind kind() const override { return ScoreKind::additive; }
   void visit(nn::ModuleVisitor<T>& v) override;
 };
@@ -55,8 +96,9 @@ class AdditiveScore : public Score<T> {
 template <class T>
 class DotScore : public Score<T> {
  public:
-  Variable<T> keys(const Variable<T>& annotations) override { return annotations; }
-  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override;
+  using Score<T>::score;
+  Keys<T> keys(const Variable<T>& annotations) override { return Keys<T>(annotations, ScoreKind::dot); }  // h_i
+  Variable<T> score(const Variable<T>& query, const Keys<T>& keys) override;
   ScoreKind kind() const override { return ScoreKind::dot; }
   void visit(nn::ModuleVisitor<T>&) override {}
 };
@@ -68,15 +110,17 @@ class GeneralScore : public Score<T> {
   Parameter<T> W_a;
 
   GeneralScore(std::size_t query_size, std::size_t annotation_size, Rng& rng);
-  Variable<T> keys(const Variable<T>& annotations) override;  // W_a h_i: (batch, S, Q)
-  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override;
+  using Score<T>::score;
+  Keys<T> keys(const Variable<T>& annotations) override;  // W_a h_i: (batch, S, Q)
+  Variable<T> score(const Variable<T>& query, const Keys<T>& keys) override;
   ScoreKind kind() const override { return ScoreKind::general; }
   void visit(nn::ModuleVisitor<T>& v) override;
 };
 
 // Luong et al. (2015), eq. (8), "concat":  e_ij = v_aᵀ tanh(W_a [s_j; h_i]).
 // W_a: (A, Q + H_a) as one torch.nn.Linear(Q + H_a, A, bias=False); its first Q columns multiply s_j, the rest h_i,
-// so W_a [s_j; h_i] = W_a[:, :Q] s_j + W_a[:, Q:] h_i and the second term is the precomputed key. v_a: (1, A).
+// so W_a [s_j; h_i] = W_a[:, :Q] s_j + W_a[:, Q:] h_i and the second term is the precomputed key. v_a: (1, A), the
+// vector as one row (torch.nn.Linear(A, 1, bias=False).weight), as in AdditiveScore.
 template <class T>
 class ConcatScore : public Score<T> {
  public:
@@ -84,8 +128,9 @@ class ConcatScore : public Score<T> {
   Parameter<T> v_a;
 
   ConcatScore(std::size_t query_size, std::size_t annotation_size, std::size_t attention_size, Rng& rng);
-  Variable<T> keys(const Variable<T>& annotations) override;  // W_a[:, Q:] h_i: (batch, S, A)
-  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override;
+  using Score<T>::score;
+  Keys<T> keys(const Variable<T>& annotations) override;  // W_a[:, Q:] h_i: (batch, S, A)
+  Variable<T> score(const Variable<T>& query, const Keys<T>& keys) override;
   ScoreKind kind() const override { return ScoreKind::concat; }
   void visit(nn::ModuleVisitor<T>& v) override;
 

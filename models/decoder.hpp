@@ -53,7 +53,7 @@ struct DecoderState {
 template <class T>
 struct SourceMemory {
   Variable<T> annotations;  // h_i: (B, S, A)
-  Variable<T> keys;         // the score's precomputed part (B, S, K); empty for vanilla
+  Keys<T> keys;             // the score's precomputed part (B, S, K); empty for vanilla
   Variable<T> context;      // vanilla only: the fixed context c = [h→_Tx; h←_1] of the top layer, (B, A)
   Mask mask;                // (B, S): 1 at real source positions
 };

@@ -247,7 +247,7 @@ std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, c
   for (std::size_t r = 0; r < B * k; ++r) rows[r] = static_cast<std::int64_t>(r / k);
   SourceMemory<T> memory;
   memory.annotations = gather_rows(encoded.memory.annotations, rows);
-  memory.keys = gather_rows(encoded.memory.keys, rows);
+  memory.keys = encoded.memory.keys.map([&](const Variable<T>& keys) { return gather_rows(keys, rows); });
   memory.context = gather_rows(encoded.memory.context, rows);
   memory.mask = gather_mask(encoded.memory.mask, rows);
   DecoderState<T> state = gather_state(encoded.state, rows);

@@ -153,7 +153,7 @@ double one_term_by_hand(const models::AdditiveScore<double>& score, const std::v
 
 // (6.1) and (6.3) with the library, for every i at once.
 struct Batched {
-  Variable<double> keys;            // U_a h_i: (1, T_x, A)
+  models::Keys<double> keys;        // U_a h_i: (1, T_x, A)
   std::vector<Variable<double>> e;  // e[j]: the scores of output step j + 1, (1, T_x)
 };
 
@@ -162,7 +162,7 @@ Batched batched_scores(models::AdditiveScore<double>& score, const Variable<doub
   const std::size_t T_y = s.size();
   // [docs:batched]
   // (6.3) for every i at once, once per sentence: the keys U_a h_i, (1, T_x, A)
-  const Variable<double> keys = score.keys(h);
+  const models::Keys<double> keys = score.keys(h);
   std::vector<Variable<double>> e;  // e[j]: the scores of output step j + 1, (1, T_x)
   for (std::size_t j = 0; j < T_y; ++j) {
     // (6.1) for every i at once: e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i), read from the precomputed keys
@@ -185,7 +185,7 @@ Counted check_all_scores(const models::AdditiveScore<double>& score, const std::
   const Tensor<double>& W_a = score.W_a.value;
   const Tensor<double>& U_a = score.U_a.value;
   const Tensor<double>& v_a = score.v_a.value;
-  const Variable<double>& keys = batched.keys;
+  const models::Keys<double>& keys = batched.keys;
   const std::vector<Variable<double>>& e = batched.e;
   const std::size_t T_x = h_plain.size(), T_y = s_plain.size();
   std::uint64_t counted_once = 0, counted_each_step = 0;

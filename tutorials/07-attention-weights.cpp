@@ -63,7 +63,7 @@ struct Weights {
 };
 
 Weights weights_at(models::AdditiveScore<double>& score, const std::vector<Variable<double>>& s, std::size_t j,
-                   const Variable<double>& keys, const Variable<double>& h, const Mask& all_real) {
+                   const models::Keys<double>& keys, const Variable<double>& h, const Mask& all_real) {
   const std::size_t T_x = h.shape()[1], H = h.shape()[2];
   // [docs:weights]
   const Variable<double> e_j = score.score(s[j], keys);  // e_ij for every i: (1, T_x)
@@ -85,7 +85,7 @@ Weights weights_at(models::AdditiveScore<double>& score, const std::vector<Varia
 
 // The weights and contexts of every step, printed and checked.
 void weights_and_contexts(models::AdditiveScore<double>& score, const std::vector<Variable<double>>& s,
-                          const Variable<double>& keys, const Variable<double>& h, const Mask& all_real) {
+                          const models::Keys<double>& keys, const Variable<double>& h, const Mask& all_real) {
   const std::size_t T_x = h.shape()[1], H = h.shape()[2];
   std::printf("weights and contexts (chapter 6's scores e_ij; each row of α sums to 1)\n");
   double worst_alpha = 0, worst_sum = 0, worst_c = 0;
@@ -340,7 +340,7 @@ int main(int argc, char** argv) {
   const nn::RecurrentOutput<double> encoded = encoder(tape, Ids(Shape{1, T_x}, {1, 2, 3, 4}), {4});
   const Variable<double> h = encoded.outputs;  // (1, T_x, H)
   const std::vector<Variable<double>> s = decoder_states(tape, encoded.h_final[0], T_y);
-  const Variable<double> keys = score.keys(h);
+  const models::Keys<double> keys = score.keys(h);
   const Mask all_real = models::source_mask({static_cast<std::int64_t>(T_x)}, T_x);  // (1, T_x), all ones
 
   // ---- The weights and the context (7.1)-(7.2) ----------------------------------------------------------------------

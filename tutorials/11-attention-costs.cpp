@@ -45,8 +45,9 @@ class CountingScore : public models::Score<T> {
   std::size_t evaluations = 0;
 
   explicit CountingScore(std::unique_ptr<models::Score<T>> inner) : inner_(std::move(inner)) {}
-  Variable<T> keys(const Variable<T>& annotations) override { return inner_->keys(annotations); }
-  Variable<T> score(const Variable<T>& query, const Variable<T>& keys) override {
+  using models::Score<T>::score;
+  models::Keys<T> keys(const Variable<T>& annotations) override { return inner_->keys(annotations); }
+  Variable<T> score(const Variable<T>& query, const models::Keys<T>& keys) override {
     Variable<T> e_ij = inner_->score(query, keys);  // (B, T_x): this step's scores of every sentence
     evaluations += e_ij.shape()[0] * e_ij.shape()[1];
     return e_ij;

@@ -1,11 +1,14 @@
 // Score functions, attention weights and the context vector: each equation against a loop written out by hand, masks,
 // errors, and the finite-difference gradient check of every score (models/attention.hpp).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
 #include "autograd/helpers.hpp"
 #include "models/attention.hpp"
+#include "nn/checkpoint.hpp"
 #include "nn/module.hpp"
 
 using namespace attend;
@@ -165,12 +168,73 @@ BOOST_AUTO_TEST_CASE(weights_and_context_gradients_match_finite_differences) {
   BOOST_TEST(result.passed, result.message);
 }
 
+// The misuse an outside user hit: raw annotations where the keys belong. With Q = H_a = A every shape fits, so before
+// Keys existed the general score silently computed the dot score and the additive score skipped U_a. Now a Variable
+// does not convert to Keys (checked at compile time), score(q, h) with annotations computes the keys itself, and keys
+// of another kind of score, or empty keys, throw naming the score and the shapes.
+static_assert(!std::is_convertible_v<Variable<double>, Keys<double>>, "annotations must not pass for keys");
+static_assert(!std::is_convertible_v<Keys<double>, Variable<double>>, "keys are not a plain Variable");
+
+BOOST_AUTO_TEST_CASE(annotations_never_pass_for_keys_for_any_score_kind) {
+  constexpr std::size_t N = 4;  // query, annotation and attention sizes all equal: every shape fits every slot
+  const std::vector<ScoreKind> kinds{ScoreKind::additive, ScoreKind::dot, ScoreKind::general, ScoreKind::concat};
+  for (ScoreKind kind : kinds) {
+    BOOST_TEST_CONTEXT("score " << to_string(kind)) {
+      Rng rng(21);
+      auto score = make_score<double>(kind, N, N, N, rng);
+      Tape<double> tape;
+      const Variable<double> q = tape.constant(random_tensor({B, N}, 22));
+      const Variable<double> h = tape.constant(random_tensor({B, S, N}, 23));
+      // the one-call form computes the keys: the same e as keys() then score()
+      const Variable<double> e = score->score(q, h);
+      const Variable<double> e_two_calls = score->score(q, score->keys(h));
+      for (std::size_t k = 0; k < B * S; ++k) BOOST_TEST(e.value().data()[k] == e_two_calls.value().data()[k]);
+      // and it is not the plain dot score s·h_i unless the kind is dot: W_a (or U_a) took part
+      const Variable<double> plain_dot = batched_matvec(h, q);
+      double largest_difference = 0;
+      for (std::size_t k = 0; k < B * S; ++k) {
+        largest_difference = std::max(largest_difference, std::abs(e.value().data()[k] - plain_dot.value().data()[k]));
+      }
+      if (kind == ScoreKind::dot) {
+        BOOST_TEST(largest_difference == 0.0);
+      } else {
+        BOOST_TEST(largest_difference > 1e-3);
+      }
+      // every parameter gets a gradient through the one-call form
+      tape.backward(sum(e));
+      for (const auto& [name, p] : score->parameters()) {
+        BOOST_TEST_CONTEXT("parameter " << name) {
+          double norm = 0;
+          for (std::size_t k = 0; k < p->grad.size(); ++k) norm += std::abs(p->grad.data()[k]);
+          BOOST_TEST(norm > 0.0);
+        }
+      }
+      // keys made by any other kind of score are refused, naming both kinds and the keys' shape
+      for (ScoreKind other : kinds) {
+        if (other == kind) continue;
+        Rng other_rng(24);
+        auto other_score = make_score<double>(other, N, N, N, other_rng);
+        BOOST_CHECK_EXCEPTION(
+            score->score(q, other_score->keys(h)), std::invalid_argument,
+            message_has({to_string(kind) + " score",
+                         (other == ScoreKind::additive ? "made by an " : "made by a ") + to_string(other) + " score",
+                         "(2,4,4)"}));
+      }
+      // keys made by no score at all (a default-constructed Keys)
+      BOOST_CHECK_EXCEPTION(score->score(q, Keys<double>()), std::invalid_argument,
+                            message_has({to_string(kind) + " score", "keys are empty"}));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(mismatched_shapes_name_the_problem) {
   auto additive = score_of(ScoreKind::additive, 1);
   Tape<double> tape;
-  Variable<double> keys = additive->keys(tape.constant(random_tensor({B, S, A_h}, 1)));
+  Keys<double> keys = additive->keys(tape.constant(random_tensor({B, S, A_h}, 1)));
   BOOST_CHECK_EXCEPTION(additive->score(tape.constant(random_tensor({B, Q + 1}, 2)), keys), std::invalid_argument,
                         message_has({"additive score", "(2,4)", "(2,4,6)"}));
+  BOOST_CHECK_EXCEPTION(additive->keys(tape.constant(random_tensor({B, S, A_h + 1}, 1))), std::invalid_argument,
+                        message_has({"additive score", "annotations (2,4,6)", "(batch, S, 5)"}));
   BOOST_CHECK_EXCEPTION(attention_weights(tape.constant(random_tensor({B, S}, 3)), source_mask({1}, S)),
                         std::invalid_argument, message_has({"attention_weights", "(2,4)", "(1,4)"}));
   BOOST_CHECK_EXCEPTION(context(tape.constant(random_tensor({B, S}, 3)), tape.constant(random_tensor({B, 3, 2}, 4))),
@@ -180,6 +244,28 @@ BOOST_AUTO_TEST_CASE(mismatched_shapes_name_the_problem) {
                         message_has({"dot score", "4", "8", "general"}));
   BOOST_CHECK_EXCEPTION(score_kind_from_string("cosine"), std::invalid_argument, message_has({"cosine", "additive"}));
   BOOST_TEST(to_string(score_kind_from_string("concat")) == "concat");
+}
+
+// d2l.ai's AdditiveAttention, its state_dict saved by PyTorch (tests/reference/make_state_dict_reference.py), loaded by
+// name into attend's AdditiveScore; the scores then equal PyTorch's.
+BOOST_AUTO_TEST_CASE(a_pytorch_additive_attention_state_dict_loads_by_name) {
+  const std::string folder = std::string(ATTEND_SOURCE_DIR) + "/tests/reference/data/state_dicts/";
+  const std::string path = folder + "additive.safetensors";
+  // [docs:load-additive]
+  // Python (d2l.ai): W_k = Linear(4, 6, bias=False), W_q = Linear(5, 6, bias=False), w_v = Linear(6, 1, bias=False)
+  //                  safetensors.torch.save_file(attention.state_dict(), "additive.safetensors")
+  Rng none = Rng::no_init();
+  AdditiveScore<float> score(/*query_size=*/5, /*annotation_size=*/4, /*attention_size=*/6, none);
+  score.load(nn::renamed(nn::read_tensors<float>(path), {{"W_q.weight", "W_a"},     // (6, 5): W_a s_{j-1}
+                                                         {"W_k.weight", "U_a"},     // (6, 4): U_a h_i
+                                                         {"w_v.weight", "v_a"}}));  // (1, 6): v_a, a row
+  // [docs:end]
+  const auto io = nn::read_tensors<float>(folder + "additive_io.safetensors");
+  Tape<float> tape;
+  const Variable<float> e = score.score(tape.constant(io.at("query")), tape.constant(io.at("keys")));
+  const Tensor<float>& expected = io.at("e");
+  BOOST_TEST(attend::testing::values_are(e.value(), expected.shape(),
+                                         std::vector<double>(expected.flat().begin(), expected.flat().end()), 1e-6));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
