@@ -1,5 +1,6 @@
 // The worked example of docs/reference/adding-a-task.md, built: the program with the task of tests/example/reverse.cpp
-// lists it, trains a model of it, evaluates it and runs it, through the same commands as every other task.
+// lists it, trains a model of it, evaluates it and runs it, through the same commands as every other task. And the
+// README's program outside the repository (examples/reuse/pointer.cpp) learns what it says it learns, reproducibly.
 #include "tests/cli/cli_helpers.hpp"
 
 using namespace cli_test;
@@ -35,6 +36,23 @@ BOOST_AUTO_TEST_CASE(a_task_added_by_one_file_and_one_line_trains_evaluates_and_
   // and the task is the program's own: the usual program does not know it
   check_usage_error(run_attend("train --task reverse --out '" + scratch.path("m.safetensors") + "'"),
                     {"--task", "reverse"});
+}
+
+BOOST_AUTO_TEST_CASE(the_readme_pointer_network_learns_to_point_and_prints_the_same_each_run) {
+  const Run first = run_attend("", "", ATTEND_POINTER_EXE);
+  BOOST_TEST_REQUIRE(first.status == 0, first.err);
+  const std::vector<std::string> lines = lines_of(first.out);
+  BOOST_TEST_REQUIRE(lines.size() == 4u, first.out);
+  double loss_first = 0, loss_last = 0;
+  int step = 0, right = 0, of = 0;
+  BOOST_TEST_REQUIRE(std::sscanf(lines.front().c_str(), "step %d: loss %lf", &step, &loss_first) == 2, lines.front());
+  BOOST_TEST_REQUIRE(std::sscanf(lines.back().c_str(), "step %d: loss %lf, pointed right %d of %d", &step, &loss_last,
+                                 &right, &of) == 4,
+                     lines.back());
+  BOOST_TEST(step == 300);
+  BOOST_TEST(loss_last < loss_first / 10);  // from ~log 6 = 1.8
+  BOOST_TEST(right >= of * 9 / 10, lines.back());
+  BOOST_TEST(run_attend("", "", ATTEND_POINTER_EXE).out == first.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
