@@ -295,6 +295,35 @@ LstmState<T> lstm_step(const Variable<T>& gx, const Variable<T>& W_hh, const Var
 template <class T>
 LstmState<T> hidden_and_cell(const Variable<T>& hc);
 
+// ---- the Transformer's ops: one node each, hand-written backward (source: transformer.cpp) ------------------------
+
+// Layer normalisation over the last axis, as torch.nn.LayerNorm(D, eps): x (..., D), gamma, beta (D,) → (..., D)
+// y = γ ⊙ x̂ + β,  x̂ = (x − μ) r,  μ = mean_k x_k,  r = 1/√(σ² + ε),  σ² = mean_k (x_k − μ)²  (biased; per row)
+// dβ += Σ_rows dy, dγ += Σ_rows dy ⊙ x̂, dx += r (dy γ − mean_k(dy γ) − x̂ mean_k(dy γ x̂))
+template <class T>
+Variable<T> layer_norm(const Variable<T>& x, const Variable<T>& gamma, const Variable<T>& beta, double eps = 1e-5);
+
+// What scaled_dot_product_attention masks, and how.
+struct AttentionOptions {
+  std::size_t heads = 1;  // H: q, k, v hold H heads side by side in their last axis
+  Mask key_padding;       // (B, T_k): 1 = a real key, 0 = padding (never attended to); empty: every key is real
+  bool causal = false;    // query i attends to keys k ≤ i only (needs T_q = T_k)
+  double dropout = 0.0;   // p: dropout on the weights α (when training), drawn from *rng
+  bool training = true;   // false: no dropout whatever p is
+  Rng* rng = nullptr;
+  double scale = 0.0;  // the factor of Q Kᵀ; 0 means 1/√d
+};
+// Scaled dot-product attention (Vaswani et al. 2017, eq. 1) over every head of a batch: q (B,T_q,H·d), k (B,T_k,H·d),
+// v (B,T_k,H·d_v) → y (B,T_q,H·d_v), head h in columns h·d … (h+1)·d − 1 of each (the layout of a projection's
+// output, so no transposes are needed). For each b, h:
+//   e = Q Kᵀ / √d (T_q, T_k);  α = softmax over the allowed keys of each row (masked α exactly 0; a row with no
+//   allowed key is all 0, so y is 0 there and nothing flows back);  α' = α ⊙ m / (1 − p);  Y = α' V
+// dV += α'ᵀ dY, dα = (dY Vᵀ) ⊙ m / (1 − p), de = α ⊙ (dα − Σ_k dα α) / √d, dQ += de K, dK += deᵀ Q
+// Keeps α (B, H, T_q, T_k) for backward, nothing larger; `weights`, when given, receives a copy of α (for heatmaps).
+template <class T>
+Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>& k, const Variable<T>& v,
+                                         const AttentionOptions& options = {}, Tensor<T>* weights = nullptr);
+
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 
 template <class T>
