@@ -1,0 +1,347 @@
+// The Transformer's layers; equations and layouts in transformer.hpp. Tests: tests/nn/test_transformer.cpp.
+#include "nn/transformer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace attend::nn {
+
+// ---- LayerNorm ---------------------------------------------------------------------------------------------------
+
+template <class T>
+LayerNorm<T>::LayerNorm(std::size_t size, double eps) : eps_(eps) {
+  if (size == 0) throw std::invalid_argument("LayerNorm: size must be positive");
+  if (!(eps > 0.0)) throw std::invalid_argument("LayerNorm: eps " + std::to_string(eps) + " must be > 0");
+  Tensor<T> ones(Shape{size});
+  ones.flat().fill(T(1));
+  gamma = Parameter<T>(std::move(ones));
+  beta = Parameter<T>(Tensor<T>(Shape{size}));
+}
+
+template <class T>
+Variable<T> LayerNorm<T>::forward(const Variable<T>& x) {
+  Tape<T>& tape = tape_of("LayerNorm", {&x});
+  return layer_norm(x, tape.param(gamma), tape.param(beta), eps_);
+}
+
+template <class T>
+void LayerNorm<T>::visit(ModuleVisitor<T>& v) {
+  v.parameter("gamma", gamma);
+  v.parameter("beta", beta);
+}
+
+// ---- MultiHeadAttention ------------------------------------------------------------------------------------------
+
+template <class T>
+MultiHeadAttention<T>::MultiHeadAttention(std::size_t d_model, std::size_t heads, Rng& rng, double dropout)
+    : out_proj(d_model == 0 ? 1 : d_model, d_model == 0 ? 1 : d_model, rng),
+      d_model_(d_model),
+      heads_(heads),
+      dropout_(dropout),
+      rng_(rng.next()) {
+  if (d_model == 0 || heads == 0 || d_model % heads != 0) {
+    throw std::invalid_argument("MultiHeadAttention: d_model " + std::to_string(d_model) + " must be a positive " +
+                                "multiple of the number of heads " + std::to_string(heads));
+  }
+  if (!(dropout >= 0.0 && dropout < 1.0)) {
+    throw std::invalid_argument("MultiHeadAttention: dropout " + std::to_string(dropout) + " is outside [0, 1)");
+  }
+  // PyTorch: xavier_uniform_(in_proj_weight) over (3D, D), in_proj_bias and out_proj.bias zero
+  W_in = Parameter<T>(uniform_init<T>({3 * d_model, d_model}, xavier_bound(d_model, 3 * d_model), rng));
+  b_in = Parameter<T>(Tensor<T>(Shape{3 * d_model}));
+  out_proj.b.assign(Tensor<T>(Shape{d_model}));
+}
+
+template <class T>
+Variable<T> MultiHeadAttention<T>::project(const Variable<T>& x, std::size_t part) {
+  Tape<T>& tape = tape_of("MultiHeadAttention", {&x});
+  const std::size_t D = d_model_;
+  // W_q, W_k or W_v: rows part·D … (part+1)·D − 1 of W_in (and of b_in)
+  return linear(x, slice(tape.param(W_in), 0, part * D, (part + 1) * D),
+                slice(tape.param(b_in), 0, part * D, (part + 1) * D));
+}
+
+template <class T>
+Variable<T> MultiHeadAttention<T>::project_q(const Variable<T>& x) {
+  return project(x, 0);
+}
+template <class T>
+Variable<T> MultiHeadAttention<T>::project_k(const Variable<T>& x) {
+  return project(x, 1);
+}
+template <class T>
+Variable<T> MultiHeadAttention<T>::project_v(const Variable<T>& x) {
+  return project(x, 2);
+}
+
+template <class T>
+Variable<T> MultiHeadAttention<T>::attend(const Variable<T>& q, const Variable<T>& k, const Variable<T>& v,
+                                          const AttentionMask& mask, Tensor<T>* weights) {
+  AttentionOptions options;
+  options.heads = heads_;
+  if (mask.key_padding != nullptr) options.key_padding = *mask.key_padding;
+  options.causal = mask.causal;
+  options.dropout = dropout_;
+  options.training = this->training();
+  options.rng = &rng_;
+  return out_proj(scaled_dot_product_attention(q, k, v, options, weights));
+}
+
+template <class T>
+Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const AttentionMask& mask, Tensor<T>* weights) {
+  Tape<T>& tape = tape_of("MultiHeadAttention", {&x});
+  if (x.shape().rank() != 3 || x.shape()[2] != d_model_) {
+    throw std::invalid_argument("MultiHeadAttention: x " + to_string(x.shape()) + " is not (B, T, " +
+                                std::to_string(d_model_) + ")");
+  }
+  // [Q K V] = x W_inᵀ + b_in: one product for the three projections, then each is a third of the columns
+  const std::size_t D = d_model_;
+  const Variable<T> qkv = linear(x, tape.param(W_in), tape.param(b_in));
+  return attend(slice(qkv, -1, 0, D), slice(qkv, -1, D, 2 * D), slice(qkv, -1, 2 * D, 3 * D), mask, weights);
+}
+
+template <class T>
+Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const Variable<T>& memory, const AttentionMask& mask,
+                                           Tensor<T>* weights) {
+  Tape<T>& tape = tape_of("MultiHeadAttention", {&x, &memory});
+  const Shape& sx = x.shape();
+  const Shape& sm = memory.shape();
+  if (sx.rank() != 3 || sx[2] != d_model_ || sm.rank() != 3 || sm[0] != sx[0] || sm[2] != d_model_) {
+    throw std::invalid_argument("MultiHeadAttention: x " + to_string(sx) + " and memory " + to_string(sm) +
+                                " are not (B, T_q, " + std::to_string(d_model_) + ") and (B, T_k, " +
+                                std::to_string(d_model_) + ")");
+  }
+  // [K V] = memory [W_k; W_v]ᵀ + [b_k; b_v] in one product
+  const std::size_t D = d_model_;
+  const Variable<T> kv = linear(memory, slice(tape.param(W_in), 0, D, 3 * D), slice(tape.param(b_in), 0, D, 3 * D));
+  return attend(project_q(x), slice(kv, -1, 0, D), slice(kv, -1, D, 2 * D), mask, weights);
+}
+
+template <class T>
+void MultiHeadAttention<T>::visit(ModuleVisitor<T>& v) {
+  v.parameter("W_in", W_in);
+  v.parameter("b_in", b_in);
+  v.module("out_proj", out_proj);
+  v.generator("rng", rng_);
+}
+
+// ---- positions ---------------------------------------------------------------------------------------------------
+
+template <class T>
+Tensor<T> sinusoidal_positions(std::size_t length, std::size_t d_model) {
+  Tensor<T> pe(Shape{length, d_model});
+  for (std::size_t p = 0; p < length; ++p) {
+    for (std::size_t i = 0; 2 * i < d_model; ++i) {
+      // the angle in float as PyTorch's reference computes it would differ in the last bit; double then rounded
+      const double angle = static_cast<double>(p) / std::pow(10000.0, static_cast<double>(2 * i) / d_model);
+      pe.at({p, 2 * i}) = static_cast<T>(std::sin(angle));
+      if (2 * i + 1 < d_model) pe.at({p, 2 * i + 1}) = static_cast<T>(std::cos(angle));
+    }
+  }
+  return pe;
+}
+
+// ---- encoder and decoder layers ----------------------------------------------------------------------------------
+
+namespace {
+
+void check_config(const TransformerLayerConfig& c, const char* who) {
+  if (c.ff == 0) throw std::invalid_argument(std::string(who) + ": ff (dim_feedforward) must be positive");
+  if (!(c.dropout >= 0.0 && c.dropout < 1.0)) {
+    throw std::invalid_argument(std::string(who) + ": dropout " + std::to_string(c.dropout) + " is outside [0, 1)");
+  }
+}
+
+}  // namespace
+
+template <class T>
+TransformerEncoderLayer<T>::TransformerEncoderLayer(const TransformerLayerConfig& c, Rng& rng)
+    : self_attn((check_config(c, "TransformerEncoderLayer"), c.d_model), c.heads, rng, c.dropout),
+      linear1(c.d_model, c.ff, rng),
+      linear2(c.ff, c.d_model, rng),
+      norm1(c.d_model, c.eps),
+      norm2(c.d_model, c.eps),
+      dropout(c.dropout, rng.next()),
+      dropout1(c.dropout, rng.next()),
+      dropout2(c.dropout, rng.next()),
+      norm_first_(c.norm_first) {}
+
+template <class T>
+Variable<T> TransformerEncoderLayer<T>::feed_forward(const Variable<T>& x) {
+  return linear2(dropout(relu(linear1(x))));
+}
+
+template <class T>
+Variable<T> TransformerEncoderLayer<T>::forward(const Variable<T>& x, const Mask* key_padding) {
+  const AttentionMask mask{key_padding, false};
+  if (norm_first_) {
+    const Variable<T> h = x + dropout1(self_attn.forward(norm1(x), mask));
+    return h + dropout2(feed_forward(norm2(h)));
+  }
+  const Variable<T> h = norm1(x + dropout1(self_attn.forward(x, mask)));
+  return norm2(h + dropout2(feed_forward(h)));
+}
+
+template <class T>
+void TransformerEncoderLayer<T>::visit(ModuleVisitor<T>& v) {
+  v.module("self_attn", self_attn);
+  v.module("linear1", linear1);
+  v.module("linear2", linear2);
+  v.module("norm1", norm1);
+  v.module("norm2", norm2);
+  v.module("dropout", dropout);
+  v.module("dropout1", dropout1);
+  v.module("dropout2", dropout2);
+}
+
+template <class T>
+TransformerDecoderLayer<T>::TransformerDecoderLayer(const TransformerLayerConfig& c, Rng& rng)
+    : self_attn((check_config(c, "TransformerDecoderLayer"), c.d_model), c.heads, rng, c.dropout),
+      multihead_attn(c.d_model, c.heads, rng, c.dropout),
+      linear1(c.d_model, c.ff, rng),
+      linear2(c.ff, c.d_model, rng),
+      norm1(c.d_model, c.eps),
+      norm2(c.d_model, c.eps),
+      norm3(c.d_model, c.eps),
+      dropout(c.dropout, rng.next()),
+      dropout1(c.dropout, rng.next()),
+      dropout2(c.dropout, rng.next()),
+      dropout3(c.dropout, rng.next()),
+      norm_first_(c.norm_first) {}
+
+template <class T>
+Variable<T> TransformerDecoderLayer<T>::feed_forward(const Variable<T>& x) {
+  return linear2(dropout(relu(linear1(x))));
+}
+
+template <class T>
+Variable<T> TransformerDecoderLayer<T>::forward(const Variable<T>& y, const Variable<T>& memory,
+                                                const Mask* memory_padding, Tensor<T>* cross_weights) {
+  const AttentionMask causal{nullptr, true};
+  const AttentionMask cross{memory_padding, false};
+  if (norm_first_) {
+    const Variable<T> a = y + dropout1(self_attn.forward(norm1(y), causal));
+    const Variable<T> b = a + dropout2(multihead_attn.forward(norm2(a), memory, cross, cross_weights));
+    return b + dropout3(feed_forward(norm3(b)));
+  }
+  const Variable<T> a = norm1(y + dropout1(self_attn.forward(y, causal)));
+  const Variable<T> b = norm2(a + dropout2(multihead_attn.forward(a, memory, cross, cross_weights)));
+  return norm3(b + dropout3(feed_forward(b)));
+}
+
+template <class T>
+void TransformerDecoderLayer<T>::visit(ModuleVisitor<T>& v) {
+  v.module("self_attn", self_attn);
+  v.module("multihead_attn", multihead_attn);
+  v.module("linear1", linear1);
+  v.module("linear2", linear2);
+  v.module("norm1", norm1);
+  v.module("norm2", norm2);
+  v.module("norm3", norm3);
+  v.module("dropout", dropout);
+  v.module("dropout1", dropout1);
+  v.module("dropout2", dropout2);
+  v.module("dropout3", dropout3);
+}
+
+// ---- stacks ------------------------------------------------------------------------------------------------------
+
+template <class T>
+TransformerEncoder<T>::TransformerEncoder(const TransformerLayerConfig& c, std::size_t num_layers, Rng& rng)
+    : norm(c.d_model, c.eps) {
+  if (num_layers == 0) throw std::invalid_argument("TransformerEncoder: num_layers must be positive");
+  for (std::size_t l = 0; l < num_layers; ++l) layers.emplace_back(c, rng);
+}
+
+template <class T>
+Variable<T> TransformerEncoder<T>::forward(const Variable<T>& x, const Mask* key_padding) {
+  Variable<T> h = x;
+  for (auto& layer : layers) h = layer.forward(h, key_padding);
+  return norm(h);
+}
+
+template <class T>
+void TransformerEncoder<T>::visit(ModuleVisitor<T>& v) {
+  for (std::size_t l = 0; l < layers.size(); ++l) v.module("layers." + std::to_string(l), layers[l]);
+  v.module("norm", norm);
+}
+
+template <class T>
+TransformerDecoder<T>::TransformerDecoder(const TransformerLayerConfig& c, std::size_t num_layers, Rng& rng)
+    : norm(c.d_model, c.eps) {
+  if (num_layers == 0) throw std::invalid_argument("TransformerDecoder: num_layers must be positive");
+  for (std::size_t l = 0; l < num_layers; ++l) layers.emplace_back(c, rng);
+}
+
+template <class T>
+Variable<T> TransformerDecoder<T>::forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding,
+                                           std::vector<Tensor<T>>* cross_weights) {
+  if (cross_weights != nullptr) cross_weights->assign(layers.size(), Tensor<T>());
+  Variable<T> h = y;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    h = layers[l].forward(h, memory, memory_padding, cross_weights ? &(*cross_weights)[l] : nullptr);
+  }
+  return norm(h);
+}
+
+template <class T>
+void TransformerDecoder<T>::visit(ModuleVisitor<T>& v) {
+  for (std::size_t l = 0; l < layers.size(); ++l) v.module("layers." + std::to_string(l), layers[l]);
+  v.module("norm", norm);
+}
+
+template <class T>
+Transformer<T>::Transformer(const TransformerLayerConfig& c, std::size_t encoder_layers, std::size_t decoder_layers,
+                            Rng& rng)
+    : encoder(c, encoder_layers, rng), decoder(c, decoder_layers, rng) {
+  // nn.Transformer._reset_parameters: xavier_uniform_ on every parameter of rank > 1, in the state_dict's order
+  for (auto& [name, p] : this->parameters()) {
+    const Shape s = p->value.shape();
+    if (s.rank() == 2) p->assign(uniform_init<T>(s, xavier_bound(s[1], s[0]), rng));
+  }
+}
+
+template <class T>
+Variable<T> Transformer<T>::forward(const Variable<T>& src, const Variable<T>& tgt, const Mask* src_padding,
+                                    std::vector<Tensor<T>>* cross_weights) {
+  return decoder.forward(tgt, encoder.forward(src, src_padding), src_padding, cross_weights);
+}
+
+template <class T>
+void Transformer<T>::visit(ModuleVisitor<T>& v) {
+  v.module("encoder", encoder);
+  v.module("decoder", decoder);
+}
+
+// ---- names -------------------------------------------------------------------------------------------------------
+
+std::string pytorch_transformer_name(const std::string& name) {
+  const std::size_t dot = name.rfind('.');
+  const std::string path = dot == std::string::npos ? "" : name.substr(0, dot + 1);
+  const std::string last = dot == std::string::npos ? name : name.substr(dot + 1);
+  if (last == "in_proj_weight") return path + "W_in";
+  if (last == "in_proj_bias") return path + "b_in";
+  if (last != "weight" && last != "bias") return name;
+  // the module that owns it: the part before `last`
+  const std::size_t before = path.empty() ? std::string::npos : path.rfind('.', path.size() - 2);
+  const std::string owner = path.empty() ? "" : path.substr(before == std::string::npos ? 0 : before + 1);
+  const bool norm = owner.compare(0, 4, "norm") == 0;
+  if (last == "weight") return path + (norm ? "gamma" : "W");
+  return path + (norm ? "beta" : "b");
+}
+
+#define ATTEND_INSTANTIATE(T)                                        \
+  template class LayerNorm<T>;                                       \
+  template class MultiHeadAttention<T>;                              \
+  template Tensor<T> sinusoidal_positions(std::size_t, std::size_t); \
+  template class TransformerEncoderLayer<T>;                         \
+  template class TransformerDecoderLayer<T>;                         \
+  template class TransformerEncoder<T>;                              \
+  template class TransformerDecoder<T>;                              \
+  template class Transformer<T>;
+ATTEND_INSTANTIATE(float)
+ATTEND_INSTANTIATE(double)
+#undef ATTEND_INSTANTIATE
+
+}  // namespace attend::nn
