@@ -306,6 +306,33 @@ void StepLR::load_state(const State& state) {
   state_ = state;
 }
 
+NoamLR::NoamLR(double& lr, const std::string& optimizer, std::size_t d_model, std::int64_t warmup, double factor)
+    : lr_(&lr), d_model_(static_cast<double>(d_model)), warmup_(warmup), factor_(factor) {
+  const std::string who = "NoamLR(" + optimizer + ")";
+  require(d_model >= 1, who, "d_model", d_model_, ">= 1");
+  require(warmup >= 1, who, "warmup", static_cast<double>(warmup), ">= 1");
+  require(std::isfinite(factor) && factor > 0.0, who, "factor", factor, "finite and > 0");
+  *lr_ = lr_at(state_.step);
+}
+
+double NoamLR::lr_at(std::int64_t s) const {
+  require(s >= 1, "NoamLR", "step", static_cast<double>(s), ">= 1");
+  const double step = static_cast<double>(s);
+  return factor_ / std::sqrt(d_model_) *
+         std::min(1.0 / std::sqrt(step), step / (static_cast<double>(warmup_) * std::sqrt(warmup_)));
+}
+
+void NoamLR::step() {
+  ++state_.step;
+  *lr_ = lr_at(state_.step);
+}
+
+void NoamLR::load_state(const State& state) {
+  require(state.step >= 1, "NoamLR", "step", static_cast<double>(state.step), ">= 1");
+  state_ = state;
+  *lr_ = lr_at(state_.step);
+}
+
 ReduceLROnPlateau::ReduceLROnPlateau(double& lr, const std::string& optimizer, const ReduceLROnPlateauOptions& options)
     : lr_(&lr), options_(options) {
   const std::string who = "ReduceLROnPlateau(" + optimizer + ")";

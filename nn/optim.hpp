@@ -224,6 +224,39 @@ class StepLR {
   State state_;
 };
 
+// The Transformer's warm-up then inverse-square-root decay ("Noam", Vaswani et al. 2017, eq. 3, with a factor):
+//   η(s) = factor · d^−0.5 · min(s^−0.5, s · warmup^−1.5)      for optimizer step s = 1, 2, …
+// η rises linearly for `warmup` steps to its peak factor · (d · warmup)^−0.5 at s = warmup, then falls as 1/√s.
+// Construction sets the optimizer's `lr` to η(1); call step() after each optimizer step, which sets η(s + 1) (PyTorch's
+// LambdaLR with this lambda and base lr 1 does the same). d (d_model) ≥ 1, warmup ≥ 1, factor finite and > 0. Sets η
+// outright (unlike StepLR, which multiplies): a resumed run restores the state and gets the same η. The optimizer must
+// outlive the schedule (and not move).
+class NoamLR {
+ public:
+  struct State {
+    std::int64_t step = 1;  // the optimizer step the current η is for
+  };
+
+  template <class T>
+  NoamLR(Optimizer<T>& optimizer, std::size_t d_model, std::int64_t warmup, double factor = 1.0)
+      : NoamLR(optimizer.lr, optimizer.name(), d_model, warmup, factor) {}
+
+  // η(s) of this schedule, for any step s ≥ 1.
+  double lr_at(std::int64_t s) const;
+  void step();
+  double lr() const { return *lr_; }
+  State state() const { return state_; }
+  void load_state(const State& state);  // sets η(state.step)
+
+ private:
+  NoamLR(double& lr, const std::string& optimizer, std::size_t d_model, std::int64_t warmup, double factor);
+  double* lr_;
+  double d_model_;
+  std::int64_t warmup_;
+  double factor_;
+  State state_;
+};
+
 // Reduce on plateau, torch.optim.lr_scheduler.ReduceLROnPlateau: call step(metric) once per epoch with a validation
 // metric. A metric a is an improvement over the best so far when
 //   min/rel: a < best · (1 − threshold)     min/abs: a < best − threshold

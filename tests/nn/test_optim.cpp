@@ -509,6 +509,35 @@ BOOST_AUTO_TEST_CASE(step_lr_decays_every_step_size_epochs) {
   BOOST_TEST(decay.state().epoch == 3);
 }
 
+// η(s) = d^−0.5 · min(s^−0.5, s · w^−1.5) · factor: linear warm-up to the peak (d·w)^−0.5 · factor at s = w, then
+// 1/√s. d = 64, w = 4, factor 2: η(1) = 2/8 · 1/8 = 1/32, η(2) = 1/16, η(4) = 1/8 (peak), η(16) = 2/8 · 1/4 = 1/16.
+BOOST_AUTO_TEST_CASE(noam_lr_warms_up_then_decays_and_resumes) {
+  Parameter<double> w(vector_of<double>({0.0}));
+  Sgd<double> sgd({{"w", &w}}, SgdOptions{});
+  NoamLR schedule(sgd, 64, 4, 2.0);
+  std::vector<double> lrs{sgd.lr};
+  for (int s = 2; s <= 16; ++s) {
+    schedule.step();
+    lrs.push_back(sgd.lr);
+  }
+  BOOST_TEST(lrs[0] == 1.0 / 32);
+  BOOST_TEST(lrs[1] == 1.0 / 16);
+  BOOST_TEST(lrs[3] == 1.0 / 8);
+  BOOST_TEST(lrs[15] == 1.0 / 16);
+  BOOST_TEST(static_cast<long>(std::max_element(lrs.begin(), lrs.end()) - lrs.begin()) == 3L);  // peak at s = w
+  for (std::size_t i = 4; i < lrs.size(); ++i) BOOST_TEST(lrs[i] < lrs[i - 1]);
+  BOOST_TEST(schedule.state().step == 16);
+  // resumed from its state on another optimizer: the same η from there on
+  Sgd<double> other({{"w", &w}}, SgdOptions{});
+  NoamLR resumed(other, 64, 4, 2.0);
+  resumed.load_state(schedule.state());
+  BOOST_TEST(other.lr == sgd.lr);
+  schedule.step();
+  resumed.step();
+  BOOST_TEST(other.lr == sgd.lr);
+  BOOST_TEST(resumed.lr_at(100) == 2.0 / 8 / 10);
+}
+
 BOOST_AUTO_TEST_CASE(reduce_lr_on_plateau_patience_and_cooldown) {
   // min mode, patience 2, cooldown 1, factor 0.5. Epoch 1–2 improve; 3, 4 bad; 5 is the third bad epoch (> 2):
   // halve, cooldown 1. Epoch 6 is bad but in cooldown (does not count); 7, 8 bad; 9 halves again, cooldown.
@@ -710,6 +739,11 @@ BOOST_AUTO_TEST_CASE(invalid_hyper_parameters_throw) {
                         message_has({"clip_grad_norm", "max_norm", "-1"}));
   BOOST_CHECK_EXCEPTION(StepLR(valid, 0, 0.5), std::invalid_argument, message_has({"StepLR", "step_size", "0"}));
   BOOST_CHECK_EXCEPTION(StepLR(valid, 2, -0.5), std::invalid_argument, message_has({"StepLR", "gamma", "-0.5"}));
+  BOOST_CHECK_EXCEPTION(NoamLR(valid, 0, 4), std::invalid_argument, message_has({"NoamLR", "d_model", "0"}));
+  BOOST_CHECK_EXCEPTION(NoamLR(valid, 8, 0), std::invalid_argument, message_has({"NoamLR", "warmup", "0"}));
+  BOOST_CHECK_EXCEPTION(NoamLR(valid, 8, 4, 0.0), std::invalid_argument, message_has({"NoamLR", "factor", "0"}));
+  NoamLR noam(valid, 8, 4);
+  BOOST_CHECK_EXCEPTION(noam.load_state(NoamLR::State{0}), std::invalid_argument, message_has({"NoamLR", "step"}));
   ReduceLROnPlateauOptions plateau;
   plateau.factor = 1.0;
   BOOST_CHECK_EXCEPTION(ReduceLROnPlateau(valid, plateau), std::invalid_argument,
