@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 namespace attend::nn {
 
@@ -104,7 +105,7 @@ Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const Attention
 template <class T>
 Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const Variable<T>& memory, const AttentionMask& mask,
                                            Tensor<T>* weights) {
-  Tape<T>& tape = tape_of("MultiHeadAttention", {&x, &memory});
+  tape_of("MultiHeadAttention", {&x, &memory});  // both on one tape
   const Shape& sx = x.shape();
   const Shape& sm = memory.shape();
   if (sx.rank() != 3 || sx[2] != d_model_ || sm.rank() != 3 || sm[0] != sx[0] || sm[2] != d_model_) {
@@ -112,10 +113,17 @@ Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const Variable<
                                 " are not (B, T_q, " + std::to_string(d_model_) + ") and (B, T_k, " +
                                 std::to_string(d_model_) + ")");
   }
+  const auto [k, v] = project_kv(memory);
+  return attend(project_q(x), k, v, mask, weights);
+}
+
+template <class T>
+std::pair<Variable<T>, Variable<T>> MultiHeadAttention<T>::project_kv(const Variable<T>& memory) {
+  Tape<T>& tape = tape_of("MultiHeadAttention", {&memory});
   // [K V] = memory [W_k; W_v]ᵀ + [b_k; b_v] in one product
   const std::size_t D = d_model_;
   const Variable<T> kv = linear(memory, slice(tape.param(W_in), 0, D, 3 * D), slice(tape.param(b_in), 0, D, 3 * D));
-  return attend(project_q(x), slice(kv, -1, 0, D), slice(kv, -1, D, 2 * D), mask, weights);
+  return {slice(kv, -1, 0, D), slice(kv, -1, D, 2 * D)};
 }
 
 template <class T>
@@ -216,18 +224,58 @@ Variable<T> TransformerDecoderLayer<T>::feed_forward(const Variable<T>& x) {
 }
 
 template <class T>
-Variable<T> TransformerDecoderLayer<T>::forward(const Variable<T>& y, const Variable<T>& memory,
-                                                const Mask* memory_padding, Tensor<T>* cross_weights) {
-  const AttentionMask causal{nullptr, true};
-  const AttentionMask cross{memory_padding, false};
+template <class SelfAttention, class CrossAttention>
+Variable<T> TransformerDecoderLayer<T>::sublayers(const Variable<T>& y, SelfAttention&& self, CrossAttention&& cross) {
   if (norm_first_) {
-    const Variable<T> a = y + dropout1(self_attn.forward(norm1(y), causal));
-    const Variable<T> b = a + dropout2(multihead_attn.forward(norm2(a), memory, cross, cross_weights));
+    const Variable<T> a = y + dropout1(self(norm1(y)));
+    const Variable<T> b = a + dropout2(cross(norm2(a)));
     return b + dropout3(feed_forward(norm3(b)));
   }
-  const Variable<T> a = norm1(y + dropout1(self_attn.forward(y, causal)));
-  const Variable<T> b = norm2(a + dropout2(multihead_attn.forward(a, memory, cross, cross_weights)));
+  const Variable<T> a = norm1(y + dropout1(self(y)));
+  const Variable<T> b = norm2(a + dropout2(cross(a)));
   return norm3(b + dropout3(feed_forward(b)));
+}
+
+template <class T>
+Variable<T> TransformerDecoderLayer<T>::forward(const Variable<T>& y, const Variable<T>& memory,
+                                                const Mask* memory_padding, Tensor<T>* cross_weights) {
+  return sublayers(
+      y,
+      [&](const Variable<T>& x) {
+        return self_attn.forward(x, AttentionMask{nullptr, true});
+      },
+      [&](const Variable<T>& x) {
+        return multihead_attn.forward(x, memory, AttentionMask{memory_padding, false}, cross_weights);
+      });
+}
+
+template <class T>
+void TransformerDecoderLayer<T>::cache_memory(const Variable<T>& memory, DecoderLayerCache<T>& cache) {
+  std::tie(cache.cross_k, cache.cross_v) = multihead_attn.project_kv(memory);
+}
+
+template <class T>
+Variable<T> TransformerDecoderLayer<T>::step(const Variable<T>& y_t, DecoderLayerCache<T>& cache,
+                                             const Mask* memory_padding, Tensor<T>* cross_weights) {
+  if (y_t.shape().rank() != 3 || y_t.shape()[1] != 1 || cache.cross_k.empty()) {
+    throw std::invalid_argument("TransformerDecoderLayer::step: y_t " + to_string(y_t.shape()) +
+                                (cache.cross_k.empty() ? " with no memory in the cache (call cache_memory first)"
+                                                       : " is not one position (B, 1, D)"));
+  }
+  const auto self = [&](const Variable<T>& x) {
+    // the new position's key and value join the cache; it attends to every position so far (itself included),
+    // which is the causal mask's row for it
+    const Variable<T> k = self_attn.project_k(x);
+    const Variable<T> v = self_attn.project_v(x);
+    cache.self_k = cache.self_k.empty() ? k : concat(std::vector<Variable<T>>{cache.self_k, k}, 1);
+    cache.self_v = cache.self_v.empty() ? v : concat(std::vector<Variable<T>>{cache.self_v, v}, 1);
+    return self_attn.attend(self_attn.project_q(x), cache.self_k, cache.self_v, AttentionMask{});
+  };
+  const auto cross = [&](const Variable<T>& x) {
+    return multihead_attn.attend(multihead_attn.project_q(x), cache.cross_k, cache.cross_v,
+                                 AttentionMask{memory_padding, false}, cross_weights);
+  };
+  return sublayers(y_t, self, cross);
 }
 
 template <class T>
@@ -281,6 +329,28 @@ Variable<T> TransformerDecoder<T>::forward(const Variable<T>& y, const Variable<
   Variable<T> h = y;
   for (std::size_t l = 0; l < layers.size(); ++l) {
     h = layers[l].forward(h, memory, memory_padding, cross_weights ? &(*cross_weights)[l] : nullptr);
+  }
+  return norm(h);
+}
+
+template <class T>
+std::vector<DecoderLayerCache<T>> TransformerDecoder<T>::start_cache(const Variable<T>& memory) {
+  std::vector<DecoderLayerCache<T>> caches(layers.size());
+  for (std::size_t l = 0; l < layers.size(); ++l) layers[l].cache_memory(memory, caches[l]);
+  return caches;
+}
+
+template <class T>
+Variable<T> TransformerDecoder<T>::step(const Variable<T>& y_t, std::vector<DecoderLayerCache<T>>& caches,
+                                        const Mask* memory_padding, std::vector<Tensor<T>>* cross_weights) {
+  if (caches.size() != layers.size()) {
+    throw std::invalid_argument("TransformerDecoder::step: " + std::to_string(caches.size()) + " caches for " +
+                                std::to_string(layers.size()) + " layers (use start_cache)");
+  }
+  if (cross_weights != nullptr) cross_weights->assign(layers.size(), Tensor<T>());
+  Variable<T> h = y_t;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    h = layers[l].step(h, caches[l], memory_padding, cross_weights ? &(*cross_weights)[l] : nullptr);
   }
   return norm(h);
 }

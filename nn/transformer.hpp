@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -65,6 +66,8 @@ class MultiHeadAttention : public Module<T> {
   Variable<T> project_q(const Variable<T>& x);  // (B, T, D) → Q
   Variable<T> project_k(const Variable<T>& x);  // → K
   Variable<T> project_v(const Variable<T>& x);  // → V
+  // K and V of a memory with one product, as forward(x, memory) computes them: what a decoder caches once.
+  std::pair<Variable<T>, Variable<T>> project_kv(const Variable<T>& memory);
   Variable<T> attend(const Variable<T>& q, const Variable<T>& k, const Variable<T>& v, const AttentionMask& mask,
                      Tensor<T>* weights = nullptr);
 
@@ -118,6 +121,14 @@ class TransformerEncoderLayer : public Module<T> {
   bool norm_first_;
 };
 
+// What one decoder layer keeps between the steps of incremental decoding: the keys and values of the positions decoded
+// so far (B, t, D) and of the memory (B, S, D), computed once. Empty until the first step / cache_memory().
+template <class T>
+struct DecoderLayerCache {
+  Variable<T> self_k, self_v;
+  Variable<T> cross_k, cross_v;
+};
+
 // torch.nn.TransformerDecoderLayer(batch_first=True, activation=relu), with a causal mask on self-attention:
 //   post-norm: y = norm1(y + dropout1(self_attn(y)));  y = norm2(y + dropout2(multihead_attn(y, memory)));
 //              y = norm3(y + dropout3(ff(y)))
@@ -139,11 +150,20 @@ class TransformerDecoderLayer : public Module<T> {
   // y (B, T, D), memory (B, S, D), memory_padding (B, S) or nullptr → (B, T, D); cross_weights (B, H, T, S) if given
   Variable<T> forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding = nullptr,
                       Tensor<T>* cross_weights = nullptr);
+  // Incremental decoding: the memory's keys and values into `cache`, once; then step() takes the next position y_t
+  // (B, 1, D), appends its key and value to the cache and returns the layer's output there (B, 1, D) — what forward()
+  // gives at that position for the whole prefix (the same equations; the causal mask is the cache's length).
+  void cache_memory(const Variable<T>& memory, DecoderLayerCache<T>& cache);
+  Variable<T> step(const Variable<T>& y_t, DecoderLayerCache<T>& cache, const Mask* memory_padding = nullptr,
+                   Tensor<T>* cross_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
   bool norm_first() const { return norm_first_; }
 
  private:
   Variable<T> feed_forward(const Variable<T>& x);
+  // The layer's residuals, norms and feed-forward around its two attentions, given as functions of their inputs.
+  template <class SelfAttention, class CrossAttention>
+  Variable<T> sublayers(const Variable<T>& y, SelfAttention&& self, CrossAttention&& cross);
   bool norm_first_;
 };
 
@@ -171,6 +191,10 @@ class TransformerDecoder : public Module<T> {
   TransformerDecoder(const TransformerLayerConfig& config, std::size_t num_layers, Rng& rng);
   Variable<T> forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding = nullptr,
                       std::vector<Tensor<T>>* cross_weights = nullptr);
+  // Incremental decoding (TransformerDecoderLayer::step): one cache per layer, made by start_cache(memory).
+  std::vector<DecoderLayerCache<T>> start_cache(const Variable<T>& memory);
+  Variable<T> step(const Variable<T>& y_t, std::vector<DecoderLayerCache<T>>& caches,
+                   const Mask* memory_padding = nullptr, std::vector<Tensor<T>>* cross_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
 };
 

@@ -223,6 +223,52 @@ BOOST_AUTO_TEST_CASE(equals_pytorch_nn_transformer_post_and_pre_norm) {
   }
 }
 
+// Incremental decoding: position by position with the key/value cache, the decoder gives what it gives for the whole
+// prefix at once (the causal mask), and the cross-attention weights of every layer too.
+BOOST_AUTO_TEST_CASE(decoder_step_with_cache_equals_the_whole_prefix) {
+  for (const bool norm_first : {false, true}) {
+    BOOST_TEST_CONTEXT("norm_first " << norm_first) {
+      Rng rng(38);
+      nn::TransformerDecoder<double> decoder(small_config(norm_first), 2, rng);
+      decoder.eval();
+      const Mask keep = padding(2, 3, 1);
+      Tape<double> tape;
+      const Variable<double> memory = tape.constant(random_tensor(Shape{2, 3, 4}, 39));
+      const Tensor<double> y = random_tensor(Shape{2, 5, 4}, 40);
+      std::vector<Tensor<double>> whole_weights;
+      const Tensor<double> whole = decoder.forward(tape.constant(y), memory, &keep, &whole_weights).value();
+      std::vector<nn::DecoderLayerCache<double>> caches = decoder.start_cache(memory);
+      double worst = 0, worst_weights = 0;
+      for (std::size_t t = 0; t < 5; ++t) {
+        std::vector<Tensor<double>> step_weights;
+        const Tensor<double> out =
+            decoder.step(tape.constant(positions(y, t, t + 1)), caches, &keep, &step_weights).value();
+        worst = std::max(worst, max_abs_difference(out, positions(whole, t, t + 1)));
+        for (std::size_t l = 0; l < 2; ++l) {
+          BOOST_TEST((step_weights[l].shape() == Shape{2, 2, 1, 3}));
+          for (std::size_t b = 0; b < 2; ++b) {
+            for (std::size_t h = 0; h < 2; ++h) {
+              for (std::size_t i = 0; i < 3; ++i) {
+                worst_weights = std::max(
+                    worst_weights, std::abs(step_weights[l].at({b, h, 0, i}) - whole_weights[l].at({b, h, t, i})));
+              }
+            }
+          }
+        }
+      }
+      BOOST_TEST(caches[0].self_k.shape()[1] == 5u);
+      BOOST_TEST(worst < 1e-13);
+      BOOST_TEST(worst_weights < 1e-13);
+    }
+  }
+  Rng rng(41);
+  nn::TransformerDecoderLayer<double> layer(small_config(false), rng);
+  nn::DecoderLayerCache<double> empty;
+  Tape<double> tape;
+  BOOST_CHECK_EXCEPTION(layer.step(tape.constant(random_tensor(Shape{2, 1, 4}, 42)), empty), std::invalid_argument,
+                        message_has({"TransformerDecoderLayer::step", "cache_memory"}));
+}
+
 BOOST_AUTO_TEST_CASE(pytorch_names) {
   BOOST_TEST(nn::pytorch_transformer_name("encoder.layers.0.self_attn.in_proj_weight") ==
              "encoder.layers.0.self_attn.W_in");
