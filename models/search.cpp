@@ -38,29 +38,6 @@ std::vector<float> attention_row(const Variable<T>& alpha, std::size_t row, std:
   return std::vector<float>(a, a + length);
 }
 
-// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...), via the embedding op on x seen as a table (N, rest).
-template <class T>
-Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows) {
-  if (x.empty()) return x;
-  const Shape& shape = x.shape();
-  std::vector<std::int64_t> table{static_cast<std::int64_t>(shape[0]), -1};
-  std::vector<std::int64_t> result{static_cast<std::int64_t>(rows.size())};
-  for (std::size_t axis = 1; axis < shape.rank(); ++axis) result.push_back(static_cast<std::int64_t>(shape[axis]));
-  Ids ids(Shape{rows.size()});
-  std::copy(rows.begin(), rows.end(), ids.data());
-  return reshape(embedding(reshape(x, table), ids), result);
-}
-
-Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows) {
-  const std::size_t S = mask.shape()[1];
-  Mask result(Shape{rows.size(), S});
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::copy(mask.data() + rows[r] * static_cast<std::int64_t>(S),
-              mask.data() + (rows[r] + 1) * static_cast<std::int64_t>(S), result.data() + r * S);
-  }
-  return result;
-}
-
 template <class T>
 DecoderState<T> gather_state(const DecoderState<T>& state, const std::vector<std::int64_t>& rows) {
   DecoderState<T> result;
@@ -182,26 +159,78 @@ struct BeamSearch {
   }
 };
 
+// The recurrent decoders (decoder.hpp) as a stepper: the encoded memory, and the decoder state of every row.
+template <class T>
+class RecurrentStepper : public Stepper<T> {
+ public:
+  RecurrentStepper(Decoder<T>& decoder, const Encoded<T>& encoded)
+      : decoder_(decoder), memory_(encoded.memory), state_(encoded.state) {}
+
+  void expand(std::size_t k) override {
+    std::vector<std::int64_t> rows(memory_.mask.shape()[0] * k);
+    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = static_cast<std::int64_t>(r / k);
+    memory_.annotations = gather_rows(memory_.annotations, rows);
+    memory_.keys = memory_.keys.map([&](const Variable<T>& keys) { return gather_rows(keys, rows); });
+    memory_.context = gather_rows(memory_.context, rows);
+    memory_.mask = gather_mask(memory_.mask, rows);
+    state_ = gather_state(state_, rows);
+  }
+
+  typename Stepper<T>::Step step(const Ids& y_prev) override {
+    DecoderStep<T> step = decoder_.step(y_prev, state_, memory_);
+    state_ = std::move(step.state);
+    return {decoder_.logits(step.output), step.alpha};
+  }
+
+  void reorder(const std::vector<std::int64_t>& parents) override { state_ = gather_state(state_, parents); }
+
+ private:
+  Decoder<T>& decoder_;
+  SourceMemory<T> memory_;
+  DecoderState<T> state_;
+};
+
 }  // namespace
 
+// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...), via the embedding op on x seen as a table (N, rest).
 template <class T>
-std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& encoded,
-                                      const std::vector<std::int64_t>& lengths, std::size_t max_length) {
+Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows) {
+  if (x.empty()) return x;
+  const Shape& shape = x.shape();
+  std::vector<std::int64_t> table{static_cast<std::int64_t>(shape[0]), -1};
+  std::vector<std::int64_t> result{static_cast<std::int64_t>(rows.size())};
+  for (std::size_t axis = 1; axis < shape.rank(); ++axis) result.push_back(static_cast<std::int64_t>(shape[axis]));
+  Ids ids(Shape{rows.size()});
+  std::copy(rows.begin(), rows.end(), ids.data());
+  return reshape(embedding(reshape(x, table), ids), result);
+}
+
+Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows) {
+  const std::size_t S = mask.shape()[1];
+  Mask result(Shape{rows.size(), S});
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::copy(mask.data() + rows[r] * static_cast<std::int64_t>(S),
+              mask.data() + (rows[r] + 1) * static_cast<std::int64_t>(S), result.data() + r * S);
+  }
+  return result;
+}
+
+template <class T>
+std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std::int64_t>& lengths,
+                                      std::size_t max_length) {
   if (max_length == 0) throw std::invalid_argument("greedy_decode: maximum length 0");
   const std::size_t B = lengths.size();
   std::vector<Hypothesis> result(B);
   std::vector<bool> done(B, false);
   Ids y_prev(Shape{B}, sos_id);
-  DecoderState<T> state = encoded.state;
   std::vector<double> log_p;
   for (std::size_t j = 0; j < max_length; ++j) {
-    DecoderStep<T> step = decoder.step(y_prev, state, encoded.memory);
-    Variable<T> logits = decoder.logits(step.output);  // (B, V)
-    const std::size_t V = logits.shape()[1];
+    const typename Stepper<T>::Step step = stepper.step(y_prev);
+    const std::size_t V = step.logits.shape()[1];
     bool all_done = true;
     for (std::size_t b = 0; b < B; ++b) {
       if (done[b]) continue;
-      log_probabilities(logits.value().data() + b * V, V, log_p);
+      log_probabilities(step.logits.value().data() + b * V, V, log_p);
       // ŷ_j = argmax_v p(v | ŷ_<j, x), fed back as the next step's y_{j-1}
       std::size_t best_v = 0;
       double best_log_p = minus_infinity;
@@ -225,7 +254,6 @@ std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& enc
       y_prev.data()[b] = best;
     }
     if (all_done) break;
-    state = std::move(step.state);
   }
   for (Hypothesis& h : result) {
     h.score = normalised(h.log_prob, h.tokens.size() + (h.finished ? 1 : 0), 1.0);
@@ -234,40 +262,44 @@ std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& enc
 }
 
 template <class T>
-std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, const std::vector<std::int64_t>& lengths,
+std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64_t>& lengths,
                                const SearchOptions& options, std::size_t default_max_length) {
   const std::size_t k = options.beam_width;
   if (k == 0) throw std::invalid_argument("decode: beam width 0");
   const std::size_t max_length = options.max_length ? options.max_length : default_max_length;
   if (max_length == 0) throw std::invalid_argument("decode: maximum length 0");
   const std::size_t B = lengths.size();
-
-  // k decoder rows per source: row b·k + r is beam r of source b; the source side is copied k times
-  std::vector<std::int64_t> rows(B * k);
-  for (std::size_t r = 0; r < B * k; ++r) rows[r] = static_cast<std::int64_t>(r / k);
-  SourceMemory<T> memory;
-  memory.annotations = gather_rows(encoded.memory.annotations, rows);
-  memory.keys = encoded.memory.keys.map([&](const Variable<T>& keys) { return gather_rows(keys, rows); });
-  memory.context = gather_rows(encoded.memory.context, rows);
-  memory.mask = gather_mask(encoded.memory.mask, rows);
-  DecoderState<T> state = gather_state(encoded.state, rows);
-
+  // k rows per source: row b·k + r is beam r of source b; the source side is copied k times
+  stepper.expand(k);
   BeamSearch search(B, k, options.length_penalty);
   Ids y_prev(Shape{B * k}, sos_id);
   for (std::size_t j = 0; j < max_length; ++j) {
-    DecoderStep<T> step = decoder.step(y_prev, state, memory);
-    Variable<T> logits = decoder.logits(step.output);  // (B·k, V)
+    const typename Stepper<T>::Step step = stepper.step(y_prev);  // logits (B·k, V)
     std::vector<std::int64_t> parents(B * k);
     for (std::size_t b = 0; b < B; ++b) {
       for (std::size_t r = 0; r < k; ++r) parents[b * k + r] = static_cast<std::int64_t>(b * k);
-      if (!search.done[b]) search.advance(b, logits, step.alpha, lengths[b], j + 1 == max_length, parents, y_prev);
+      if (!search.done[b]) search.advance(b, step.logits, step.alpha, lengths[b], j + 1 == max_length, parents, y_prev);
     }
     if (std::all_of(search.done.begin(), search.done.end(), [](bool d) { return d; })) break;
-    state = gather_state(step.state, parents);
+    stepper.reorder(parents);
   }
   std::vector<Hypothesis> result(B);
   for (std::size_t b = 0; b < B; ++b) result[b] = search.best(b);
   return result;
+}
+
+template <class T>
+std::vector<Hypothesis> greedy_decode(Decoder<T>& decoder, const Encoded<T>& encoded,
+                                      const std::vector<std::int64_t>& lengths, std::size_t max_length) {
+  RecurrentStepper<T> stepper(decoder, encoded);
+  return greedy_decode(stepper, lengths, max_length);
+}
+
+template <class T>
+std::vector<Hypothesis> decode(Decoder<T>& decoder, const Encoded<T>& encoded, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options, std::size_t default_max_length) {
+  RecurrentStepper<T> stepper(decoder, encoded);
+  return decode(stepper, lengths, options, default_max_length);
 }
 
 template <class T>
@@ -298,7 +330,11 @@ std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::
   template std::vector<Hypothesis> decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&,        \
                                              const SearchOptions&, std::size_t);                                      \
   template std::vector<Hypothesis> greedy_decode<T>(Decoder<T>&, const Encoded<T>&, const std::vector<std::int64_t>&, \
-                                                    std::size_t);
+                                                    std::size_t);                                                     \
+  template std::vector<Hypothesis> decode<T>(Stepper<T>&, const std::vector<std::int64_t>&, const SearchOptions&,     \
+                                             std::size_t);                                                            \
+  template std::vector<Hypothesis> greedy_decode<T>(Stepper<T>&, const std::vector<std::int64_t>&, std::size_t);      \
+  template Variable<T> gather_rows<T>(const Variable<T>&, const std::vector<std::int64_t>&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

@@ -33,6 +33,40 @@ struct Hypothesis {
   std::vector<std::vector<float>> attention;
 };
 
+// What the two searches need from a model: one output step at a time for a batch of rows, each row one partial output
+// (greedy: row b is source b; beam search: row b·k + r is beam r of source b). The recurrent decoders and the
+// Transformer (transformer.hpp) implement it; decode() and greedy_decode() below run on it.
+template <class T>
+class Stepper {
+ public:
+  struct Step {
+    Variable<T> logits;  // (rows, V): the next token's scores for every row
+    Variable<T> alpha;   // (rows, S): the attention over the source that drew it, or empty (none to show)
+  };
+  virtual ~Stepper() = default;
+  // Before the first step of a beam search of width k: row b becomes rows b·k … b·k + k − 1, each a copy.
+  virtual void expand(std::size_t k) = 0;
+  // Feeds each row's previous token (rows,) — <sos> at the first step — and moves every row's state on by it.
+  virtual Step step(const Ids& y_prev) = 0;
+  // After a step: row r continues the state of row parents[r] (beam search keeps and copies the best rows).
+  virtual void reorder(const std::vector<std::int64_t>& parents) = 0;
+};
+
+// The searches on a stepper, recorded without gradients on a tape that outlives the call: lengths[b] is the number
+// of real source positions of source b (the attention rows are cut to it). options.max_length 0 means
+// default_max_length.
+template <class T>
+std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64_t>& lengths,
+                               const SearchOptions& options, std::size_t default_max_length);
+template <class T>
+std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std::int64_t>& lengths,
+                                      std::size_t max_length);
+
+// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...) — a stepper's expand() and reorder() of its state.
+template <class T>
+Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows);
+Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows);
+
 // The best output for each source of the batch (source ids (B, S) with their lengths). The model should be in
 // evaluation mode (model.eval()). Records on its own tape without gradients.
 template <class T>
