@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <iomanip>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 #include <xtensor/xnoalias.hpp>
@@ -154,9 +155,9 @@ void Tape<T>::check(const Variable<T>& v, const char* op) const {
                            std::to_string(v.tape_->id_) + ", used on tape #" + std::to_string(id_) +
                            "); values cannot move between tapes except through a constant copy of their value");
   }
-  if (v.generation_ != generation_ || v.index_ >= nodes_.size()) {
+  if (v.index_ >= nodes_.size() || nodes_[v.index_].generation != v.generation_) {
     throw std::logic_error(std::string(op) + ": stale Variable (node " + std::to_string(v.index_) + " of tape #" +
-                           std::to_string(id_) + " was made before the tape was cleared)");
+                           std::to_string(id_) + " was made before the tape was cleared or truncated)");
   }
 }
 
@@ -193,6 +194,7 @@ Variable<T> Tape<T>::push(Node<T> node, const Variable<T>* inputs, std::size_t c
   node.first_input = static_cast<std::uint32_t>(edges_.size());
   node.input_count = static_cast<std::uint32_t>(count);
   for (std::size_t k = 0; k < count; ++k) edges_.push_back(inputs[k].index_);
+  node.generation = generation_;
   nodes_.push_back(std::move(node));
   return Variable<T>(this, index, generation_);
 }
@@ -225,7 +227,7 @@ Variable<T> Tape<T>::param(Parameter<T>& p) {
   auto found = param_nodes_.find(&p);
   // Reuse the parameter's node, unless it was made inside a no-grad scope and gradients are wanted now.
   if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !grad_enabled_)) {
-    return Variable<T>(this, found->second, generation_);
+    return Variable<T>(this, found->second, nodes_[found->second].generation);
   }
   Node<T> n;
   n.op = "param";
@@ -347,6 +349,17 @@ void Tape<T>::clear() {
   edges_.clear();
   param_nodes_.clear();
   ++generation_;
+}
+
+template <class T>
+void Tape<T>::truncate(std::size_t size) {
+  if (size >= nodes_.size()) return;
+  nodes_.resize(size);
+  edges_.resize(size == 0 ? 0 : nodes_.back().first_input + nodes_.back().input_count);
+  for (auto it = param_nodes_.begin(); it != param_nodes_.end();) {
+    it = it->second >= size ? param_nodes_.erase(it) : std::next(it);
+  }
+  ++generation_;  // nodes made from now on take the dropped ones' indices: their old handles must not reach them
 }
 
 template <class T>

@@ -108,6 +108,7 @@ struct Node {
   bool grad_released = false;  // backward freed grad after using it (retain_gradients off)
   bool requires_grad = false;
   Parameter<T>* param = nullptr;  // for a parameter leaf: value is read from, and grad added into, *param
+  std::uint32_t generation = 0;   // the tape's generation when the node was made: a handle of another is stale
   std::uint32_t first_input = 0;  // inputs are edges_[first_input, first_input + input_count)
   std::uint32_t input_count = 0;
   BackwardFn<T> backward;  // empty for leaves and for nodes made without gradients
@@ -158,6 +159,11 @@ class Tape {
 
   // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
   void clear();
+  // Drops the nodes recorded after the first `size` (a size() read earlier), keeping those before: a loop that records
+  // the same work again and again on top of what it keeps — decoding step by step over an encoded source — stays in
+  // bounded memory. Handles to the dropped nodes are stale from now on, handles to the kept ones stay valid. Gradients
+  // already held by kept nodes stay as they are.
+  void truncate(std::size_t size);
   std::size_t size() const { return nodes_.size(); }
   std::uint32_t generation() const { return generation_; }
 

@@ -51,7 +51,7 @@ void TransformerConfig::validate() const {
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw std::invalid_argument("model config: dropout " + std::to_string(dropout) + " is outside [0, 1)");
   }
-  if (max_target_length > max_positions) {
+  if (positions == PositionKind::learned && max_target_length > max_positions) {
     throw std::invalid_argument("model config: max_target_length " + std::to_string(max_target_length) +
                                 " is more than max_positions " + std::to_string(max_positions));
   }
@@ -156,14 +156,18 @@ template <class T>
 Variable<T> TransformerModel<T>::embed(Tape<T>& tape, const Ids& ids, bool source, std::size_t offset) {
   const std::size_t D = config_.d_model;
   const std::size_t length = ids.shape()[1];
-  if (offset + length > config_.max_positions) {
+  const bool learned = config_.positions == PositionKind::learned;
+  if (learned && offset + length > config_.max_positions) {
     throw std::invalid_argument("TransformerModel: a " + std::string(source ? "source" : "target") + " of " +
                                 std::to_string(offset + length) + " positions is longer than max_positions " +
-                                std::to_string(config_.max_positions));
+                                std::to_string(config_.max_positions) + " of the learned positions");
+  }
+  if (!learned && offset + length > sinusoids_.shape()[0]) {
+    sinusoids_ = nn::sinusoidal_positions<T>(2 * (offset + length), D);  // any length: the table grows
   }
   const Variable<T> tokens = (source ? src_emb : tgt_emb)(tape, ids);
   Variable<T> positions;
-  if (config_.positions == PositionKind::learned) {
+  if (learned) {
     positions = slice(tape.param(source ? src_pos : tgt_pos), 0, offset, offset + length);
   } else {
     Tensor<T> rows(Shape{length, D}, uninitialized);
@@ -288,6 +292,21 @@ void CachedStepper<T>::expand(std::size_t k) {
 template <class T>
 typename Stepper<T>::Step CachedStepper<T>::step(const Ids& y_prev) {
   Tape<T>& tape = caches_.front().cross_k.tape();
+  if (position_ == 0) {
+    mark_ = tape.size();
+  } else {
+    // the tape keeps the source side and the cached keys and values; the last step's other nodes go
+    std::vector<Tensor<T>> kept;
+    for (const nn::DecoderLayerCache<T>& cache : caches_) {
+      kept.push_back(cache.self_k.value());
+      kept.push_back(cache.self_v.value());
+    }
+    tape.truncate(mark_);
+    for (std::size_t l = 0; l < caches_.size(); ++l) {
+      caches_[l].self_k = tape.constant(std::move(kept[2 * l]));
+      caches_[l].self_v = tape.constant(std::move(kept[2 * l + 1]));
+    }
+  }
   const Variable<T> y = model_.embed(tape, column<T>(y_prev), false, position_);
   std::vector<Tensor<T>> weights;
   const Variable<T> h = model_.transformer.decoder.step(y, caches_, &mask_, &weights);  // (rows, 1, D)
@@ -320,6 +339,11 @@ void RecomputeStepper<T>::expand(std::size_t k) {
 template <class T>
 typename Stepper<T>::Step RecomputeStepper<T>::step(const Ids& y_prev) {
   Tape<T>& tape = encoded_.memory.tape();
+  if (prefixes_.front().empty()) {
+    mark_ = tape.size();
+  } else {
+    tape.truncate(mark_);  // the last step's nodes go; the source side stays
+  }
   for (std::size_t r = 0; r < prefixes_.size(); ++r) prefixes_[r].push_back(y_prev.data()[r]);
   const std::size_t rows = prefixes_.size(), t = prefixes_.front().size();
   Ids ids(Shape{rows, t}, uninitialized);
@@ -345,7 +369,7 @@ std::vector<Hypothesis> decode(TransformerModel<T>& model, const Ids& source, co
   NoGradGuard<T> no_grad(tape);
   const TransformerEncoded<T> encoded = model.encode(tape, source, lengths);
   const std::size_t longest = options.max_length ? options.max_length : model.config().max_target_length;
-  if (longest > model.config().max_positions) {
+  if (model.config().positions == PositionKind::learned && longest > model.config().max_positions) {
     throw std::invalid_argument("decode: maximum length " + std::to_string(longest) + " is more than the model's " +
                                 std::to_string(model.config().max_positions) + " positions");
   }

@@ -30,7 +30,7 @@ struct TransformerConfig {
   double dropout = 0.1;     // on embeddings + positions, attention weights, each sub-layer's output, inside the ff
   bool norm_first = false;  // false: post-norm (the paper); true: pre-norm
   PositionKind positions = PositionKind::sinusoidal;
-  std::size_t max_positions = 256;     // the longest source and target; the learned positions' table size
+  std::size_t max_positions = 256;     // learned positions: the table, the longest source and target
   bool tie_embeddings = false;         // the output layer's weight is the target embedding (logits = y Eᵀ + b)
   std::size_t max_target_length = 50;  // decoding stops after this many tokens (the end token included)
   std::uint64_t seed = 0;              // initial weights and dropout
@@ -75,7 +75,8 @@ class TransformerModel : public nn::Module<T> {
   // Initial weights drawn from Rng(config.seed): embeddings N(0, 1/D) (so that √D·e has unit variance, as the
   // positions), learned positions N(0, 1/D), the Transformer as nn::Transformer, out as nn::Linear.
   explicit TransformerModel(const TransformerConfig& config) : TransformerModel(config, Rng(config.seed)) {}
-  // Source ids (B, S) with their lengths → memory. Throws std::invalid_argument when S > max_positions.
+  // Source ids (B, S) with their lengths → memory. Learned positions: throws std::invalid_argument when S >
+  // max_positions (sinusoidal positions have no limit).
   TransformerEncoded<T> encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths);
   // x = √D · E[ids] + P[offset …], then dropout: (B, T) → (B, T, D). `source` picks the source or target side.
   Variable<T> embed(Tape<T>& tape, const Ids& ids, bool source, std::size_t offset = 0);
@@ -92,12 +93,13 @@ class TransformerModel : public nn::Module<T> {
  private:
   TransformerModel(const TransformerConfig& config, Rng&& rng);
   TransformerConfig config_;
-  Tensor<T> sinusoids_;  // (max_positions, D) when sinusoidal
+  Tensor<T> sinusoids_;  // (max_positions, D) when sinusoidal, grown on demand
 };
 
 // Incremental decoding with a key/value cache (nn::TransformerDecoder::step): each step embeds one token per row and
 // runs it through every layer against the cached keys and values of the earlier positions. Its `alpha` is the
-// cross-attention of `view`.
+// cross-attention of `view`. Each step truncates the tape back to where the first began (Tape::truncate), keeping
+// only the caches, so memory stays bounded however long the output.
 template <class T>
 class CachedStepper : public Stepper<T> {
  public:
@@ -112,6 +114,7 @@ class CachedStepper : public Stepper<T> {
   std::vector<nn::DecoderLayerCache<T>> caches_;
   AttentionView view_;
   std::size_t position_ = 0;
+  std::size_t mark_ = 0;  // the tape's size before the first step: later steps truncate it back to this
 };
 
 // The same search without a cache: every step runs the decoder over the whole prefix again (the causal mask makes the
@@ -129,6 +132,7 @@ class RecomputeStepper : public Stepper<T> {
   TransformerEncoded<T> encoded_;
   std::vector<std::vector<std::int64_t>> prefixes_;  // each row's tokens so far, <sos> first
   AttentionView view_;
+  std::size_t mark_ = 0;
 };
 
 // The best output for each source (ids (B, S) with their lengths), greedy for beam width 1, with the cache unless

@@ -173,6 +173,35 @@ BOOST_AUTO_TEST_CASE(stale_handle_throws) {
   BOOST_TEST(fresh.value().item() == 2.0f);
 }
 
+// truncate(n) keeps the first n nodes (their handles, values and the parameter nodes among them) and makes the
+// dropped ones' handles stale, even once new nodes take their indices; backward then runs over what is kept.
+BOOST_AUTO_TEST_CASE(truncate_keeps_the_prefix_and_makes_the_rest_stale) {
+  Tape<double> tape;
+  Parameter<double> w(Tensor<double>::scalar(3.0));
+  const Variable<double> x = tape.leaf(Tensor<double>::scalar(2.0));
+  const Variable<double> wx = tape.param(w) * x;  // nodes 0 (x), 1 (w), 2 (w·x)
+  const std::size_t mark = tape.size();
+  BOOST_TEST(mark == 3u);
+  Parameter<double> late(Tensor<double>::scalar(5.0));
+  const Variable<double> dropped = tanh(wx) + tape.param(late);
+  tape.truncate(mark);
+  BOOST_TEST(tape.size() == mark);
+  const Variable<double> again = wx * wx;  // takes the dropped nodes' first index
+  BOOST_CHECK_EXCEPTION(dropped.value(), std::logic_error,
+                        [](const std::logic_error& e) { return message_contains(e, "truncated"); });
+  BOOST_TEST(again.value().item() == 36.0);
+  BOOST_TEST(tape.param(w).value().item() == 3.0);  // the kept parameter node, the same one
+  BOOST_TEST(tape.size() == mark + 1);
+  BOOST_TEST(tape.param(late).value().item() == 5.0);  // a dropped parameter node is made again
+  tape.backward(again);                                // d(w²x²)/dx = 2w²x = 36, d/dw = 2wx² = 24
+  BOOST_TEST(x.grad().item() == 36.0);
+  BOOST_TEST(w.grad.item() == 24.0);
+  tape.truncate(100);  // beyond the end: nothing changes
+  BOOST_TEST(again.value().item() == 36.0);
+  tape.truncate(0);
+  BOOST_CHECK_THROW(x.value(), std::logic_error);
+}
+
 BOOST_AUTO_TEST_CASE(empty_handle_throws) {
   Variable<double> nothing;
   BOOST_CHECK_THROW(nothing.value(), std::logic_error);

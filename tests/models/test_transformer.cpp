@@ -52,6 +52,7 @@ BOOST_AUTO_TEST_CASE(configuration_round_trips_and_refuses_what_cannot_be_built)
   c.heads = 3;
   BOOST_CHECK_EXCEPTION(c.validate(), std::invalid_argument, message_has({"d_model 8", "heads 3"}));
   c = tiny();
+  c.positions = PositionKind::learned;
   c.max_target_length = 17;
   BOOST_CHECK_EXCEPTION(c.validate(), std::invalid_argument, message_has({"max_target_length 17", "max_positions"}));
   c = tiny();
@@ -173,7 +174,9 @@ BOOST_AUTO_TEST_CASE(greedy_outputs_are_the_argmax_of_the_teacher_forced_logits)
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_is_refused_with_the_reason) {
-  TransformerModel<float> model(tiny());
+  TransformerConfig learned = tiny();
+  learned.positions = PositionKind::learned;
+  TransformerModel<float> model(learned);
   Tape<float> tape;
   BOOST_CHECK_EXCEPTION(model.encode(tape, Ids(Shape{2, 17}, 4), {17, 17}), std::invalid_argument,
                         message_has({"source of 17 positions", "max_positions 16"}));
@@ -181,6 +184,9 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_with_the_reason) {
                         message_has({"(2,3)", "1 lengths"}));
   BOOST_CHECK_EXCEPTION(model.encode(tape, Ids(Shape{2, 3}, 4), {3, 4}), std::invalid_argument,
                         message_has({"from 1 to S"}));
+  // sinusoidal positions have no limit
+  TransformerModel<float> sinusoidal(tiny());
+  BOOST_TEST(sinusoidal.encode(tape, Ids(Shape{1, 40}, 4), {40}).memory.shape()[1] == 40u);
   const Batch batch = three_sources();
   BOOST_CHECK_EXCEPTION(decode(model, batch.source, batch.source_lengths, SearchOptions{1, 20}), std::invalid_argument,
                         message_has({"maximum length 20", "16 positions"}));
