@@ -132,9 +132,11 @@ std::vector<CLI::Option*> all_task_flags(const TaskFlags& flags) {
 struct TrainFlags {
   TaskFlags task;
   ModelFlags model;
+  std::string arch;                               // --arch: a kind's name; empty: the first that reads the task
   std::vector<std::unique_ptr<ModelKind>> kinds;  // one of each, in registration order
   std::vector<std::vector<CLI::Option*>> own;     // each kind's own flags
   CLI::Option *cell = nullptr, *hidden = nullptr, *embed = nullptr, *attention = nullptr, *batch = nullptr;
+  CLI::Option *arch_option = nullptr, *layers = nullptr, *dropout = nullptr, *lr = nullptr, *warmup = nullptr;
   std::vector<CLI::Option*> fixed;  // what a saved training state fixes: not with --resume
   CLI::Option *epochs = nullptr, *time_limit = nullptr, *max_steps = nullptr, *log_every = nullptr,
               *save_every = nullptr, *out = nullptr;  // what a resumed run may change
@@ -157,19 +159,52 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
   flags.attention = command->add_option("--attention-size", m.attention_size, "additive/concat score size (0: H)")
                         ->check(CLI::Range(0, 1 << 16))
                         ->capture_default_str();
+  flags.layers = command
+                     ->add_option("--layers", m.layers,
+                                  "layers: recurrent (seq2seq, 1), or encoder and decoder "
+                                  "layers each (transformer, 2)")
+                     ->check(whole(64));
+  flags.dropout = command
+                      ->add_option("--dropout", m.dropout,
+                                   "dropout: between encoder layers (seq2seq, 0), or "
+                                   "everywhere the paper has it (transformer, 0.1)")
+                      ->check(number_in(0.0, 0.99));
   flags.batch = command->add_option("--batch", s.batch_size, "examples per step (digits: 32)")
                     ->check(whole(many))
                     ->capture_default_str();
+  std::string names;
+  for (const std::string& name : model_kind_names()) names += (names.empty() ? "" : ", ") + name;
+  flags.arch_option = command
+                          ->add_option("--arch", flags.arch,
+                                       "the model: " + names +
+                                           " (default: the first that reads the task's input; "
+                                           "text: seq2seq)")
+                          ->check(CLI::IsMember(model_kind_names()));
   flags.kinds = model_kinds();
   for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command, s));
+  flags.lr = command
+                 ->add_option("--lr", s.learning_rate,
+                              "Adam's learning rate (with --warmup: its peak; "
+                              "transformer: 0.001)")
+                 ->check(number_in(1e-7, 10.0))
+                 ->capture_default_str();
+  flags.warmup = command
+                     ->add_option("--warmup", s.warmup,
+                                  "raise the learning rate linearly to --lr over N steps, "
+                                  "then decay it as 1/√step (the Transformer's schedule; transformer: 1000); 0: "
+                                  "constant")
+                     ->check(CLI::Range(std::size_t{0}, many))
+                     ->capture_default_str();
   flags.fixed = {flags.cell,
                  flags.hidden,
                  flags.embed,
                  flags.attention,
+                 flags.layers,
+                 flags.dropout,
                  flags.batch,
-                 command->add_option("--lr", s.learning_rate, "Adam learning rate")
-                     ->check(number_in(1e-7, 10.0))
-                     ->capture_default_str(),
+                 flags.arch_option,
+                 flags.lr,
+                 flags.warmup,
                  command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
                      ->check(number_in(0.0, 1e6))
                      ->capture_default_str()};
@@ -227,15 +262,22 @@ void finish_resume_flags(TrainOptions& train, const TrainFlags& flags) {
 void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   if (train.settings.out.empty()) throw InputError("train: --out is required (the model file to write)");
   train.task = finish_task_flags(flags.task);
+  const InputKind input = train.task->input();
   for (std::size_t k = 0; k < flags.kinds.size(); ++k) {
-    if (!train.model && flags.kinds[k]->input() == train.task->input()) {
+    const ModelKind& kind = *flags.kinds[k];
+    const bool named = flags.arch == kind.name();
+    if (named && kind.input() != input) {
+      throw InputError(std::string("--arch ") + kind.name() + " cannot learn --task " + train.task->name() +
+                       ": it is for " + tasks_reading(kind.input()));
+    }
+    if (!train.model && (named || (flags.arch.empty() && kind.input() == input))) {
       train.model = std::move(flags.kinds[k]);
       continue;
     }
     for (const CLI::Option* option : flags.own[k]) {
-      if (option->count() > 0) {
-        throw InputError(option->get_name() + " is only for " + tasks_reading(flags.kinds[k]->input()));
-      }
+      if (option->count() == 0) continue;
+      throw InputError(option->get_name() + " is only for " +
+                       (kind.input() == input ? std::string("--arch ") + kind.name() : tasks_reading(kind.input())));
     }
   }
   ModelFlags& m = flags.model;
@@ -243,6 +285,10 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   m.hidden_given = flags.hidden->count() > 0;
   m.embed_given = flags.embed->count() > 0;
   m.attention_given = flags.attention->count() > 0;
+  m.layers_given = flags.layers->count() > 0;
+  m.dropout_given = flags.dropout->count() > 0;
+  m.lr_given = flags.lr->count() > 0;
+  m.warmup_given = flags.warmup->count() > 0;
   if (flags.batch->count() == 0) train.settings.batch_size = train.task->default_batch_size();
   train.model->finish(m, train.settings, *train.task);
 }
@@ -272,7 +318,19 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
   add_beam(*command, predict.beam);
   command->add_option("--image", predict.images, "digits: a PGM image to caption (the flag may be repeated)")
       ->allow_extra_args(false);  // one file a flag: a later word is an input, not a second image
-  command->add_option("--svg", predict.svg, "write the attention picture here (several inputs: FILE-1.svg, …)");
+  CLI::Option* svg =
+      command->add_option("--svg", predict.svg, "write the attention picture here (several inputs: FILE-1.svg, …)");
+  command
+      ->add_option("--layer", predict.layer,
+                   "transformer: the decoder layer whose cross-attention --svg draws (1: the first; default: the "
+                   "last)")
+      ->check(whole(1024))
+      ->needs(svg);
+  command
+      ->add_option("--head", predict.head,
+                   "transformer: the attention head --svg draws (1: the first; default: the mean of the heads)")
+      ->check(whole(1024))
+      ->needs(svg);
   add_threads(*command, predict.threads);
   command->add_option("inputs", predict.inputs, "texts to normalise or translate (none: read standard input)");
   return command;

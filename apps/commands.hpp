@@ -26,6 +26,8 @@ struct TrainSettings {
   std::size_t save_every = 0;        // write the training state every N steps too; 0: at epoch ends and when stopped
   std::string out;                   // the best model; the training state goes beside it (last_state_path)
   std::string decoder = "bahdanau";  // the --decoder flag as given (text models), as model files of version 1 keep it
+  std::size_t warmup = 0;            // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
+                                     // (kept in the files only when not 0, so older files read as 0)
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>
@@ -83,7 +85,8 @@ struct PredictOptions {
   std::vector<std::string> inputs;  // none: read lines from standard input
   std::vector<std::string> images;  // image models: PGM files (then no inputs)
   std::size_t beam = 1;
-  std::string svg;  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
+  std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
+  std::size_t layer = 0, head = 0;  // which attention the picture shows (Model::choose_attention); 0: the default
   std::size_t threads = 1;
 };
 

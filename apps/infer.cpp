@@ -125,7 +125,10 @@ int run_predict(const PredictOptions& options) {
   } else {
     texts = read_texts(file, options);
   }
-  if (!options.svg.empty()) file.model->check_picture();
+  if (!options.svg.empty()) {
+    file.model->check_picture();
+    file.model->choose_attention(options.layer, options.head);
+  }
   encode_texts(file, options, texts, inputs);
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;

@@ -2,11 +2,14 @@
 // configuration, builds a new model for a task's vocabularies, and reads one back from a model file; a Model computes
 // a training batch's loss, decodes inputs and draws its attention. Today's kinds (one file each in apps/model_kinds/,
 // registered in apps/model_kinds/registry.cpp):
-//   seq2seq    models::Seq2seq, the encoder-decoder with a vanilla, Bahdanau or Luong decoder (reads text)
-//   captioner  models::Captioner, "Show, Attend and Tell" at toy scale (reads images)
-// A task is trained with the first registered kind that reads its input (task.hpp's InputKind).
+//   seq2seq      models::Seq2seq, the encoder-decoder with a vanilla, Bahdanau or Luong decoder (reads text)
+//   transformer  models::TransformerModel, Vaswani et al.'s encoder-decoder (reads text)
+//   captioner    models::Captioner, "Show, Attend and Tell" at toy scale (reads images)
+// A task is trained with the kind `--arch` names, by default the first registered kind that reads its input
+// (task.hpp's InputKind).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,13 +23,17 @@ namespace attend::app {
 
 struct TrainSettings;
 
-// The flags every model kind reads (--cell, --hidden, --embed, --attention-size): the values and which were given.
+// The flags several model kinds read (--cell, --hidden, --embed, --attention-size, --layers, --dropout) and the
+// training settings a kind may give its own default (--lr, --warmup): the values and which were given.
 struct ModelFlags {
   std::string cell = "gru";
   std::size_t hidden_size = 128;
   std::size_t embedding_dim = 32;
   std::size_t attention_size = 0;
+  std::size_t layers = 1;
+  double dropout = 0.0;
   bool cell_given = false, hidden_given = false, embed_given = false, attention_given = false;
+  bool layers_given = false, dropout_given = false, lr_given = false, warmup_given = false;
 };
 
 // Inputs to decode: token ids (text) or images, as the model reads them.
@@ -56,6 +63,9 @@ class Model {
   virtual void add_scores(const std::vector<models::Hypothesis>& outputs, Scores& scores) const;
   // InputError when the model has no attention to draw (the vanilla decoder).
   virtual void check_picture() const {}
+  // predict --layer/--head: which of several attentions the picture draws, 1-based, 0 = the default (the last layer,
+  // the mean of the heads). InputError when the model has no such layer or head, or (the default) only one attention.
+  virtual void choose_attention(std::size_t layer, std::size_t head);
   // The SVG of one output's attention: `rows` are its output tokens (the end token included).
   virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
                               const models::Hypothesis& output, const std::string& title) const = 0;
@@ -71,7 +81,9 @@ class ModelKind {
   // with a task whose model is another kind, each is refused.
   virtual std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings& settings) = 0;
   // After parsing, for the chosen task: the shared flags, the settings and the task's seed into the configuration.
-  virtual void finish(const ModelFlags& flags, const TrainSettings& settings, const Task& task) = 0;
+  // A kind may set the training settings the user did not give to its own defaults (flags.lr_given, …), and throws
+  // InputError for a shared flag it has no use for.
+  virtual void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) = 0;
   // Checks the configuration before any data is read (the vocabulary sizes are not known yet: any will do).
   // Throws std::invalid_argument naming the field.
   virtual void check(const Task& task) const = 0;
@@ -89,7 +101,19 @@ class ModelKind {
 std::vector<std::unique_ptr<ModelKind>> model_kinds();
 // The first kind that reads `input`, and the kind of a model file's format (nullptr: none).
 std::unique_ptr<ModelKind> model_kind_for(InputKind input);
+// "seq2seq, transformer, captioner": every kind's name, for --arch.
+std::vector<std::string> model_kind_names();
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
+
+// The decoder's outputs for many sources, decoded in batches of `batch_size` sources of similar length (little
+// padding) by `decode_batch`; the results come back in the sources' order.
+std::vector<models::Hypothesis> decode_by_length(
+    const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
+    const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch);
+
+// The attention heatmap of a text model's output: source tokens across, output tokens (rows) down.
+std::string text_attention_picture(const PictureInput& input, const std::vector<std::string>& rows,
+                                   const models::Hypothesis& output, const std::string& title);
 
 // Throws InputError unless the weights a configuration asks for fit in the file: `products` are element counts of
 // some of the model's weights (a × b each); `tensors` a lower bound on the number of tensors it has.

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -105,6 +106,8 @@ struct Run {
   std::unique_ptr<TaskData> data;
   std::unique_ptr<Batches> batches;
   std::unique_ptr<nn::Adam<float>> adam;
+  std::unique_ptr<nn::NoamLR> warmup;  // --warmup: sets adam's lr before every step
+  double step_lr = 0;                  // the learning rate of the last step (for the progress line)
   TrainingState state;
   Rng order_rng;             // the batch-order generator
   std::string resumed_from;  // empty: a new training
@@ -190,6 +193,14 @@ void prepare(Run& run, const TrainOptions& options) {
       throw InputError("--resume " + run.resumed_from + ": no optimizer state to go on from (" + e.what() + ")");
     }
   }
+  if (run.settings.warmup > 0) {
+    // η(s) = lr · min(s / w, √(w / s)): Noam's schedule with d = 1 and the factor that puts its peak at --lr; its
+    // state is the step, so a resumed run gets the same η
+    const auto w = static_cast<std::int64_t>(run.settings.warmup);
+    run.warmup =
+        std::make_unique<nn::NoamLR>(*run.adam, 1, w, run.settings.learning_rate * std::sqrt(static_cast<double>(w)));
+    run.warmup->load_state({static_cast<std::int64_t>(run.state.step) + 1});
+  }
   run.order_rng.set_state(run.state.epoch_order);
   run.steps_per_epoch = run.batches->steps_per_epoch();
   const std::size_t all = run.steps_per_epoch * run.settings.epochs;
@@ -266,7 +277,9 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
          << "); " << saved_files(run) << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
     throw std::runtime_error(what.str());
   }
+  run.step_lr = run.adam->lr;
   run.adam->step();
+  if (run.warmup) run.warmup->step();
   ++run.state.step;
   run.loss_sum += value;
   ++run.loss_count;
@@ -288,6 +301,7 @@ void after_step(Run& run) {
     line << "epoch " << run.state.epoch << "/" << s.epochs << "  step " << run.state.step << "/" << run.total_steps
          << "  loss " << run.loss_sum / static_cast<double>(run.loss_count);
     if (!run.last_validation.empty()) line << "  val " << run.last_validation;
+    if (run.warmup) line << "  lr " << std::setprecision(1) << std::scientific << run.step_lr << std::fixed;
     line.precision(0);
     const double done = static_cast<double>(run.state.step - run.first_step);
     const double left = static_cast<double>(run.total_steps - std::min(run.total_steps, run.state.step));

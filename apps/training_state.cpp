@@ -6,12 +6,14 @@ namespace attend::app {
 nlohmann::json TrainSettings::to_json() const {
   nlohmann::json json = nlohmann::json::object();
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
+  if (warmup > 0) json["warmup"] = warmup;
   return json;
 }
 
 TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   TrainSettings settings;
   fields(settings, [&](const char* key, auto& value) { value = json.at(key).get<std::decay_t<decltype(value)>>(); });
+  if (json.contains("warmup")) settings.warmup = json.at("warmup").get<std::size_t>();
   return settings;
 }
 

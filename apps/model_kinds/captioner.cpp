@@ -115,7 +115,9 @@ class CaptionerKind : public ModelKind {
     };
   }
 
-  void finish(const ModelFlags& flags, const TrainSettings&, const Task& task) override {
+  void finish(const ModelFlags& flags, TrainSettings&, const Task& task) override {
+    if (flags.layers_given) throw InputError("--layers is only for the text models (--arch seq2seq, transformer)");
+    if (flags.dropout_given) throw InputError("--dropout is only for the text models (--arch seq2seq, transformer)");
     config_.encoder = models::image_encoder_from_string(encoder_);
     config_.patch_height = config_.patch_width;
     if (flags.cell_given) config_.cell = nn::cell_kind_from_string(flags.cell);

@@ -5,6 +5,7 @@
 // The kinds, in the order `--help` lists their flags; a task is trained with the first that reads its input.
 #define ATTEND_MODEL_KINDS(X) \
   X(seq2seq)                  \
+  X(transformer)              \
   X(captioner)
 
 namespace attend::app {
@@ -26,6 +27,12 @@ std::unique_ptr<ModelKind> model_kind_for(InputKind input) {
     if (kind->input() == input) return std::move(kind);
   }
   return nullptr;
+}
+
+std::vector<std::string> model_kind_names() {
+  std::vector<std::string> names;
+  for (const std::unique_ptr<ModelKind>& kind : model_kinds()) names.emplace_back(kind->name());
+  return names;
 }
 
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format) {

@@ -1,16 +1,13 @@
 // The seq2seq model kind (model.hpp): models::Seq2seq, an encoder over the source and a vanilla, Bahdanau or Luong
-// decoder (docs/reference/models.md); reads text. Its flags: --decoder, --bidirectional, --no-input-feeding,
-// --layers, --dropout, and the shared --cell, --hidden, --embed, --attention-size.
+// decoder (docs/reference/models.md); reads text. Its flags: --decoder, --bidirectional, --no-input-feeding, and the
+// shared --cell, --hidden, --embed, --attention-size, --layers (default 1), --dropout (between encoder layers, 0).
 #include "models/seq2seq.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <numeric>
 
 #include "apps/commands.hpp"
 #include "apps/flags.hpp"
 #include "apps/model.hpp"
-#include "plot/svg.hpp"
 
 namespace attend::app {
 
@@ -32,25 +29,12 @@ class Seq2seqModel : public Model {
     return model_.loss(tape, models::make_batch(batch.sources, batch.targets));
   }
 
-  // Sources of similar length go together, so a batch carries little padding; results return in input order.
   std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {
-    const std::vector<std::vector<std::int64_t>>& sources = inputs.sources;
-    const std::size_t batch_size = 256;
     model_.eval();
-    std::vector<std::size_t> order(sources.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
-    std::vector<models::Hypothesis> result(sources.size());
-    for (std::size_t start = 0; start < order.size(); start += batch_size) {
-      const std::size_t end = std::min(order.size(), start + batch_size);
-      std::vector<std::vector<std::int64_t>> chunk;
-      for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
+    return decode_by_length(inputs.sources, 256, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
       const models::Batch batch = models::make_batch(chunk);
-      std::vector<models::Hypothesis> decoded = models::decode(model_, batch.source, batch.source_lengths, search);
-      for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
-    }
-    return result;
+      return models::decode(model_, batch.source, batch.source_lengths, search);
+    });
   }
 
   void check_picture() const override {
@@ -61,11 +45,7 @@ class Seq2seqModel : public Model {
 
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {
-    std::vector<std::vector<double>> weights;
-    for (const auto& row : output.attention) weights.emplace_back(row.begin(), row.end());
-    plot::HeatmapOptions heatmap;
-    heatmap.title = title;
-    return plot::attention_svg(input.source_tokens, rows, weights, heatmap);
+    return text_attention_picture(input, rows, output, title);
   }
 
  private:
@@ -85,15 +65,16 @@ class Seq2seqKind : public ModelKind {
             ->capture_default_str(),
         train.add_flag("--bidirectional", bidirectional_, "read the source in both directions"),
         train.add_flag("--no-input-feeding", no_input_feeding_, "Luong: do not feed h̃_{j-1} into the next step"),
-        train.add_option("--layers", config_.num_layers, "recurrent layers")->check(whole(8))->capture_default_str(),
-        train.add_option("--dropout", config_.dropout, "dropout between encoder layers")
-            ->check(number_in(0.0, 0.99))
-            ->capture_default_str(),
     };
   }
 
-  void finish(const ModelFlags& flags, const TrainSettings& settings, const Task& task) override {
+  void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) override {
+    if (flags.layers_given && flags.layers > 8) {
+      throw InputError("--layers: the recurrent model takes 1 to 8 layers, not " + std::to_string(flags.layers));
+    }
     config_.cell = nn::cell_kind_from_string(flags.cell);
+    config_.num_layers = flags.layers_given ? flags.layers : 1;
+    config_.dropout = flags.dropout_given ? flags.dropout : 0.0;
     config_.hidden_size = flags.hidden_size;
     config_.embedding_dim = flags.embedding_dim;
     config_.attention_size = flags.attention_size;

@@ -78,6 +78,10 @@ const std::string& fixtures() {
       "--train-size 128 --valid-size 16 --test-size 16 --epochs 1 --hidden 8 --embed 4 --batch 32 ";
   BOOST_TEST_REQUIRE(run_attend("train --task dates " + tiny + "--out " + f + "/dates.safetensors").status == 0);
   BOOST_TEST_REQUIRE(run_attend("train --decoder vanilla " + tiny + "--out " + f + "/vanilla.safetensors").status == 0);
+  BOOST_TEST_REQUIRE(run_attend("train --arch transformer --train-size 128 --valid-size 16 --test-size 16 --epochs 1 "
+                                "--d-model 16 --heads 2 --ff 32 --batch 32 --out " +
+                                f + "/transformer.safetensors")
+                         .status == 0);
   {
     std::ifstream in(std::string(ATTEND_SHARED_DATA) + "/tatoeba/spa-eng.tsv");
     BOOST_TEST_REQUIRE(in.good(), "the cli tests read ../shared/data (-Dshared_data=FOLDER)");

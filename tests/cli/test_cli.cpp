@@ -75,6 +75,43 @@ BOOST_AUTO_TEST_CASE(train_then_eval_then_predict) {
   BOOST_TEST(lines_of(predict.out).size() == 2u, predict.out);
 }
 
+// The Transformer through the same commands: its flags, the warm-up schedule in the progress lines, eval, beam
+// search, and a heatmap of the layer and head chosen (or the last layer's mean of the heads).
+BOOST_AUTO_TEST_CASE(a_transformer_trains_evaluates_and_draws_a_chosen_layer_and_head) {
+  Scratch scratch;
+  const std::string model = scratch.path("t.safetensors");
+  const Run train = run_attend(
+      "train --arch transformer --task dates --train-size 128 --valid-size 16 --test-size 16 --epochs 2 "
+      "--d-model 16 --heads 2 --ff 32 --layers 2 --norm pre --warmup 4 --batch 32 --log-every 1 --out '" +
+      model + "'");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  BOOST_TEST(train.err.find("model transformer pre-norm, 2+2 layers, d 16, 2 heads, ff 32") != std::string::npos,
+             train.err);
+  // the learning rate rises over the 4 warm-up steps to --lr (0.001), then falls as 1/√step
+  BOOST_TEST(train.err.find("step 2/8") != std::string::npos, train.err);
+  BOOST_TEST(train.err.find("lr 5.0e-04") != std::string::npos, train.err);
+  BOOST_TEST(train.err.find("lr 1.0e-03") != std::string::npos, train.err);
+  BOOST_TEST(train.err.find("lr 8.9e-04") != std::string::npos, train.err);  // step 5: 0.001 · √(4/5)
+
+  const Run eval = run_attend("eval --model '" + model + "' --beam 3");
+  BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
+  BOOST_TEST_REQUIRE(lines_of(eval.out).size() == 6u, eval.out);
+  BOOST_TEST(lines_of(eval.out)[1] == "count: 16");
+
+  const Run chosen = run_attend("predict --model '" + model + "' --svg '" + scratch.path("h.svg") +
+                                "' --layer 1 --head 2 'May 9, 2018'");
+  BOOST_TEST_REQUIRE(chosen.status == 0, chosen.err);
+  const Run mean = run_attend("predict --model '" + model + "' --svg '" + scratch.path("m.svg") + "' 'May 9, 2018'");
+  BOOST_TEST_REQUIRE(mean.status == 0, mean.err);
+  BOOST_TEST(chosen.out == mean.out);  // the picture's choice changes no output
+  const std::string head = read_file(scratch.path("h.svg")), average = read_file(scratch.path("m.svg"));
+  BOOST_TEST(attend::testing::xml_problem(head) == "");
+  BOOST_TEST(head.find("(layer 1 of 2, head 2)") != std::string::npos);
+  BOOST_TEST(average.find("(layer 2 of 2, mean of the heads)") != std::string::npos);
+  BOOST_TEST(count(head, "class=\"cell\"") == count(average, "class=\"cell\""));
+  BOOST_TEST(count(head, "class=\"cell\"") % 11 == 0u);  // 11 source characters across
+}
+
 BOOST_AUTO_TEST_CASE(predict_reads_lines_from_standard_input_and_beam_search_works) {
   const Run run =
       run_attend("predict --model '" + tiny_model() + "' --beam 3", "9 de mayo de 2018\n2018-05-09\r\nMay 9, 2018\n");

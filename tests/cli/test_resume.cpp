@@ -115,6 +115,34 @@ BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
   BOOST_TEST((tensor_bytes(c_last) == tensor_bytes(scratch.path("a.last.safetensors"))));
 }
 
+// The Transformer's state has more parts: dropout everywhere, the warm-up schedule's step, label smoothing in the
+// saved configuration. Stopped by a step limit and by SIGINT at a random step, it resumes to the same bits.
+BOOST_AUTO_TEST_CASE(a_transformer_run_resumes_to_the_same_bits) {
+  Scratch scratch;
+  const std::string small =
+      "train --arch transformer --task dates --train-size 512 --valid-size 16 --test-size 16 --d-model 16 --heads 2 "
+      "--ff 32 --layers 2 --dropout 0.2 --warmup 10 --batch 32 --seed 3 --epochs 3 --log-every 1 ";
+  BOOST_TEST_REQUIRE(run_attend(small + "--out '" + scratch.path("a.safetensors") + "'").status == 0);
+  const std::string final_state = tensor_bytes(scratch.path("a.last.safetensors"));
+
+  BOOST_TEST_REQUIRE(run_attend(small + "--max-steps 7 --out '" + scratch.path("b.safetensors") + "'").status == 0);
+  const std::string b_last = scratch.path("b.last.safetensors");
+  BOOST_TEST(tensor_bytes(b_last) != final_state);
+  const Run more = run_attend("train --resume '" + b_last + "' --max-steps 0");
+  BOOST_TEST_REQUIRE(more.status == 0, more.err);
+  BOOST_TEST((tensor_bytes(b_last) == final_state));
+
+  std::random_device device;
+  const std::size_t step = std::uniform_int_distribution<std::size_t>(2, 40)(device);
+  const std::string out = scratch.path("c.safetensors"), last = scratch.path("c.last.safetensors");
+  const int status = train_and_signal(small + "--out '" + out + "'", scratch.path("c.err"), step, SIGINT);
+  BOOST_TEST_INFO("SIGINT after the line of step " << step << "\n" << read_file(scratch.path("c.err")));
+  BOOST_TEST_REQUIRE(status == 128 + SIGINT);
+  const Run resumed = run_attend("train --resume '" + last + "'");
+  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+  BOOST_TEST((tensor_bytes(last) == final_state));
+}
+
 BOOST_AUTO_TEST_CASE(resume_errors) {
   Scratch scratch;
   check_usage_error(run_attend("train --resume '" + scratch.path("none.safetensors") + "'"),
