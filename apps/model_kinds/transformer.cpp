@@ -115,8 +115,8 @@ class TransformerKind : public ModelKind {
                                                       {flags.attention_given, "--attention-size"}};
     for (const auto& [given, flag] : recurrent) {
       if (given) {
-        throw InputError(std::string(flag) + " is for the recurrent models; the Transformer's sizes are --d-model, "
-                                             "--heads and --ff");
+        const std::string sizes = "the Transformer's sizes are --d-model, --heads and --ff";
+        throw InputError(std::string(flag) + " is for the recurrent models; " + sizes);
       }
     }
     config_.encoder_layers = config_.decoder_layers = flags.layers_given ? flags.layers : 2;
