@@ -38,6 +38,7 @@
 
 #include "autograd/memory.hpp"
 #include "autograd/ops.hpp"
+#include "bench/measure.hpp"
 #include "models/attention.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
@@ -50,7 +51,7 @@ extern "C" void openblas_set_num_threads(int);
 namespace {
 
 using namespace attend;
-using Clock = std::chrono::steady_clock;
+using namespace attend::bench;
 using json = nlohmann::json;
 
 constexpr std::size_t source_vocab = 64, target_vocab = 40;
@@ -174,37 +175,6 @@ class BenchModel : public nn::Module<float> {
 
 // ---- measuring ----------------------------------------------------------------------------------------------------
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double quantile_of(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-double current_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
 // Memory after one training step (--rss-at): the process's peak and current RSS, the tensor cache's counters
 // (autograd/memory.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
 struct MemoryPoint {
@@ -252,11 +222,6 @@ std::string describe(const MemoryPoint& m, const MemoryPoint* before) {
   return line;
 }
 
-// One matrix product of the forward pass, C (m, n) = A (m, k) · B (k, n), done `count` times per step.
-struct Product {
-  std::size_t m, n, k, count;
-};
-
 // The forward pass's matrix products, in the shapes attend runs them (the same FLOPs as the reference's, some of them
 // grouped into larger products).
 std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdanau) {
@@ -278,61 +243,6 @@ std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdan
     p.push_back({c.S, 1, c.H, c.B * c.T});  // s_jᵀ (W h_i), per sequence
   }
   return p;
-}
-
-// Training FLOPs of the products: forward 2mnk each, backward two products of the same size.
-double training_flops(const std::vector<Product>& products) {
-  double f = 0;
-  for (const Product& p : products) f += 3.0 * 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.count);
-  return f;
-}
-
-// The time the step's products take in sgemm alone: each product and its two backward products (dA = dC Bᵀ,
-// dB = Aᵀ dC), timed on buffers of their shapes (median of repetitions, after a warm-up), times its count.
-double blas_bound_seconds(const std::vector<Product>& products, int reps) {
-  double total = 0;
-  for (const Product& p : products) {
-    std::vector<float> a(p.m * p.k, 0.5f), b(p.k * p.n, 0.25f), c(p.m * p.n, 0.f), da(p.m * p.k), db(p.k * p.n);
-    const int m = int(p.m), n = int(p.n), k = int(p.k);
-    auto run = [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, k, n, 1.f, c.data(), n, b.data(), n, 1.f, da.data(), k);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, m, 1.f, a.data(), k, c.data(), n, 1.f, db.data(), n);
-    };
-    // enough calls per sample that one sample lasts ≥ ~2 ms
-    const double flop = 6.0 * double(p.m) * double(p.n) * double(p.k);
-    const int inner = std::max(1, int(2e-3 * 20e9 / std::max(flop, 1.0)));
-    for (int w = 0; w < 3; ++w) run();
-    std::vector<double> samples;
-    for (int r = 0; r < reps; ++r) {
-      const auto start = Clock::now();
-      for (int i = 0; i < inner; ++i) run();
-      samples.push_back(seconds_since(start) / inner);
-    }
-    total += median_of(samples) * double(p.count);
-  }
-  return total;
-}
-
-// Uniform random ids in [0, vocab) of the given shape, from rng.
-Ids random_ids(Rng& rng, std::size_t rows, std::size_t cols, std::size_t vocab) {
-  Ids ids(Shape{rows, cols});
-  for (std::size_t i = 0; i < ids.size(); ++i) ids.data()[i] = static_cast<std::int64_t>(rng.next() % vocab);
-  return ids;
-}
-
-Ids ids_from(const Tensor<float>& t) {
-  Ids ids(t.shape());
-  for (std::size_t i = 0; i < t.size(); ++i) ids.data()[i] = static_cast<std::int64_t>(t.data()[i]);
-  return ids;
-}
-
-// Rows [begin, end) of a (rows, cols) id matrix.
-Ids rows_of(const Ids& ids, std::size_t begin, std::size_t end) {
-  const std::size_t cols = ids.shape()[1];
-  Ids part(Shape{end - begin, cols});
-  std::copy(ids.data() + begin * cols, ids.data() + end * cols, part.data());
-  return part;
 }
 
 }  // namespace
