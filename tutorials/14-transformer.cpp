@@ -84,8 +84,9 @@ void why_scale(bool small) {
   std::printf("1. Why divide by sqrt(d_k)\n\n");
   const std::size_t samples = small ? 2000 : 20000;
   const std::vector<std::size_t> sizes{4, 16, 64, 256, 1024};
-  std::printf("q, k with independent N(0, 1) entries, %zu pairs each; softmax over 10 keys, mean of the largest weight\n",
-              samples);
+  std::printf(
+      "q, k with independent N(0, 1) entries, %zu pairs each; softmax over 10 keys, mean of the largest weight\n",
+      samples);
   std::printf("%6s %12s %14s %18s %18s\n", "d_k", "var(q.k)", "var(q.k)/d_k", "max alpha, q.k", "max alpha, /sqrt");
   double worst_ratio = 0;
   std::vector<double> unscaled_top, scaled_top;
@@ -107,7 +108,8 @@ void why_scale(bool small) {
     double top_raw = 0, top_scaled = 0;
     const std::size_t trials = small ? 100 : 1000;
     for (std::size_t n = 0; n < trials; ++n) {
-      const Tensor<double> q = rng.normal_tensor<double>({d_k}, 0, 1), keys = rng.normal_tensor<double>({10, d_k}, 0, 1);
+      const Tensor<double> q = rng.normal_tensor<double>({d_k}, 0, 1),
+                           keys = rng.normal_tensor<double>({10, d_k}, 0, 1);
       std::vector<double> e(10), e_scaled(10);
       for (std::size_t j = 0; j < 10; ++j) {
         double dot = 0;
@@ -433,8 +435,9 @@ void stability(bool small) {
   for (std::size_t l = 0; l < post.size(); ++l) std::printf("%8zu %12.4f %12.4f\n", l + 1, post[l], pre[l]);
   const std::size_t steps = small ? 40 : 600;
   const std::vector<std::uint64_t> seeds = small ? std::vector<std::uint64_t>{1} : std::vector<std::uint64_t>{1, 2, 3};
-  std::printf("\nthe reversal task, 6 + 6 layers, Adam with peak learning rate 1e-3, %zu steps: mean loss of the last 20\n",
-              steps);
+  std::printf(
+      "\nthe reversal task, 6 + 6 layers, Adam with peak learning rate 1e-3, %zu steps: mean loss of the last 20\n",
+      steps);
   std::printf("%10s %10s", "norm", "warm-up");
   for (const std::uint64_t seed : seeds) std::printf("   seed %llu", static_cast<unsigned long long>(seed));
   std::printf("\n");
@@ -483,8 +486,8 @@ std::size_t chain_length(const Tape<double>& tape, const Variable<double>& v) {
 void sequential_steps(bool small) {
   std::printf("\n6. The cost\n\nthe longest chain of operations to the last output, one layer, D = 16:\n");
   const std::size_t D = 16;
-  const std::vector<std::size_t> lengths = small ? std::vector<std::size_t>{8, 16, 32}
-                                                 : std::vector<std::size_t>{8, 16, 32, 64, 128};
+  const std::vector<std::size_t> lengths =
+      small ? std::vector<std::size_t>{8, 16, 32} : std::vector<std::size_t>{8, 16, 32, 64, 128};
   std::printf("%6s %14s %14s\n", "n", "GRU encoder", "self-attention");
   std::vector<double> rnn, transformer;
   for (const std::size_t n : lengths) {
@@ -546,11 +549,11 @@ double fastest_step_ms(Model& model, const models::Batch& batch, std::size_t ste
 
 void step_time(const tutorial::Options& options) {
   const std::size_t B = 32, T_y = 12, V = 64, steps = options.small ? 2 : 6;
-  const std::vector<std::size_t> lengths = options.small ? std::vector<std::size_t>{8, 16}
-                                                         : std::vector<std::size_t>{8, 16, 32, 64, 128, 256};
+  const std::vector<std::size_t> lengths =
+      options.small ? std::vector<std::size_t>{8, 16} : std::vector<std::size_t>{8, 16, 32, 64, 128, 256};
   std::printf("time: milliseconds per training step, processor time, fastest of %zu (differ from run to run)\n", steps);
-  std::printf("time: B = %zu, T_y = %zu; Bahdanau GRU H = 128; Transformer D = 128, 4 heads, ff 512, 2 + 2 layers\n",
-              B, T_y);
+  std::printf("time: B = %zu, T_y = %zu; Bahdanau GRU H = 128; Transformer D = 128, 4 heads, ff 512, 2 + 2 layers\n", B,
+              T_y);
   std::printf("time: %6s %12s %12s\n", "T_x", "bahdanau", "transformer");
   plot::Series rnn{"bahdanau GRU", {}, {}}, transformer{"transformer", {}, {}};
   double bad = 0;
