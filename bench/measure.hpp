@@ -19,7 +19,9 @@ namespace attend::bench {
 
 using Clock = std::chrono::steady_clock;
 
-inline double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 inline double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());

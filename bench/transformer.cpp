@@ -12,6 +12,8 @@
 //   logits = out(h);  loss = mean cross-entropy over the B·T targets;  Adam(lr = 1e-3);  dropout 0
 // Parameter names are attend's (src_emb.W, transformer.encoder.layers.0.self_attn.W_in, ...); --init reads a file in
 // PyTorch's state_dict names (nn::pytorch_transformer_name maps them) with the batch beside them.
+#include "models/transformer.hpp"
+
 #include <xmmintrin.h>
 
 #include <CLI/CLI.hpp>
@@ -177,7 +179,7 @@ Ids greedy(BenchModel<T>& model, const Ids& src, const Mask* keep, std::size_t s
       h = reshape(model.transformer.decoder.step(model.embed(tape, model.tgt_emb, y, t), caches, keep), {-1, D});
     } else {
       const Variable<T> all = model.transformer.decoder.forward(model.embed(tape, model.tgt_emb, prefix), memory,
-                                                                    keep);  // (B, t + 1, D)
+                                                                keep);  // (B, t + 1, D)
       h = reshape(slice(all, 1, t, t + 1), {-1, D});
     }
     const Ids next = argmax_rows(model.out(h).value());
@@ -190,6 +192,47 @@ Ids greedy(BenchModel<T>& model, const Ids& src, const Mask* keep, std::size_t s
     prefix = std::move(longer);
   }
   return emitted;
+}
+
+// Greedy and beam-5 decoding of the batch's sources with models::decode — the search `attend eval` runs — on a
+// models::TransformerModel holding the trained weights (its parameter names are the benchmark model's), with the
+// key/value cache and by recomputing the prefix, alternately, `rounds` times each: sentences per second, and the check
+// that both ways give the same outputs.
+template <class T>
+void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, const Ids& src, int rounds, json& res) {
+  models::TransformerConfig config;
+  config.source_vocab_size = source_vocab;
+  config.target_vocab_size = target_vocab;
+  config.d_model = c.D;
+  config.heads = c.heads;
+  config.ff = c.F;
+  config.encoder_layers = config.decoder_layers = c.L;
+  config.dropout = 0.0;
+  config.norm_first = norm_first;
+  config.max_target_length = c.T + 1;
+  models::TransformerModel<T> model(config);
+  model.load(trained.named_tensors());
+  model.eval();
+  const std::vector<std::int64_t> lengths(c.B, static_cast<std::int64_t>(c.S));
+  for (const std::size_t beam : {std::size_t{1}, std::size_t{5}}) {
+    std::vector<double> cached, recomputed;
+    std::vector<models::Hypothesis> a, b;
+    for (int r = 0; r < rounds; ++r) {
+      for (const bool recompute : {r % 2 != 0, r % 2 == 0}) {
+        const auto start = Clock::now();
+        (recompute ? b : a) = models::decode(model, src, lengths, {beam}, {}, recompute);
+        (recompute ? recomputed : cached).push_back(seconds_since(start));
+      }
+    }
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (a[k].tokens != b[k].tokens) {
+        throw std::logic_error("beam " + std::to_string(beam) + ": the search with the cache found another output");
+      }
+    }
+    const std::string name = beam == 1 ? "greedy" : "beam5";
+    res["search_" + name + "_cached_sentences_per_s"] = double(c.B) / median_of(cached);
+    res["search_" + name + "_recompute_sentences_per_s"] = double(c.B) / median_of(recomputed);
+  }
 }
 
 struct Options {
@@ -268,8 +311,8 @@ json run(const Options& o) {
     adam.zero_grad();
     const T loss = parallel.step(c.B, [&](Tape<T>& tape, std::size_t begin, std::size_t end) {
       const Mask part = keep ? mask_rows(batch.keep, begin, end) : Mask();
-      const Variable<T> logits = model.forward(tape, rows_of(batch.src, begin, end),
-                                               rows_of(batch.tgt_in, begin, end), keep ? &part : nullptr);
+      const Variable<T> logits = model.forward(tape, rows_of(batch.src, begin, end), rows_of(batch.tgt_in, begin, end),
+                                               keep ? &part : nullptr);
       return nn::ShardLoss<T>{cross_entropy(logits, rows_of(batch.tgt_out, begin, end)), double(end - begin)};
     });
     adam.step();
@@ -329,6 +372,7 @@ json run(const Options& o) {
     res["decode_cached_median_s"] = median_of(cached);
     res["decode_recompute_median_s"] = median_of(recomputed);
     res["decode_speedup"] = median_of(recomputed) / median_of(cached);
+    time_searches(model, c, o.norm == "pre", batch.src, o.decode_rounds, res);
   }
   if (!o.no_blas) {
     openblas_set_num_threads(o.threads);  // sgemm with the whole thread budget, on the whole batch's shapes
@@ -369,7 +413,8 @@ int main(int argc, char** argv) {
   app.add_option("--blas-reps", o.blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
   app.add_option("--decode", o.decode_rounds,
                  "after training, time greedy decoding of T tokens for the batch with the key/value cache and by "
-                 "recomputing the prefix, alternately, this many rounds each (0: skip)")
+                 "recomputing the prefix, alternately, this many rounds each; then models::decode's greedy and beam-5 "
+                 "search of the batch, likewise (0: skip)")
       ->check(CLI::Range(0, 1000));
   CLI11_PARSE(app, argc, argv);
   try {
