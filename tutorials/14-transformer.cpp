@@ -608,6 +608,38 @@ std::string where_it_looks(const std::vector<std::string>& rows, const std::vect
   return line;
 }
 
+// The cross-attention of one date in every decoder layer and head: a heatmap each, and where each output looks.
+void draw_heads(models::TransformerModel<float>& model, const data::Vocabulary& source_vocabulary,
+                const data::Vocabulary& target_vocabulary, const tutorial::Options& options) {
+  // [docs:heads]
+  // One date, its cross-attention in every decoder layer and head, and the mean over the heads of the last layer.
+  const std::string example = "Saturday 09 May 2018";
+  const std::vector<std::int64_t> ids = tutorial::ids_of(source_vocabulary, example);
+  const models::Batch batch = models::make_batch({ids});
+  std::vector<std::string> looked_at;
+  for (int layer = 0; layer < 2; ++layer) {
+    for (int head = -1; head < 4; ++head) {
+      const models::AttentionView view{layer, head};
+      const models::Hypothesis h = models::decode(model, batch.source, batch.source_lengths, {}, view).front();
+      std::vector<std::vector<double>> alpha;
+      for (const std::vector<float>& r : h.attention) alpha.emplace_back(r.begin(), r.end());
+      std::vector<std::string> rows = target_vocabulary.decode(h.tokens);
+      if (h.finished) rows.push_back("<eos>");
+      plot::HeatmapOptions heatmap;
+      const std::string which = head < 0 ? "mean of the heads" : "head " + std::to_string(head + 1);
+      heatmap.title = example + " → " + text_of(target_vocabulary, h.tokens) + ": layer " + std::to_string(layer + 1) +
+                      ", " + which;
+      const std::string name = "14-dates-layer" + std::to_string(layer + 1) +
+                               (head < 0 ? "-mean" : "-head" + std::to_string(head + 1)) + ".svg";
+      tutorial::write_figure(options, name, plot::attention_svg(data::utf8_characters(example), rows, alpha, heatmap));
+      looked_at.push_back(where_it_looks(rows, alpha, data::utf8_characters(example), layer, head));
+    }
+  }
+  // [docs:end]
+  std::printf("\nfor each output character, the source character with the largest weight (\"_\" is a space):\n");
+  for (const std::string& line : looked_at) std::printf("%s\n", line.c_str());
+}
+
 void dates_task(const tutorial::Options& options) {
   std::printf("\n7. The dates task\n\n");
   const std::size_t train_size = options.small ? 512 : 20000, held_out = options.small ? 64 : 1000;
@@ -636,6 +668,11 @@ void dates_task(const tutorial::Options& options) {
   // (14.9)  η(s) = η_peak · min(s / w, √(w / s)): up linearly for w steps, then down as 1/√s
   const std::int64_t w = options.small ? 4 : 400;
   nn::NoamLR schedule(adam, 1, w, 2e-3 * std::sqrt(double(w)));
+  double worst_eta = 0;  // the library's schedule against (14.9) by hand, over the first 3w steps
+  for (std::int64_t step = 1; step <= 3 * w; ++step) {
+    const double by_hand = 2e-3 * std::min(double(step) / double(w), std::sqrt(double(w) / double(step)));
+    worst_eta = std::max(worst_eta, std::abs(schedule.lr_at(step) - by_hand));
+  }
   Rng order_rng(2);
   Tape<float> tape;
   for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
@@ -677,34 +714,9 @@ void dates_task(const tutorial::Options& options) {
   }
   const dates::Scores scores = dates::score(predictions, references);
   std::printf("test exact match (%zu dates, greedy): %.3f\n", scores.count, scores.exact_match);
+  tutorial::check("(14.9) nn::NoamLR's learning rate = 2e-3 · min(s/w, sqrt(w/s)), s = 1 ... 3w", worst_eta, 1e-15);
 
-  // [docs:heads]
-  // One date, its cross-attention in every decoder layer and head, and the mean over the heads of the last layer.
-  const std::string example = "Saturday 09 May 2018";
-  const std::vector<std::int64_t> ids = tutorial::ids_of(source_vocabulary, example);
-  const models::Batch batch = models::make_batch({ids});
-  std::vector<std::string> looked_at;
-  for (int layer = 0; layer < 2; ++layer) {
-    for (int head = -1; head < 4; ++head) {
-      const models::AttentionView view{layer, head};
-      const models::Hypothesis h = models::decode(model, batch.source, batch.source_lengths, {}, view).front();
-      std::vector<std::vector<double>> alpha;
-      for (const std::vector<float>& r : h.attention) alpha.emplace_back(r.begin(), r.end());
-      std::vector<std::string> rows = target_vocabulary.decode(h.tokens);
-      if (h.finished) rows.push_back("<eos>");
-      plot::HeatmapOptions heatmap;
-      const std::string which = head < 0 ? "mean of the heads" : "head " + std::to_string(head + 1);
-      heatmap.title = example + " → " + text_of(target_vocabulary, h.tokens) + ": layer " + std::to_string(layer + 1) +
-                      ", " + which;
-      const std::string name = "14-dates-layer" + std::to_string(layer + 1) +
-                               (head < 0 ? "-mean" : "-head" + std::to_string(head + 1)) + ".svg";
-      tutorial::write_figure(options, name, plot::attention_svg(data::utf8_characters(example), rows, alpha, heatmap));
-      looked_at.push_back(where_it_looks(rows, alpha, data::utf8_characters(example), layer, head));
-    }
-  }
-  // [docs:end]
-  std::printf("\nfor each output character, the source character with the largest weight (\"_\" is a space):\n");
-  for (const std::string& line : looked_at) std::printf("%s\n", line.c_str());
+  draw_heads(model, source_vocabulary, target_vocabulary, options);
   tutorial::check("exact match is a fraction (out of [0, 1]: count)",
                   scores.exact_match >= 0 && scores.exact_match <= 1 ? 0 : 1, 0);
 }
