@@ -123,6 +123,10 @@ class TransformerKind : public ModelKind {
     config_.dropout = flags.dropout_given ? flags.dropout : 0.1;
     config_.norm_first = norm_ == "pre";
     config_.positions = models::position_kind_from_string(positions_);
+    if (config_.positions == models::PositionKind::learned && task.settings.max_source_length > config_.max_positions) {
+      throw InputError("--max-length " + std::to_string(task.settings.max_source_length) + ": learned positions hold " +
+                       std::to_string(config_.max_positions) + " positions (--positions sinusoidal has no limit)");
+    }
     config_.seed = task.settings.seed;
     if (!flags.lr_given) settings.learning_rate = 1e-3;
     if (!flags.warmup_given) settings.warmup = 1000;
