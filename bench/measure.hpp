@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -21,6 +22,21 @@ using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Runs run(0) and run(1) `rounds` times each, alternately, the one that goes first changing every round (so that a
+// drift of the machine's speed falls on both): the seconds of each, seconds[0] and seconds[1].
+template <class F>
+std::array<std::vector<double>, 2> time_alternately(int rounds, const F& run) {
+  std::array<std::vector<double>, 2> seconds;
+  for (int r = 0; r < rounds; ++r) {
+    for (const int which : {r % 2, 1 - r % 2}) {
+      const auto start = Clock::now();
+      run(which);
+      seconds[static_cast<std::size_t>(which)].push_back(seconds_since(start));
+    }
+  }
+  return seconds;
 }
 
 inline double median_of(std::vector<double> v) {

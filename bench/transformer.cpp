@@ -17,6 +17,7 @@
 #include <xmmintrin.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -215,23 +216,18 @@ void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, con
   model.eval();
   const std::vector<std::int64_t> lengths(c.B, static_cast<std::int64_t>(c.S));
   for (const std::size_t beam : {std::size_t{1}, std::size_t{5}}) {
-    std::vector<double> cached, recomputed;
-    std::vector<models::Hypothesis> a, b;
-    for (int r = 0; r < rounds; ++r) {
-      for (const bool recompute : {r % 2 != 0, r % 2 == 0}) {
-        const auto start = Clock::now();
-        (recompute ? b : a) = models::decode(model, src, lengths, {beam}, {}, recompute);
-        (recompute ? recomputed : cached).push_back(seconds_since(start));
-      }
-    }
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      if (a[k].tokens != b[k].tokens) {
+    std::array<std::vector<models::Hypothesis>, 2> found;  // [0] with the cache, [1] recomputing
+    const auto seconds = time_alternately(rounds, [&](int recompute) {
+      found[static_cast<std::size_t>(recompute)] = models::decode(model, src, lengths, {beam}, {}, recompute == 1);
+    });
+    for (std::size_t k = 0; k < found[0].size(); ++k) {
+      if (found[0][k].tokens != found[1][k].tokens) {
         throw std::logic_error("beam " + std::to_string(beam) + ": the search with the cache found another output");
       }
     }
     const std::string name = beam == 1 ? "greedy" : "beam5";
-    res["search_" + name + "_cached_sentences_per_s"] = double(c.B) / median_of(cached);
-    res["search_" + name + "_recompute_sentences_per_s"] = double(c.B) / median_of(recomputed);
+    res["search_" + name + "_cached_sentences_per_s"] = double(c.B) / median_of(seconds[0]);
+    res["search_" + name + "_recompute_sentences_per_s"] = double(c.B) / median_of(seconds[1]);
   }
 }
 
@@ -356,22 +352,17 @@ json run(const Options& o) {
       {"matmul_gflop_per_step", training_flops(products) / 1e9},
   };
   if (o.decode_rounds > 0) {
-    std::vector<double> cached, recomputed;
-    for (int r = 0; r < o.decode_rounds; ++r) {
-      for (const bool with_cache : {r % 2 == 0, r % 2 != 0}) {
-        const auto start = Clock::now();
-        greedy(model, batch.src, keep, c.T, with_cache);
-        (with_cache ? cached : recomputed).push_back(seconds_since(start));
-      }
-    }
-    const Ids a = greedy(model, batch.src, keep, c.T, true), b = greedy(model, batch.src, keep, c.T, false);
-    if (!std::equal(a.data(), a.data() + a.size(), b.data())) {
+    std::array<Ids, 2> emitted;  // [0] with the cache, [1] recomputing
+    const auto seconds = time_alternately(o.decode_rounds, [&](int recompute) {
+      emitted[static_cast<std::size_t>(recompute)] = greedy(model, batch.src, keep, c.T, recompute == 0);
+    });
+    if (!std::equal(emitted[0].data(), emitted[0].data() + emitted[0].size(), emitted[1].data())) {
       throw std::logic_error("greedy decoding with the key/value cache emitted other tokens than recomputing");
     }
     res["decode_tokens"] = c.B * c.T;
-    res["decode_cached_median_s"] = median_of(cached);
-    res["decode_recompute_median_s"] = median_of(recomputed);
-    res["decode_speedup"] = median_of(recomputed) / median_of(cached);
+    res["decode_cached_median_s"] = median_of(seconds[0]);
+    res["decode_recompute_median_s"] = median_of(seconds[1]);
+    res["decode_speedup"] = median_of(seconds[1]) / median_of(seconds[0]);
     time_searches(model, c, o.norm == "pre", batch.src, o.decode_rounds, res);
   }
   if (!o.no_blas) {
