@@ -139,7 +139,7 @@ struct TrainFlags {
   CLI::Option *arch_option = nullptr, *layers = nullptr, *dropout = nullptr, *lr = nullptr, *warmup = nullptr;
   std::vector<CLI::Option*> fixed;  // what a saved training state fixes: not with --resume
   CLI::Option *epochs = nullptr, *time_limit = nullptr, *max_steps = nullptr, *log_every = nullptr,
-              *save_every = nullptr, *out = nullptr;  // what a resumed run may change
+              *save_every = nullptr, *out = nullptr, *threads = nullptr;  // what a resumed run may change
 };
 
 CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags) {
@@ -228,7 +228,13 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
                          ->check(CLI::Range(std::size_t{0}, many))
                          ->capture_default_str();
   flags.out = command->add_option("--out", s.out, "model file to write (.safetensors); resumed: the saved one");
-  add_threads(*command, train.threads);
+  s.threads = available_cores();
+  flags.threads = command
+                      ->add_option("--threads", s.threads,
+                                   "train on N threads: every batch is cut into N shards that run at once (the "
+                                   "numbers depend on N; default: the cores this process may use)")
+                      ->check(whole(64))
+                      ->capture_default_str();
   command->add_flag("--detect-anomaly", train.detect_anomaly,
                     "check every op's output and gradient; stop at the first NaN or infinity, naming the op");
   command->add_option("--resume", train.resume,
@@ -256,6 +262,7 @@ void finish_resume_flags(TrainOptions& train, const TrainFlags& flags) {
   if (flags.log_every->count() > 0) o.log_every = s.log_every;
   if (flags.save_every->count() > 0) o.save_every = s.save_every;
   if (flags.out->count() > 0) o.out = s.out;
+  if (flags.threads->count() > 0) o.threads = s.threads;
 }
 
 // A new training: the task, the model kind that reads its input (another kind's flags refused), their settings.

@@ -28,6 +28,8 @@ struct TrainSettings {
   std::string decoder = "bahdanau";  // the --decoder flag as given (text models), as model files of version 1 keep it
   std::size_t warmup = 0;            // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
                                      // (kept in the files only when not 0, so older files read as 0)
+  std::size_t threads = 1;           // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
+                                     // (files without it were trained on one)
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>
@@ -50,7 +52,7 @@ struct TrainSettings {
 
 // What a resumed run may change (the flags given with --resume): each set only when given.
 struct TrainOverrides {
-  std::optional<std::size_t> epochs, max_steps, log_every, save_every;
+  std::optional<std::size_t> epochs, max_steps, log_every, save_every, threads;
   std::optional<double> time_limit_minutes;
   std::optional<std::string> out;
   void apply(TrainSettings& settings) const;
@@ -62,7 +64,6 @@ struct TrainOptions {
   TrainSettings settings;
   std::string resume;           // a training state file to go on from (the task, model and settings come from it)
   TrainOverrides overrides;     // with resume: the settings given on the command line
-  std::size_t threads = 1;      // OpenBLAS threads
   bool detect_anomaly = false;  // the tape checks every output and gradient for NaN/Inf (names the op)
   bool force = false;           // replace a model file that --out names (and its training state)
 };
@@ -101,7 +102,10 @@ int run_data(const DataOptions& options);
 int run_eval(const EvalOptions& options);
 int run_predict(const PredictOptions& options);
 
-// Sets the number of OpenBLAS threads (the only threads the program uses).
+// Sets the number of OpenBLAS threads (eval, predict, and training's validation; a training step's threads are its
+// batch shards, each calling OpenBLAS with one thread).
 void set_threads(std::size_t threads);
+// The cores this process may run on (its CPU affinity): the default of --threads.
+std::size_t available_cores();
 
 }  // namespace attend::app

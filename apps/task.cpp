@@ -47,6 +47,26 @@ std::vector<Example> Task::held_out(const TaskData& data, const std::string& spl
   throw InputError("unknown split \"" + split + "\" (expected train, validation or test)");
 }
 
+TrainingBatch shard_of(const TrainingBatch& batch, std::size_t begin, std::size_t end) {
+  if (begin >= end || end > batch.rows()) {
+    throw std::logic_error("shard_of: rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                           ") of a batch of " + std::to_string(batch.rows()));
+  }
+  const auto slice = [&](const auto& rows) {
+    using Rows = std::decay_t<decltype(rows)>;
+    if (rows.empty()) return Rows();
+    return Rows(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end));
+  };
+  TrainingBatch shard;
+  shard.sources = slice(batch.sources);
+  shard.images = slice(batch.images);
+  shard.targets = slice(batch.targets);
+  for (const auto& target : shard.targets) shard.tokens += target.size() + 1;  // the end token
+  shard.whole_rows = batch.rows();
+  shard.whole_tokens = batch.tokens;
+  return shard;
+}
+
 std::pair<std::size_t, std::size_t> Task::image_size() const {
   throw std::logic_error("task " + name_ + " has no images");
 }

@@ -74,7 +74,15 @@ struct TrainingBatch {
   std::vector<data::Image> images;
   std::vector<std::vector<std::int64_t>> targets;
   std::size_t tokens = 0;  // target tokens, end tokens included (for tokens/s)
+  // A shard of a larger batch (shard_of): that batch's rows and tokens; 0 for a whole batch. A model's loss is a mean
+  // over the target tokens; a term that is a mean over rows instead is scaled by (rows / whole_rows) / (tokens /
+  // whole_tokens), so that the shards' losses weighted by their tokens add up to the whole batch's.
+  std::size_t whole_rows = 0, whole_tokens = 0;
+  std::size_t rows() const { return targets.size(); }
 };
+
+// Rows [begin, end) of a batch, as a shard of it (nn::BatchParallel: one a thread).
+TrainingBatch shard_of(const TrainingBatch& batch, std::size_t begin, std::size_t end);
 
 // The batches of a training run: how many an epoch has, their order, and each batch's examples.
 class Batches {

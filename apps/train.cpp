@@ -3,6 +3,7 @@
 // --resume`; SIGINT and SIGTERM finish the step, save the state and exit (commands.hpp). run_train reads as the loop
 // it is; each step it names is a function below.
 #include <cblas.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "autograd/atomic_file.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
+#include "nn/parallel.hpp"
 
 namespace attend::app {
 
@@ -116,11 +118,13 @@ struct Run {
   Clock::time_point start = Clock::now(), train_start = Clock::now();
   double seconds_before = 0;  // training time of earlier runs
   Progress progress{isatty(STDERR_FILENO) != 0};
-  Tape<float> tape;
+  std::unique_ptr<nn::BatchParallel<float>> parallel;  // settings.threads shards, each on its own tape and thread
   std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
   double loss_sum = 0, last_shown = 0;
-  std::string last_validation;  // "bleu: 23.4" after the first epoch
-  bool last_saved = false;      // the training state is on disk (of last_saved_step)
+  std::string last_validation;    // "bleu: 23.4" after the first epoch
+  std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
+  bool threads_changed = false;   // and --threads gave another
+  bool last_saved = false;        // the training state is on disk (of last_saved_step)
   bool out_of_steps = false, out_of_time = false;
   bool stop() const { return out_of_steps || out_of_time || stop_signal != 0; }
 };
@@ -167,6 +171,8 @@ void resume(Run& run, const TrainOptions& options) {
   run.resumed_from = options.resume;
   run.file = load_model_file(options.resume);
   run.state = resume_state(run.file, options.resume, options.overrides, run.settings);
+  run.threads_saved = TrainSettings::from_json(run.file.training["state"]["options"]).threads;
+  run.threads_changed = run.threads_saved != run.settings.threads;
   check_output_path(run.settings.out, "--out");
   const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
   check_not_replacing(run.settings.out, saved_out, options.force);
@@ -206,8 +212,10 @@ void prepare(Run& run, const TrainOptions& options) {
   const std::size_t all = run.steps_per_epoch * run.settings.epochs;
   run.total_steps = run.settings.max_steps > 0 ? std::min(run.settings.max_steps, all) : all;
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
-  run.tape.set_retain_gradients(false);  // nothing reads an intermediate gradient: backward frees each once used
-  run.tape.set_anomaly_detection(options.detect_anomaly);
+  // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
+  run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
+  for (std::size_t k = 0; k < run.settings.threads; ++k)
+    run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
   run.first_step = run.state.step;
   run.seconds_before = run.state.seconds;
   if (run.resumed_from.empty()) return;
@@ -237,7 +245,13 @@ void announce(Run& run) {
   std::cerr << "attend train: task " << task.name() << ", "
             << task.training_summary(*run.data, run.file.source_vocabulary, run.file.target_vocabulary)
             << run.file.model->describe() << ", " << run.file.model->module().parameter_count() << " parameters; "
-            << run.settings.epochs << " epochs of " << run.steps_per_epoch << " steps\n";
+            << run.settings.epochs << " epochs of " << run.steps_per_epoch << " steps; " << run.settings.threads
+            << (run.settings.threads == 1 ? " thread\n" : " threads\n");
+  if (run.threads_changed) {
+    std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved
+              << ": training goes on, but from here the float sums (and the random numbers of dropout) differ from "
+                 "that run's, so the result is not the bits an uninterrupted run would have given\n";
+  }
   run.train_start = Clock::now();
 }
 
@@ -255,18 +269,31 @@ void save_last(Run& run) {
   run.last_saved_step = run.state.step;
 }
 
-// One optimizer step on a batch; a loss or gradient that is not finite stops training before the update.
+// The seed of the random numbers (dropout) of step `step` when training on several threads: a function of the
+// training seed and the step alone, so that a resumed run draws the same numbers (splitmix64's finaliser).
+std::uint64_t step_seed(std::uint64_t seed, std::size_t step) {
+  std::uint64_t z = seed * 0x9e3779b97f4a7c15ULL + step;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
+// generators); a loss or gradient that is not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
-  run.tape.clear();
   run.adam->zero_grad();
   float value = 0, norm = 0;
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
     run.tokens += batch.tokens;
-    Variable<float> loss = run.file.model->loss(run.tape, batch);
-    run.tape.backward(loss);
+    if (run.settings.threads > 1) run.parallel->seed_shards(step_seed(run.file.task->settings.seed, run.state.step));
+    Model& model = *run.file.model;
+    value = run.parallel->step(batch.rows(), [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
+      if (end - begin == batch.rows()) return nn::ShardLoss<float>{model.loss(tape, batch), 1.0};
+      const TrainingBatch shard = shard_of(batch, begin, end);
+      return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
+    });
     norm = run.settings.clip > 0 ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip) : 0.0f;
-    value = loss.value().item();
   } catch (const std::runtime_error& e) {  // anomaly detection names the op
     throw std::runtime_error("step " + std::to_string(run.state.step + 1) + ": " + e.what() + "; " + saved_files(run));
   }
@@ -339,7 +366,9 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
     run.state.batches_done = 0;
     run.state.epoch_order = run.order_rng.state();
   }
+  set_threads(run.settings.threads);  // one decoding on every thread's core: OpenBLAS shares its products
   const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
+  set_threads(1);  // the steps' shards, one OpenBLAS thread each
   const auto& [metric, value] = scores.front();
   run.last_validation = format_score(metric, value);
   std::ostringstream line;
@@ -390,8 +419,16 @@ void ensure_best_model(Run& run) {
 
 void set_threads(std::size_t threads) { openblas_set_num_threads(static_cast<int>(threads)); }
 
+std::size_t available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<std::size_t>(online) : 1;
+}
+
 int run_train(const TrainOptions& options) {
-  set_threads(options.threads);
+  set_threads(1);  // each shard's thread calls OpenBLAS with one thread: the shards are the parallelism
   Run run;
   if (options.resume.empty()) {
     build(run, options);

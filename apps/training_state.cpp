@@ -7,6 +7,7 @@ nlohmann::json TrainSettings::to_json() const {
   nlohmann::json json = nlohmann::json::object();
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
   if (warmup > 0) json["warmup"] = warmup;
+  json["threads"] = threads;
   return json;
 }
 
@@ -14,6 +15,8 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   TrainSettings settings;
   fields(settings, [&](const char* key, auto& value) { value = json.at(key).get<std::decay_t<decltype(value)>>(); });
   if (json.contains("warmup")) settings.warmup = json.at("warmup").get<std::size_t>();
+  if (json.contains("threads")) settings.threads = json.at("threads").get<std::size_t>();
+  if (settings.threads == 0) throw std::invalid_argument("threads: 0");
   return settings;
 }
 
@@ -23,6 +26,7 @@ void TrainOverrides::apply(TrainSettings& settings) const {
   if (time_limit_minutes) settings.time_limit_minutes = *time_limit_minutes;
   if (log_every) settings.log_every = *log_every;
   if (save_every) settings.save_every = *save_every;
+  if (threads) settings.threads = *threads;
   if (out) settings.out = *out;
 }
 

@@ -167,6 +167,15 @@ class Tape {
   std::size_t size() const { return nodes_.size(); }
   std::uint32_t generation() const { return generation_; }
 
+  // A generator that replaces the one a random op is given (dropout, the attention's dropout) for the ops recorded on
+  // this tape, while set (nullptr: none, the default). Data parallelism needs it: the shards of one batch run the same
+  // modules on their own tapes at once, and each must draw its own random numbers in a fixed order (nn/parallel.hpp)
+  // instead of sharing a module's generator. The tape does not own it: it must outlive the ops that draw from it.
+  void set_generator(Rng* generator) { generator_ = generator; }
+  Rng* generator() const { return generator_; }
+  // The generator an op draws from: this tape's, if set, else the op's own.
+  Rng& generator_or(Rng& own) const { return generator_ ? *generator_ : own; }
+
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
   // Opt-in check (like torch.autograd.detect_anomaly): every op's output and every gradient a backward function
@@ -202,6 +211,7 @@ class Tape {
   bool anomaly_detection_ = false;
   bool defer_parameter_gradients_ = false;
   bool retain_gradients_ = true;
+  Rng* generator_ = nullptr;
 };
 
 // Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that

@@ -170,6 +170,7 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
   Tensor<T> y(Shape{B, Tq, ldv}, uninitialized);
   std::vector<T> dropped(dropping ? Tq * Tk : 0);
   const T keep_scale = dropping ? static_cast<T>(1.0 / (1.0 - options.dropout)) : T(1);
+  Rng* draw = dropping ? &tape.generator_or(*options.rng) : nullptr;
   for (std::size_t b = 0; b < B; ++b) {
     const std::uint8_t* pad = options.key_padding.size() > 0 ? options.key_padding.data() + b * Tk : nullptr;
     for (std::size_t h = 0; h < H; ++h) {
@@ -185,7 +186,7 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
       if (dropping) {
         T* m = keep.data() + (b * H + h) * Tq * Tk;
         for (std::size_t j = 0; j < Tq * Tk; ++j) {
-          m[j] = options.rng->uniform() >= options.dropout ? keep_scale : T(0);
+          m[j] = draw->uniform() >= options.dropout ? keep_scale : T(0);
           dropped[j] = a[j] * m[j];
         }
         used = dropped.data();

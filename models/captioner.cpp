@@ -319,14 +319,14 @@ Variable<T> Captioner<T>::doubly_stochastic_penalty(const std::vector<Variable<T
 }
 
 template <class T>
-Variable<T> Captioner<T>::loss(Tape<T>& tape, const ImageBatch<T>& batch) {
+Variable<T> Captioner<T>::loss(Tape<T>& tape, const ImageBatch<T>& batch, double penalty_factor) {
   TeacherForced<T> out = forward(tape, batch);
   // -(1/N) Σ_{b,t: y_bt ≠ pad} log p(y_bt | y_b,<t, image_b)
   Variable<T> loss = cross_entropy(out.logits, batch.target_out, pad_id);
   if (config_.doubly_stochastic == 0) return loss;
   // + λ (1/B) Σ_b Σ_i (1 − Σ_t α_ti)²
-  return add(loss,
-             mul(doubly_stochastic_penalty(out.alpha, batch.target_out), static_cast<T>(config_.doubly_stochastic)));
+  return add(loss, mul(doubly_stochastic_penalty(out.alpha, batch.target_out),
+                       static_cast<T>(config_.doubly_stochastic * penalty_factor)));
 }
 
 template <class T>

@@ -150,7 +150,10 @@ class Captioner : public nn::Module<T> {
   Encoded<T> encode(Tape<T>& tape, const Tensor<T>& images);
   TeacherForced<T> forward(Tape<T>& tape, const ImageBatch<T>& batch);
   // Mean cross-entropy of the caption tokens, plus λ Σ_i (1 − Σ_t α_ti)² averaged over the batch when λ > 0.
-  Variable<T> loss(Tape<T>& tape, const ImageBatch<T>& batch);
+  // `penalty_factor` multiplies λ: a shard of a larger batch whose losses are added weighted by their shares of the
+  // tokens (nn::BatchParallel) passes (its share of the images) / (its share of the tokens), so that the weighted sum
+  // is exactly the whole batch's loss.
+  Variable<T> loss(Tape<T>& tape, const ImageBatch<T>& batch, double penalty_factor = 1.0);
   // The regulariser alone, from the teacher-forced α_t (B, L) and the batch's real steps (target_out ≠ pad).
   Variable<T> doubly_stochastic_penalty(const std::vector<Variable<T>>& alpha, const Ids& target_out);
   void visit(nn::ModuleVisitor<T>& v) override;

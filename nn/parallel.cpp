@@ -92,15 +92,23 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
   if (rows == 0) throw std::invalid_argument("BatchParallel: an empty batch (0 rows)");
   const std::size_t shards = std::min(rows, tapes_.size());
   std::vector<ShardLoss<T>> losses(shards);
+  generators_.clear();
+  if (seed_) {
+    Rng seeds(*seed_);
+    for (std::size_t k = 0; k < shards; ++k) generators_.emplace_back(seeds.next());
+    seed_.reset();
+  }
   const std::function<void(std::size_t)> forward = [&](std::size_t k) {
     const std::size_t begin = rows * k / shards, end = rows * (k + 1) / shards;
     Tape<T>& tape = *tapes_[k];
     tape.clear();
+    tape.set_generator(generators_.empty() ? nullptr : &generators_[k]);
     {
       NoGradGuard<T> guard(tape);
       tape.set_grad_enabled(record);
       losses[k] = f(tape, begin, end);
     }
+    tape.set_generator(nullptr);
     tape.check(losses[k].loss, "BatchParallel");
     if (losses[k].loss.value().size() != 1) {
       throw std::invalid_argument("BatchParallel: shard " + std::to_string(k) + " returned a loss of shape " +

@@ -15,9 +15,12 @@
 //   });
 //   optimizer.step();
 //
-// The model must not change state while running forward on several threads at once: no dropout in training mode (its
-// generator is shared; evaluation mode is fine), no modules that cache per-call data. OpenBLAS should run one thread
-// per caller then (openblas_set_num_threads(1)); the shards are the parallelism.
+// The model must not change state while running forward on several threads at once: no modules that cache per-call
+// data, and no draws from a module's own generator. Dropout in training mode is fine after seed_shards(s) before each
+// step: every shard's tape then draws from its own generator, made from s and the shard's index (Tape::set_generator),
+// so that the random numbers depend only on s and the thread count, never on which thread runs first; the modules'
+// generators are not used. OpenBLAS should run one thread per caller then (openblas_set_num_threads(1)); the shards
+// are the parallelism.
 #pragma once
 
 #include <condition_variable>
@@ -26,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -64,6 +68,11 @@ class BatchParallel {
   // `record` false, every shard runs in a NoGradGuard.
   T forward(std::size_t rows, const ShardFn& f, bool record = false);
 
+  // The random numbers of the next step() or forward() (only that one): shard k draws from a generator seeded from
+  // `seed` and k instead of from the modules' generators. Give every step its own seed (e.g. made from the training
+  // seed and the step number, which makes a resumed run draw the same numbers).
+  void seed_shards(std::uint64_t seed) { seed_ = seed; }
+
   std::size_t threads() const { return tapes_.size(); }
   // The tape of shard k, e.g. to read values after step(); valid until the next step().
   Tape<T>& tape(std::size_t k) { return *tapes_[k]; }
@@ -75,6 +84,8 @@ class BatchParallel {
   void worker(std::size_t index);
 
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
+  std::vector<Rng> generators_;        // one a shard, while seed_ is in use
+  std::optional<std::uint64_t> seed_;  // seed_shards(), until the next step
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;

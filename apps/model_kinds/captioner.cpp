@@ -38,7 +38,11 @@ class CaptionerModel : public Model {
   Variable<float> loss(Tape<float>& tape, const TrainingBatch& batch) override {
     std::vector<const data::Image*> pictures;
     for (const data::Image& image : batch.images) pictures.push_back(&image);
-    return model_.loss(tape, models::make_image_batch<float>(pictures, batch.targets, model_.config()));
+    // the penalty is a mean over images: a shard's share of the images over its share of the tokens
+    const double factor = batch.whole_rows == 0 ? 1.0
+                                                : (static_cast<double>(batch.rows()) * batch.whole_tokens) /
+                                                      (static_cast<double>(batch.whole_rows) * batch.tokens);
+    return model_.loss(tape, models::make_image_batch<float>(pictures, batch.targets, model_.config()), factor);
   }
 
   std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {

@@ -1,17 +1,20 @@
 // What the cli suites share: a scratch folder, running the `attend` program as a user does, and the error contract.
 #pragma once
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cli_test {
@@ -56,6 +59,34 @@ inline Run run_attend(const std::string& args, const std::string& input = "", co
   run.out = read_file(io.path("out"));
   run.err = read_file(io.path("err"));
   return run;
+}
+
+// Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
+// there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
+inline int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number) {
+  const pid_t pid = fork();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string command =
+        std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " > /dev/null 2> '" + err + "'";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string mark = "step " + std::to_string(step) + "/";
+  bool sent = false;
+  for (int polls = 0; polls < 600000 && !sent; ++polls) {
+    int raw = 0;
+    if (waitpid(pid, &raw, WNOHANG) == pid) return -1;
+    if (read_file(err).find(mark) != std::string::npos) {
+      kill(pid, signal_number);
+      sent = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  int raw = 0;
+  waitpid(pid, &raw, 0);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {

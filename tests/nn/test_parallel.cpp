@@ -134,4 +134,33 @@ BOOST_AUTO_TEST_CASE(an_exception_in_one_shard_changes_no_gradient) {
   BOOST_TEST((model.cell.W_hh.grad.flat() != Tensor<double>(model.cell.W_hh.value.shape()).flat()));
 }
 
+BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
+  // dropout in training mode on several threads: after seed_shards(s), shard k's tape draws from a generator made from
+  // s and k — the same numbers run after run and whichever thread runs first, a new seed new numbers, the module's
+  // own generator untouched, and the seed used for one step only
+  Model model;
+  Rng module_rng(3);
+  const Rng::State module_state = module_rng.state();
+  const auto dropped_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    Variable<double> l = model.loss(t, begin, end);
+    Variable<double> h = dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, module_rng);
+    return nn::ShardLoss<double>{add(l, mean(h)), double(end - begin)};
+  };
+  std::vector<double> losses;
+  for (const std::uint64_t seed : {11u, 11u, 12u}) {
+    nn::BatchParallel<double> parallel(3);
+    parallel.seed_shards(seed);
+    losses.push_back(parallel.step(7, dropped_loss));
+  }
+  BOOST_TEST(losses[0] == losses[1]);
+  BOOST_TEST(losses[0] != losses[2]);
+  BOOST_TEST((module_rng.state() == module_state));
+  // the seed was for one step: the next draws from the module's generator again
+  nn::BatchParallel<double> parallel(2);
+  parallel.seed_shards(11);
+  parallel.step(7, dropped_loss);
+  parallel.step(7, dropped_loss);
+  BOOST_TEST((module_rng.state() != module_state));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,106 @@
+// `attend train --threads N` (apps/train.cpp, nn::BatchParallel): every batch cut into N shards that run at once.
+// The shards' losses weighted by their tokens are the whole batch's loss (the captioner's penalty, a mean over images,
+// included); the same N gives the same bytes run after run; an interrupted run resumes bit-exactly with the saved N,
+// dropout included; a resumed run that changes N says what that means.
+#include <signal.h>
+
+#include <random>
+
+#include "tests/cli/cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+// The "loss 1.2345" of the progress line of step `step` (--log-every 1).
+std::string loss_of_step(const std::string& log, std::size_t step) {
+  const std::string mark = "step " + std::to_string(step) + "/";
+  for (const std::string& line : lines_of(log)) {
+    const std::size_t at = line.find(mark);
+    if (at == std::string::npos) continue;
+    const std::size_t loss = line.find("loss ", at);
+    if (loss != std::string::npos) return line.substr(loss + 5, line.find(' ', loss + 5) - loss - 5);
+  }
+  return "";
+}
+
+const std::string digits_training =
+    "train --task digits --data '" + std::string(ATTEND_SHARED_DATA) +
+    "/digits/digits.csv.gz' --train-size 64 --valid-size 8 --test-size 8 --hidden 16 --batch 9 --max-steps 1 "
+    "--encoder conv --channels 4 --annotation-size 16 --doubly-stochastic 0.5 --log-every 1 --seed 8 ";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(threads)
+
+BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_loss) {
+  // the first step's loss is computed before any update: 1, 2 and 3 shards of the same batch agree to the printed
+  // digits (they differ only in the order of float sums); a penalty weighted by the wrong share would not
+  Scratch scratch;
+  const std::string dates =
+      "train --task dates --train-size 256 --valid-size 8 --test-size 8 --hidden 16 --embed 8 --batch 37 "
+      "--max-steps 1 --log-every 1 --seed 4 ";
+  for (const std::string& training : {dates, digits_training}) {
+    std::vector<std::string> losses;
+    for (const int threads : {1, 2, 3}) {
+      const std::string out = scratch.path("m" + std::to_string(threads) + ".safetensors");
+      const Run run = run_attend(training + "--threads " + std::to_string(threads) + " --force --out '" + out + "'");
+      BOOST_TEST_REQUIRE(run.status == 0, run.err);
+      BOOST_TEST(run.err.find(std::to_string(threads) + (threads == 1 ? " thread\n" : " threads\n")) !=
+                     std::string::npos,
+                 run.err);
+      losses.push_back(loss_of_step(run.err, 1));
+    }
+    BOOST_TEST_REQUIRE(!losses[0].empty());
+    BOOST_TEST(losses[1] == losses[0], training);
+    BOOST_TEST(losses[2] == losses[0], training);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(three_threads_repeat_and_resume_to_the_same_bits) {
+  // the Transformer with dropout everywhere: the shards draw their random numbers from the step's seed
+  Scratch scratch;
+  const std::string small =
+      "train --arch transformer --task dates --train-size 512 --valid-size 16 --test-size 16 --d-model 16 --heads 2 "
+      "--ff 32 --layers 2 --dropout 0.2 --warmup 10 --batch 32 --seed 3 --epochs 2 --log-every 1 ";
+  const std::string three = small + "--threads 3 ";
+  BOOST_TEST_REQUIRE(run_attend(three + "--out '" + scratch.path("a.safetensors") + "'").status == 0);
+  const std::string final_state = tensor_bytes(scratch.path("a.last.safetensors"));
+  BOOST_TEST_REQUIRE(run_attend(three + "--out '" + scratch.path("b.safetensors") + "'").status == 0);
+  BOOST_TEST((tensor_bytes(scratch.path("b.last.safetensors")) == final_state));
+  // one thread: other float sums, other random numbers
+  const Run one = run_attend(small + "--threads 1 --out '" + scratch.path("one.safetensors") + "'");
+  BOOST_TEST_REQUIRE(one.status == 0, one.err);
+  BOOST_TEST((tensor_bytes(scratch.path("one.last.safetensors")) != final_state));
+
+  // stopped at a step limit, and by SIGINT at a random step: resumed (the thread count from the file), the same bits
+  BOOST_TEST_REQUIRE(run_attend(three + "--max-steps 7 --out '" + scratch.path("c.safetensors") + "'").status == 0);
+  const std::string c_last = scratch.path("c.last.safetensors");
+  const Run more = run_attend("train --resume '" + c_last + "' --max-steps 0");
+  BOOST_TEST_REQUIRE(more.status == 0, more.err);
+  BOOST_TEST(more.err.find("; 3 threads\n") != std::string::npos, more.err);
+  BOOST_TEST(more.err.find("not the bits") == std::string::npos, more.err);
+  BOOST_TEST((tensor_bytes(c_last) == final_state));
+
+  std::random_device device;
+  const std::size_t step = std::uniform_int_distribution<std::size_t>(2, 28)(device);
+  const std::string out = scratch.path("d.safetensors"), last = scratch.path("d.last.safetensors");
+  const int status = train_and_signal(three + "--out '" + out + "'", scratch.path("d.err"), step, SIGINT);
+  BOOST_TEST_INFO("SIGINT after the line of step " << step << "\n" << read_file(scratch.path("d.err")));
+  BOOST_TEST_REQUIRE(status == 128 + SIGINT);
+  const Run resumed = run_attend("train --resume '" + last + "'");
+  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+  BOOST_TEST((tensor_bytes(last) == final_state));
+
+  // a resumed run on another thread count goes on, and says that the bits are not an uninterrupted run's
+  BOOST_TEST_REQUIRE(run_attend(three + "--max-steps 7 --out '" + scratch.path("e.safetensors") + "'").status == 0);
+  const Run changed = run_attend("train --resume '" + scratch.path("e.last.safetensors") + "' --max-steps 0 --threads 2");
+  BOOST_TEST_REQUIRE(changed.status == 0, changed.err);
+  BOOST_TEST(changed.err.find("--threads 2 where the saved run had 3") != std::string::npos, changed.err);
+  BOOST_TEST(changed.err.find("not the bits an uninterrupted run would have given") != std::string::npos, changed.err);
+  BOOST_TEST((tensor_bytes(scratch.path("e.last.safetensors")) != final_state));
+  check_usage_error(run_attend("train --threads 0 --task dates --out '" + scratch.path("f.safetensors") + "'"),
+                    {"--threads"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
