@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 // one clone per instruction set, chosen at load time (ifunc)
@@ -127,6 +128,59 @@ double tanh_sum_dot(const double* q, const double* k, const double* v, double* t
     total += v[i] * t[i];
   }
   return total;
+}
+
+ATTEND_KERNEL float max_of(const float* x, std::size_t n) {
+  // eight running maxima, so the loop vectorises; a NaN element is passed over here (it makes the sum of exps NaN)
+  float partial[8];
+  for (float& p : partial) p = -std::numeric_limits<float>::infinity();
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] = x[i + l] > partial[l] ? x[i + l] : partial[l];
+  }
+  float m = -std::numeric_limits<float>::infinity();
+  for (const float p : partial) m = p > m ? p : m;
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+double max_of(const double* x, std::size_t n) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+ATTEND_KERNEL float exp_shifted_sum(const float* x, float m, std::size_t n) {
+  float partial[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] += exp_approx(x[i + l] - m);
+  }
+  float total = 0;
+  for (const float p : partial) total += p;
+  for (; i < n; ++i) total += exp_approx(x[i] - m);
+  return total;
+}
+double exp_shifted_sum(const double* x, double m, std::size_t n) {
+  double total = 0;
+  for (std::size_t i = 0; i < n; ++i) total += std::exp(x[i] - m);
+  return total;
+}
+
+ATTEND_KERNEL void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y,
+                                    std::size_t n, bool accumulate) {
+  if (accumulate) {
+    for (std::size_t i = 0; i < n; ++i) y[i] += scale * (exp_approx((x[i] - m) - l) - offset);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) y[i] = scale * (exp_approx((x[i] - m) - l) - offset);
+  }
+}
+void scaled_exp_minus(const double* x, double m, double l, double scale, double offset, double* y, std::size_t n,
+                      bool accumulate) {
+  if (accumulate) {
+    for (std::size_t i = 0; i < n; ++i) y[i] += scale * (std::exp((x[i] - m) - l) - offset);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) y[i] = scale * (std::exp((x[i] - m) - l) - offset);
+  }
 }
 
 }  // namespace attend::kernels

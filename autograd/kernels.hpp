@@ -29,6 +29,18 @@ void tanh_of(const double* x, double* y, std::size_t n);
 float tanh_sum_dot(const float* q, const float* k, const float* v, float* t, std::size_t n);
 double tanh_sum_dot(const double* q, const double* k, const double* v, double* t, std::size_t n);
 
+// The pieces of a row of log softmax / cross-entropy (softmax.cpp): max_i x_i; Σ_i exp(x_i − m) (eight partial sums,
+// in a fixed order); and y_i = scale · (exp((x_i − m) − l) − offset), written (accumulate false) or added (true) — the
+// softmax exp(x_i − m − ln Σ) with x_i − m taken first, exact for the row's largest elements however large they are.
+float max_of(const float* x, std::size_t n);
+double max_of(const double* x, std::size_t n);
+float exp_shifted_sum(const float* x, float m, std::size_t n);
+double exp_shifted_sum(const double* x, double m, std::size_t n);
+void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y, std::size_t n,
+                      bool accumulate);
+void scaled_exp_minus(const double* x, double m, double l, double scale, double offset, double* y, std::size_t n,
+                      bool accumulate);
+
 // The scalar float approximations themselves (for the accuracy test).
 float fast_exp(float x);
 float fast_tanh(float x);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <utility>
+#include <vector>
 
+#include "autograd/kernels.hpp"
 #include "autograd/ops.hpp"
 
 namespace attend {
@@ -125,15 +127,6 @@ std::size_t counted_targets(const char* op, const Shape& shape, const Ids& targe
   return counted;
 }
 
-// m = max_c row[c] and ln Σ_c exp(row[c] - m): the stable pieces of log softmax.
-template <class T>
-std::pair<T, T> max_and_log_sum_exp(const T* row, std::size_t classes) {
-  const T m = *std::max_element(row, row + classes);
-  T sum_exp = 0;
-  for (std::size_t k = 0; k < classes; ++k) sum_exp += std::exp(row[k] - m);
-  return {m, std::log(sum_exp)};
-}
-
 }  // namespace
 
 template <class T>
@@ -148,15 +141,19 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
   const std::size_t counted = counted_targets("cross_entropy", shape, targets, ignore_id);
   const std::size_t classes = shape[shape.rank() - 1];
   const T eps = static_cast<T>(label_smoothing), on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
-  // loss_n = (1 - ε)(lse - x_t) + (ε/C) Σ_c (lse - x_c),  lse = m + ln Σ_c exp(x_c - m)
+  // loss_n = (1 - ε)(lse_n - x_t) + (ε/C) Σ_c (lse_n - x_c),  lse_n = m_n + l_n, l_n = ln Σ_c exp(x_c - m_n); m_n and
+  // l_n are kept for backward (two numbers a row), so that backward takes one pass of exps over the logits
   const T* x = logits.value().data();
+  std::vector<T> pieces(2 * targets.size());  // m_n, l_n
   T total = 0;
   for (std::size_t n = 0; n < targets.size(); ++n) {
     const std::int64_t t = targets.data()[n];
     if (t == ignore_id) continue;
     const T* row = x + n * classes;
-    const auto [m, log_sum] = max_and_log_sum_exp(row, classes);
-    const T lse = m + log_sum;
+    const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
+    pieces[2 * n] = m;
+    pieces[2 * n + 1] = l;
+    const T lse = m + l;
     total += on_target * (lse - row[t]);
     if (eps > T(0)) {
       T all = 0;
@@ -165,24 +162,28 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
     }
   }
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
-  return tape.record("cross_entropy", Tensor<T>::scalar(loss), {logits},
-                     [targets, ignore_id, classes, counted, on_target, spread](BackwardContext<T>& c) {
-                       if (counted == 0) return;
-                       const T scale = c.dy().item() / static_cast<T>(counted);
-                       const T* x = c.x(0).data();
-                       T* dx = c.dx(0).data();
-                       for (std::size_t n = 0; n < targets.size(); ++n) {
-                         const std::int64_t t = targets.data()[n];
-                         if (t == ignore_id) continue;
-                         // dx_n = scale · (softmax(x_n) - (1 - ε) onehot(t) - ε/C), softmax recomputed from the logits
-                         const T* row = x + n * classes;
-                         const auto [m, log_sum] = max_and_log_sum_exp(row, classes);
-                         for (std::size_t k = 0; k < classes; ++k) {
-                           dx[n * classes + k] += scale * (std::exp(row[k] - m - log_sum) - spread);
-                         }
-                         dx[n * classes + static_cast<std::size_t>(t)] -= scale * on_target;
-                       }
-                     });
+  return tape.record(
+      "cross_entropy", Tensor<T>::scalar(loss), {logits},
+      [targets, ignore_id, classes, counted, on_target, spread, pieces = std::move(pieces)](BackwardContext<T>& c) {
+        if (counted == 0) return;
+        const T scale = c.dy().item() / static_cast<T>(counted);
+        const T* x = c.x(0).data();
+        // the first gradient of the logits is written, not added to a zero-filled one
+        const bool accumulate = c.has_dx(0);
+        T* dx = accumulate ? c.dx(0).data() : c.dx_for_overwrite(0).data();
+        for (std::size_t n = 0; n < targets.size(); ++n) {
+          const std::int64_t t = targets.data()[n];
+          T* row_dx = dx + n * classes;
+          if (t == ignore_id) {
+            if (!accumulate) std::fill(row_dx, row_dx + classes, T(0));
+            continue;
+          }
+          // dx_n = scale · (softmax(x_n) - (1 - ε) onehot(t) - ε/C), softmax_k = exp((x_k - m_n) - l_n)
+          kernels::scaled_exp_minus(x + n * classes, pieces[2 * n], pieces[2 * n + 1], scale, spread, row_dx, classes,
+                                    accumulate);
+          row_dx[static_cast<std::size_t>(t)] -= scale * on_target;
+        }
+      });
 }
 
 template <class T>

@@ -363,6 +363,33 @@ void Tape<T>::truncate(std::size_t size) {
 }
 
 template <class T>
+std::vector<Variable<T>> Tape<T>::truncate_keeping(std::size_t size, const std::vector<Variable<T>>& keep) {
+  std::vector<Tensor<T>> values(keep.size());
+  std::vector<std::size_t> same(keep.size(), keep.size());  // keep[i] is the node of keep[same[i]], seen before
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    check(keep[i], "truncate_keeping");
+    const std::uint32_t index = keep[i].index();
+    if (index < size) continue;
+    for (std::size_t j = 0; j < i && same[i] == keep.size(); ++j) {
+      if (keep[j].index() == index) same[i] = j;
+    }
+    if (same[i] != keep.size()) continue;
+    Node<T>& node = nodes_[index];
+    values[i] = node.param ? Tensor<T>(node.param->value) : std::move(node.value);
+  }
+  truncate(size);
+  std::vector<Variable<T>> result(keep.size());
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    if (keep[i].index() < size) {
+      result[i] = keep[i];
+    } else {
+      result[i] = same[i] != keep.size() ? result[same[i]] : constant(std::move(values[i]));
+    }
+  }
+  return result;
+}
+
+template <class T>
 void Tape<T>::print(std::ostream& out) const {
   // "%3  mul(%0, %1)   ()   value=-1.2   grad=0.5": scalars show their value and, after backward, their gradient
   auto number = [](T v) {

@@ -164,6 +164,11 @@ class Tape {
   // bounded memory. Handles to the dropped nodes are stale from now on, handles to the kept ones stay valid. Gradients
   // already held by kept nodes stay as they are.
   void truncate(std::size_t size);
+  // truncate(size), keeping the values of `keep`: each kept handle to a dropped node becomes a new constant holding
+  // that node's value, moved, not copied (a handle to a node below `size` is returned as it is). Returns the handles,
+  // in the order of `keep`. A decoding loop's state (a recurrent state, a growing key/value cache) crosses from one
+  // step to the next this way while everything else the step recorded goes.
+  std::vector<Variable<T>> truncate_keeping(std::size_t size, const std::vector<Variable<T>>& keep);
   std::size_t size() const { return nodes_.size(); }
   std::uint32_t generation() const { return generation_; }
 

@@ -177,6 +177,22 @@ class RecurrentStepper : public Stepper<T> {
   }
 
   typename Stepper<T>::Step step(const Ids& y_prev) override {
+    Tape<T>& tape = state_.h.front().tape();
+    if (!marked_) {
+      mark_ = tape.size();
+      marked_ = true;
+    } else {
+      // the tape keeps the source side and the state; the last step's other nodes (its logits above all) go, so
+      // that a long search runs in the memory of one step
+      std::vector<Variable<T>> kept = state_.h;
+      kept.insert(kept.end(), state_.c.begin(), state_.c.end());
+      if (!state_.feed.empty()) kept.push_back(state_.feed);
+      kept = tape.truncate_keeping(mark_, kept);
+      std::size_t next = 0;
+      for (Variable<T>& h : state_.h) h = kept[next++];
+      for (Variable<T>& c : state_.c) c = kept[next++];
+      if (!state_.feed.empty()) state_.feed = kept[next];
+    }
     DecoderStep<T> step = decoder_.step(y_prev, state_, memory_);
     state_ = std::move(step.state);
     return {decoder_.logits(step.output), step.alpha};
@@ -188,6 +204,8 @@ class RecurrentStepper : public Stepper<T> {
   Decoder<T>& decoder_;
   SourceMemory<T> memory_;
   DecoderState<T> state_;
+  std::size_t mark_ = 0;  // the tape's size before the first step
+  bool marked_ = false;
 };
 
 }  // namespace

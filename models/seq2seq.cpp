@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/json_field.hpp"
+#include "models/search.hpp"
 
 namespace attend::models {
 
@@ -169,12 +170,15 @@ TeacherForced<T> Seq2seq<T>::forward(Tape<T>& tape, const Batch& batch) {
   return teacher_forced(*decoder, encode(tape, batch.source, batch.source_lengths), batch.target_in);
 }
 
+namespace {
+
+// The decoder's steps over target_in, each reading the true previous token: every step's output features (B, F), and
+// (alpha not null) its attention weights.
 template <class T>
-TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in) {
+void teacher_forced_steps(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in,
+                          std::vector<Variable<T>>& features, std::vector<Variable<T>>* alpha) {
   const std::size_t B = target_in.shape()[0];
   const std::size_t steps = target_in.shape()[1];
-  TeacherForced<T> result;
-  std::vector<Variable<T>> features;
   DecoderState<T> state = encoded.state;
   Ids y_prev(Shape{B});
   for (std::size_t j = 0; j < steps; ++j) {
@@ -182,19 +186,58 @@ TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, 
     for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = target_in.data()[b * steps + j];
     DecoderStep<T> step = decoder.step(y_prev, state, encoded.memory);
     features.push_back(step.output);
-    if (!step.alpha.empty()) result.alpha.push_back(step.alpha);
+    if (alpha && !step.alpha.empty()) alpha->push_back(step.alpha);
     state = std::move(step.state);
   }
+}
+
+}  // namespace
+
+template <class T>
+TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in) {
+  TeacherForced<T> result;
+  std::vector<Variable<T>> features;
+  teacher_forced_steps(decoder, encoded, target_in, features, &result.alpha);
   // the output layer over all steps at once: (B, T, F) → (B, T, V), one product instead of T
   result.logits = decoder.logits(stack(features, 1));
   return result;
 }
 
 template <class T>
-Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
-  TeacherForced<T> out = forward(tape, batch);
+Variable<T> target_loss(const Variable<T>& features, const Ids& target_out,
+                        const std::function<Variable<T>(const Variable<T>&)>& output_layer, double label_smoothing) {
+  const Shape& shape = features.shape();
+  if (shape.rank() != 3 || target_out.shape() != Shape{shape[0], shape[1]}) {
+    throw std::invalid_argument("target_loss: features " + to_string(shape) + " with targets " +
+                                to_string(target_out.shape()) + " (expected (B, T, F) and (B, T))");
+  }
+  std::vector<std::int64_t> rows;
+  std::vector<std::int64_t> targets;
+  for (std::size_t r = 0; r < target_out.size(); ++r) {
+    if (target_out.data()[r] == pad_id) continue;
+    rows.push_back(static_cast<std::int64_t>(r));
+    targets.push_back(target_out.data()[r]);
+  }
+  if (rows.empty()) throw std::invalid_argument("target_loss: every target is <pad>");
+  const auto F = static_cast<std::int64_t>(shape[2]);
+  Ids packed(Shape{targets.size()});
+  std::copy(targets.begin(), targets.end(), packed.data());
   // -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | y_b,<j, x_b)
-  return cross_entropy(out.logits, batch.target_out, pad_id, label_smoothing);
+  return cross_entropy(output_layer(gather_rows(reshape(features, {-1, F}), rows)), packed, pad_id, label_smoothing);
+}
+
+template <class T>
+Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
+  const Shape& shape = batch.target_in.shape();
+  if (shape.rank() != 2 || shape[0] != batch.size() || batch.target_out.shape() != shape) {
+    throw std::invalid_argument("Seq2seq::loss: the batch has no targets (target_in " + to_string(shape) + ", " +
+                                std::to_string(batch.size()) + " sources)");
+  }
+  const Encoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
+  std::vector<Variable<T>> features;
+  teacher_forced_steps<T>(*decoder, encoded, batch.target_in, features, nullptr);
+  return target_loss<T>(
+      stack(features, 1), batch.target_out, [&](const Variable<T>& x) { return decoder->logits(x); }, label_smoothing);
 }
 
 template <class T>
@@ -207,5 +250,9 @@ template class Seq2seq<float>;
 template class Seq2seq<double>;
 template TeacherForced<float> teacher_forced(Decoder<float>&, const Encoded<float>&, const Ids&);
 template TeacherForced<double> teacher_forced(Decoder<double>&, const Encoded<double>&, const Ids&);
+template Variable<float> target_loss(const Variable<float>&, const Ids&,
+                                     const std::function<Variable<float>(const Variable<float>&)>&, double);
+template Variable<double> target_loss(const Variable<double>&, const Ids&,
+                                      const std::function<Variable<double>(const Variable<double>&)>&, double);
 
 }  // namespace attend::models

@@ -209,7 +209,10 @@ Variable<T> TransformerModel<T>::forward(Tape<T>& tape, const Batch& batch, std:
 
 template <class T>
 Variable<T> TransformerModel<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
-  return cross_entropy(forward(tape, batch), batch.target_out, pad_id, label_smoothing);
+  const TransformerEncoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
+  const Variable<T> h = transformer.decoder.forward(embed(tape, batch.target_in, false), encoded.memory, &encoded.mask);
+  return target_loss<T>(
+      h, batch.target_out, [&](const Variable<T>& x) { return logits(x); }, label_smoothing);
 }
 
 template <class T>
@@ -295,16 +298,17 @@ typename Stepper<T>::Step CachedStepper<T>::step(const Ids& y_prev) {
   if (position_ == 0) {
     mark_ = tape.size();
   } else {
-    // the tape keeps the source side and the cached keys and values; the last step's other nodes go
-    std::vector<Tensor<T>> kept;
+    // the tape keeps the source side and the cached keys and values (moved, not copied); the last step's other
+    // nodes go
+    std::vector<Variable<T>> kept;
     for (const nn::DecoderLayerCache<T>& cache : caches_) {
-      kept.push_back(cache.self_k.value());
-      kept.push_back(cache.self_v.value());
+      kept.push_back(cache.self_k);
+      kept.push_back(cache.self_v);
     }
-    tape.truncate(mark_);
+    kept = tape.truncate_keeping(mark_, kept);
     for (std::size_t l = 0; l < caches_.size(); ++l) {
-      caches_[l].self_k = tape.constant(std::move(kept[2 * l]));
-      caches_[l].self_v = tape.constant(std::move(kept[2 * l + 1]));
+      caches_[l].self_k = kept[2 * l];
+      caches_[l].self_v = kept[2 * l + 1];
     }
   }
   const Variable<T> y = model_.embed(tape, column<T>(y_prev), false, position_);

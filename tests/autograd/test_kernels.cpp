@@ -1,6 +1,7 @@
 // The elementwise kernels of the fused ops (autograd/kernels.hpp): the float approximations of exp, tanh and σ against
 // the double-precision library functions, NaN and ±inf behaviour, and the array kernels equal to the scalar functions
 // element by element (whichever instruction-set clone the machine runs). Chapter: docs/performance.md.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -115,6 +116,40 @@ BOOST_AUTO_TEST_CASE(double_kernels_are_the_library_functions) {
   for (std::size_t i = 0; i < 5; ++i) BOOST_TEST(y[i] == std::tanh(a[i] + b[i]));
   kernels::sigmoid_sum(a.data(), b.data(), y.data(), 5);
   for (std::size_t i = 0; i < 5; ++i) BOOST_TEST(y[i] == 1.0 / (1.0 + std::exp(-(a[i] + b[i]))));
+}
+
+BOOST_AUTO_TEST_CASE(softmax_row_kernels) {
+  // a row of 8,211 logits (not a multiple of 8: the tail loop too), its largest element last
+  std::vector<float> x(8211);
+  std::vector<double> xd(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 12.0);
+    xd[i] = x[i];
+  }
+  x.back() = 30.0f;
+  xd.back() = 30.0;
+  BOOST_TEST(kernels::max_of(x.data(), x.size()) == 30.0f);
+  BOOST_TEST(kernels::max_of(xd.data(), xd.size()) == 30.0);
+  BOOST_TEST(kernels::max_of(x.data(), 5) == *std::max_element(x.begin(), x.begin() + 5));
+  const double sum = kernels::exp_shifted_sum(xd.data(), 30.0, xd.size());
+  double expected = 0;
+  for (const double v : xd) expected += std::exp(v - 30.0);
+  BOOST_TEST(sum == expected, boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(kernels::exp_shifted_sum(x.data(), 30.0f, x.size()) == sum, boost::test_tools::tolerance(1e-6));
+  // y = s (exp((x - m) - l) - o): written, then added
+  const double l = std::log(sum);
+  std::vector<float> y(x.size(), 5.0f);
+  std::vector<double> yd(x.size(), 5.0);
+  kernels::scaled_exp_minus(x.data(), 30.0f, static_cast<float>(l), 0.5f, 0.25f, y.data(), y.size(), false);
+  kernels::scaled_exp_minus(xd.data(), 30.0, l, 0.5, 0.25, yd.data(), yd.size(), true);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double exact = 0.5 * (std::exp((xd[i] - 30.0) - l) - 0.25);
+    BOOST_TEST(yd[i] == 5.0 + exact, boost::test_tools::tolerance(1e-14));
+    BOOST_TEST(std::fabs(y[i] - exact) <= 1e-6 * std::fabs(exact) + 1e-9, "element " << i);
+  }
+  // a NaN in the row makes the sum NaN
+  x[7] = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST(std::isnan(kernels::exp_shifted_sum(x.data(), 30.0f, x.size())));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

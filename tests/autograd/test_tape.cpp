@@ -202,6 +202,33 @@ BOOST_AUTO_TEST_CASE(truncate_keeps_the_prefix_and_makes_the_rest_stale) {
   BOOST_CHECK_THROW(x.value(), std::logic_error);
 }
 
+// truncate_keeping: the values a decoding loop carries to its next step survive as new constants, moved (the same
+// storage), each node once however often it is named; handles below the mark come back as they were.
+BOOST_AUTO_TEST_CASE(truncate_keeping_moves_the_kept_values_into_constants) {
+  Tape<double> tape;
+  Parameter<double> late(Tensor<double>::scalar(5.0));
+  const Variable<double> x = tape.leaf(Tensor<double>(Shape{3}, 2.0));
+  const std::size_t mark = tape.size();
+  const Variable<double> state = tanh(x) * 2.0;
+  const Variable<double> big = exp(x);
+  const Variable<double> scratch = state + big;
+  const Variable<double> p = tape.param(late);
+  const double* storage = state.value().data();
+  const double expected = state.value().data()[1];
+  const std::vector<Variable<double>> kept = tape.truncate_keeping(mark, {state, x, state, p});
+  BOOST_TEST(tape.size() == mark + 2);            // state once, the parameter's value once; x was below the mark
+  BOOST_TEST(kept[0].value().data() == storage);  // moved, not copied
+  BOOST_TEST(kept[0].value().data()[1] == expected);
+  BOOST_TEST(kept[1].index() == x.index());
+  BOOST_TEST(kept[2].index() == kept[0].index());
+  BOOST_TEST(kept[3].value().item() == 5.0);
+  BOOST_TEST(!kept[3].requires_grad());  // a constant now: the parameter's node went
+  BOOST_CHECK_THROW(scratch.value(), std::logic_error);
+  BOOST_CHECK_THROW(big.value(), std::logic_error);
+  BOOST_TEST((kept[0] * 3.0).value().data()[1] == 3.0 * expected);
+  BOOST_CHECK_THROW(tape.truncate_keeping(mark, {Variable<double>()}), std::logic_error);
+}
+
 BOOST_AUTO_TEST_CASE(empty_handle_throws) {
   Variable<double> nothing;
   BOOST_CHECK_THROW(nothing.value(), std::logic_error);

@@ -46,9 +46,9 @@ BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_loss) {
       const std::string out = scratch.path("m" + std::to_string(threads) + ".safetensors");
       const Run run = run_attend(training + "--threads " + std::to_string(threads) + " --force --out '" + out + "'");
       BOOST_TEST_REQUIRE(run.status == 0, run.err);
-      BOOST_TEST(run.err.find(std::to_string(threads) + (threads == 1 ? " thread\n" : " threads\n")) !=
-                     std::string::npos,
-                 run.err);
+      BOOST_TEST(
+          run.err.find(std::to_string(threads) + (threads == 1 ? " thread\n" : " threads\n")) != std::string::npos,
+          run.err);
       losses.push_back(loss_of_step(run.err, 1));
     }
     BOOST_TEST_REQUIRE(!losses[0].empty());
@@ -94,7 +94,8 @@ BOOST_AUTO_TEST_CASE(three_threads_repeat_and_resume_to_the_same_bits) {
 
   // a resumed run on another thread count goes on, and says that the bits are not an uninterrupted run's
   BOOST_TEST_REQUIRE(run_attend(three + "--max-steps 7 --out '" + scratch.path("e.safetensors") + "'").status == 0);
-  const Run changed = run_attend("train --resume '" + scratch.path("e.last.safetensors") + "' --max-steps 0 --threads 2");
+  const Run changed =
+      run_attend("train --resume '" + scratch.path("e.last.safetensors") + "' --max-steps 0 --threads 2");
   BOOST_TEST_REQUIRE(changed.status == 0, changed.err);
   BOOST_TEST(changed.err.find("--threads 2 where the saved run had 3") != std::string::npos, changed.err);
   BOOST_TEST(changed.err.find("not the bits an uninterrupted run would have given") != std::string::npos, changed.err);

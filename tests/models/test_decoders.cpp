@@ -86,6 +86,39 @@ Batch tiny_batch() {
 
 BOOST_AUTO_TEST_SUITE(decoders)
 
+// target_loss gathers the real target positions before the output layer: the same loss and the same gradients as
+// cross_entropy over every position's logits with <pad> ignored, with label smoothing too.
+BOOST_AUTO_TEST_CASE(target_loss_equals_the_padded_loss) {
+  Rng rng(5);
+  nn::Linear<double> out(5, 7, rng);
+  const Tensor<double> fv = rng.uniform_tensor<double>(Shape{3, 4, 5}, -1.0, 1.0);
+  const Ids target_out(Shape{3, 4}, {4, 5, eos_id, pad_id, 6, eos_id, pad_id, pad_id, 4, 4, 6, eos_id});
+  for (const double smoothing : {0.0, 0.1}) {
+    Tape<double> padded_tape, packed_tape;
+    const Variable<double> f1 = padded_tape.leaf(fv), f2 = packed_tape.leaf(fv);
+    const Variable<double> padded = cross_entropy(out(f1), target_out, pad_id, smoothing);
+    padded_tape.backward(padded);
+    const Tensor<double> dW = out.W.grad;
+    out.W.zero_grad();
+    const Variable<double> packed = target_loss<double>(
+        f2, target_out, [&](const Variable<double>& x) { return out(x); }, smoothing);
+    BOOST_TEST(packed.value().item() == padded.value().item(), boost::test_tools::tolerance(1e-14));
+    packed_tape.backward(packed);
+    for (std::size_t i = 0; i < dW.size(); ++i) {
+      BOOST_TEST(out.W.grad.data()[i] == dW.data()[i], boost::test_tools::tolerance(1e-13));
+    }
+    for (std::size_t i = 0; i < fv.size(); ++i) {
+      BOOST_TEST(f2.grad().data()[i] == f1.grad().data()[i], boost::test_tools::tolerance(1e-13));
+    }
+    out.W.zero_grad();
+    out.b.zero_grad();
+  }
+  BOOST_CHECK_THROW(
+      target_loss<double>(
+          Tape<double>().leaf(fv), Ids(Shape{3, 4}, pad_id), [&](const Variable<double>& x) { return out(x); }, 0.0),
+      std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(two_decoding_steps_match_finite_differences) {
   for (const StepCase& c : step_cases) {
     BOOST_TEST_CONTEXT(c.name) {
