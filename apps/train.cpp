@@ -214,6 +214,7 @@ void prepare(Run& run, const TrainOptions& options) {
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
+  run.adam->set_executor(run.parallel->executor());  // zero_grad and the update, shared out over the threads
   for (std::size_t k = 0; k < run.settings.threads; ++k)
     run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
   run.first_step = run.state.step;
@@ -293,7 +294,9 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
       const TrainingBatch shard = shard_of(batch, begin, end);
       return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
     });
-    norm = run.settings.clip > 0 ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip) : 0.0f;
+    norm = run.settings.clip > 0
+               ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip, run.parallel->executor())
+               : 0.0f;
   } catch (const std::runtime_error& e) {  // anomaly detection names the op
     throw std::runtime_error("step " + std::to_string(run.state.step + 1) + ": " + e.what() + "; " + saved_files(run));
   }

@@ -344,6 +344,15 @@ void Tape<T>::add_parameter_gradients() {
 }
 
 template <class T>
+std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> Tape<T>::parameter_gradients() const {
+  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> result;
+  for (const Node<T>& n : nodes_) {
+    if (n.param != nullptr && n.has_grad) result.emplace_back(n.param, &n.grad);
+  }
+  return result;
+}
+
+template <class T>
 void Tape<T>::clear() {
   nodes_.clear();
   edges_.clear();

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "autograd/tensor.hpp"
@@ -156,6 +157,9 @@ class Tape {
   bool defer_parameter_gradients() const { return defer_parameter_gradients_; }
   // p.grad += this tape's gradient of p, for every parameter that received one in the last backward.
   void add_parameter_gradients();
+  // Those gradients, each with its parameter, in the order the parameters were first used on this tape (to add them
+  // some other way: nn::BatchParallel shares the sums out over its threads). Valid until the tape changes.
+  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> parameter_gradients() const;
 
   // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
   void clear();

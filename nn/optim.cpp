@@ -6,12 +6,14 @@
 #include "nn/optim.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_set>
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 
@@ -111,9 +113,37 @@ void Optimizer<T>::step() {
   step_.data()[0] = static_cast<T>(t);
 }
 
+void for_each_part(const std::vector<std::size_t>& sizes, std::size_t from, std::size_t to,
+                   const std::function<void(std::size_t, std::size_t, std::size_t)>& f) {
+  std::size_t start = 0;  // of array i in the concatenation
+  for (std::size_t i = 0; i < sizes.size() && start < to; start += sizes[i], ++i) {
+    const std::size_t begin = std::max(from, start), end = std::min(to, start + sizes[i]);
+    if (begin < end) f(i, begin - start, end - start);
+  }
+}
+
+template <class T>
+void Optimizer<T>::for_each_part(const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const {
+  if (!executor_) {
+    for (std::size_t i = 0; i < parameters_.size(); ++i) f(i, 0, parameters_[i].second->value.size());
+    return;
+  }
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const auto& named : parameters_) total += sizes.emplace_back(named.second->value.size());
+  executor_(total, [&](std::size_t from, std::size_t to) { nn::for_each_part(sizes, from, to, f); });
+}
+
 template <class T>
 void Optimizer<T>::zero_grad() {
-  for (const auto& named : parameters_) named.second->zero_grad();
+  for (const auto& named : parameters_) {
+    Parameter<T>& p = *named.second;
+    if (p.grad.shape() != p.value.shape()) p.grad = Tensor<T>(p.value.shape(), uninitialized);
+  }
+  for_each_part([&](std::size_t i, std::size_t begin, std::size_t end) {
+    T* g = parameters_[i].second->grad.data();
+    std::fill(g + begin, g + end, T(0));
+  });
 }
 
 template <class T>
@@ -230,18 +260,23 @@ void Adam<T>::update(std::int64_t step) {
   const T eps = static_cast<T>(eps_);
   const T weight_decay = static_cast<T>(weight_decay_);
   const T decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
-  for (std::size_t i = 0; i < this->parameters_.size(); ++i) {
+  // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
+  // reads only that element, so the result is the same however the elements are shared out)
+  this->for_each_part([&](std::size_t i, std::size_t begin, std::size_t end) {
     Parameter<T>& p = *this->parameters_[i].second;
-    auto& w = p.value.flat();                // (n,)
-    auto& m = this->buffer(exp_avg_, i);     // (n,) first moment
-    auto& v = this->buffer(exp_avg_sq_, i);  // (n,) second moment
+    const std::array<std::size_t, 1> n{end - begin};
+    const auto part = [&](T* data) { return xt::adapt(data + begin, end - begin, xt::no_ownership(), n); };
+    auto w = part(p.value.data());                       // (n,)
+    auto m = part(this->buffer(exp_avg_, i).data());     // (n,) first moment
+    auto v = part(this->buffer(exp_avg_sq_, i).data());  // (n,) second moment
+    const auto grad = part(p.grad.data());               // (n,)
     if (decoupled_) xt::noalias(w) = w * decay_factor;
     // g: (n,) the gradient, with the L2 term for Adam with weight decay
     auto apply = [&](const auto& g) {
       xt::noalias(m) = beta1 * m + one_minus_beta1 * g;
       xt::noalias(v) = beta2 * v + one_minus_beta2 * g * g;
       if (amsgrad_) {
-        auto& v_max = this->buffer(max_exp_avg_sq_, i);  // (n,) running maximum of v
+        auto v_max = part(this->buffer(max_exp_avg_sq_, i).data());  // (n,) running maximum of v
         xt::noalias(v_max) = xt::maximum(v_max, v);
         xt::noalias(w) = w - step_size * m / (xt::sqrt(v_max) / bias_correction2_sqrt + eps);
       } else {
@@ -249,11 +284,11 @@ void Adam<T>::update(std::int64_t step) {
       }
     };
     if (!decoupled_ && weight_decay_ != 0.0) {
-      apply(p.grad.flat() + weight_decay * w);
+      apply(grad + weight_decay * w);
     } else {
-      apply(p.grad.flat());
+      apply(grad);
     }
-  }
+  });
 }
 
 template <class T>
@@ -266,22 +301,64 @@ AdamW<T>::AdamW(NamedParameters<T> parameters, const AdamWOptions& options)
 // clip_grad_norm
 
 template <class T>
-T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm) {
+T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor) {
   require(max_norm >= 0.0, "clip_grad_norm", "max_norm", max_norm, ">= 0");
-  double sum_of_squares = 0.0;
-  for (const auto& [name, p] : parameters) {
+  // the chunks: (parameter, first element), each at most `chunk` elements of one parameter, and where each starts in
+  // the concatenation of all gradients
+  constexpr std::size_t chunk = std::size_t(1) << 16;
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  std::vector<std::size_t> sizes, starts;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const auto& [name, p] = parameters[i];
     if (p == nullptr) throw std::invalid_argument("clip_grad_norm: parameter \"" + name + "\" is a null pointer");
-    sum_of_squares += xt::sum(xt::square(xt::cast<double>(p->grad.flat())))();
+    for (std::size_t at = 0; at < p->grad.size(); at += chunk) {
+      chunks.emplace_back(i, at);
+      starts.push_back(total + at);
+    }
+    total += sizes.emplace_back(p->grad.size());
   }
+  const auto run = [&](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+    if (executor) {
+      executor(count, f);
+    } else {
+      f(0, count);
+    }
+  };
+  std::vector<double> sums(chunks.size());
+  run(total, [&](std::size_t from, std::size_t to) {
+    // the chunks that start in [from, to): every chunk once, whatever the ranges
+    const auto first = std::lower_bound(starts.begin(), starts.end(), from) - starts.begin();
+    const auto last = std::lower_bound(starts.begin(), starts.end(), to) - starts.begin();
+    for (auto c = static_cast<std::size_t>(first); c < static_cast<std::size_t>(last); ++c) {
+      const Tensor<T>& g = parameters[chunks[c].first].second->grad;
+      const T* x = g.data() + chunks[c].second;
+      const std::size_t n = std::min(chunk, g.size() - chunks[c].second);
+      // eight partial sums (in a fixed order, so that the loop vectorises)
+      double partial[8] = {};
+      std::size_t k = 0;
+      for (; k + 8 <= n; k += 8) {
+        for (std::size_t l = 0; l < 8; ++l) partial[l] += static_cast<double>(x[k + l]) * static_cast<double>(x[k + l]);
+      }
+      double s = 0;
+      for (const double p : partial) s += p;
+      for (; k < n; ++k) s += static_cast<double>(x[k]) * static_cast<double>(x[k]);
+      sums[c] = s;
+    }
+  });
+  double sum_of_squares = 0.0;
+  for (const double s : sums) sum_of_squares += s;
   const double norm = std::sqrt(sum_of_squares);
   if (!std::isfinite(norm)) return static_cast<T>(norm);
   const double coefficient = max_norm / (norm + 1e-6);
   if (coefficient < 1.0) {
     const T factor = static_cast<T>(coefficient);
-    for (const auto& named : parameters) {
-      auto& g = named.second->grad.flat();
-      xt::noalias(g) = g * factor;
-    }
+    run(total, [&](std::size_t from, std::size_t to) {
+      for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
+        T* g = parameters[i].second->grad.data();
+        for (std::size_t k = begin; k < end; ++k) g[k] *= factor;
+      });
+    });
   }
   return static_cast<T>(norm);
 }
@@ -393,7 +470,7 @@ template class Adam<float>;
 template class Adam<double>;
 template class AdamW<float>;
 template class AdamW<double>;
-template float clip_grad_norm(const NamedParameters<float>&, double);
-template double clip_grad_norm(const NamedParameters<double>&, double);
+template float clip_grad_norm(const NamedParameters<float>&, double, const Executor&);
+template double clip_grad_norm(const NamedParameters<double>&, double, const Executor&);
 
 }  // namespace attend::nn

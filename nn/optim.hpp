@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,15 @@ namespace attend::nn {
 // PyTorch's float32 `state["step"]`: in float it counts exactly up to 2^24 = 16,777,216 steps and then stops growing,
 // which changes no update (1 - β^t is 1 in float long before).
 // The pointers stay valid as long as the optimizer is alive and not moved.
+// Runs f(begin, end) over ranges that together cover [0, count) exactly once, maybe on several threads at once, and
+// returns when all are done (nn::BatchParallel::executor() makes one). Empty: not used.
+using Executor = std::function<void(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f)>;
+
+// f(i, begin, end) for the parts of the arrays (of the given sizes, one after the other) that elements [from, to) of
+// their concatenation cover.
+void for_each_part(const std::vector<std::size_t>& sizes, std::size_t from, std::size_t to,
+                   const std::function<void(std::size_t, std::size_t, std::size_t)>& f);
+
 template <class T>
 class Optimizer {
  public:
@@ -52,8 +62,12 @@ class Optimizer {
   // One update of every parameter from its gradient. Throws std::invalid_argument for an invalid lr or a gradient whose
   // shape is not its parameter's, and std::runtime_error for a restored state of the wrong shape or step count.
   void step();
-  // Sets every parameter's gradient to zero (PyTorch 1.13's zero_grad(set_to_none=False)).
+  // Sets every parameter's gradient to zero (PyTorch 1.13's zero_grad(set_to_none=False)), in place.
   void zero_grad();
+  // Lets zero_grad() and Adam's and AdamW's step() work on several threads at once (nn::BatchParallel::executor()):
+  // their work is elementwise, cut into ranges of all parameters' elements, so the numbers are the same on any number
+  // of threads. Unset (the default): the calling thread does it all.
+  void set_executor(Executor executor) { executor_ = std::move(executor); }
   // The number of steps taken (restored with the state; std::runtime_error when a restored one is not a count).
   std::int64_t step_count() const;
 
@@ -82,8 +96,12 @@ class Optimizer {
   }
 
   NamedParameters<T> parameters_;
+  // f(i, begin, end) on elements [begin, end) of parameter i, for every element of every parameter; on the executor's
+  // threads when there is one (different i, or different ranges of one i, at once).
+  void for_each_part(const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const;
 
  private:
+  Executor executor_;
   struct Buffer {
     std::string quantity;
     std::vector<Tensor<T>> tensors;  // one per parameter, in the order of parameters_
@@ -189,13 +207,15 @@ class AdamW : public Adam<T> {
 };
 
 // Gradient clipping by global norm, torch.nn.utils.clip_grad_norm_:
-//   n = √(Σ over all parameters and elements of g²)          (accumulated in double)
+//   n = √(Σ over all parameters and elements of g²)          (accumulated in double: each parameter's elements in
+//                                                             chunks of 2^16, the chunks' sums added in order, so
+//                                                             the executor's threads give the same number)
 //   g ← g · max_norm / (n + 1e-6)     when that factor is < 1; otherwise the gradients are left as they are
 // Returns n, the norm before clipping. When n is not finite (a NaN or ±inf gradient), returns it and leaves every
 // gradient unchanged — unlike PyTorch, which multiplies them by 0 or NaN — so the caller can skip the step:
 // `if (!std::isfinite(clip_grad_norm(params, 1.0))) { zero_grad; continue; }`. max_norm must be ≥ 0.
 template <class T>
-T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm);
+T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor = {});
 
 // Step decay, torch.optim.lr_scheduler.StepLR: call step() once per epoch, after that epoch's optimizer steps.
 // After epoch e (e = 1, 2, ...), η ← η · γ whenever e is a multiple of step_size, so η_e = η₀ γ^⌊e / step_size⌋

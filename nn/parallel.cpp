@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace attend::nn {
 
@@ -147,12 +148,45 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f) {
     tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
   };
   run_on_all(backward, shards);
+  // phase 3: p.grad += g_0 + g_1 + … in shard order, every thread on its range of all the parameters' elements
+  std::vector<Parameter<T>*> parameters;
+  std::vector<std::vector<const Tensor<T>*>> gradients;  // of parameters[i], in shard order
+  std::unordered_map<const Parameter<T>*, std::size_t> index;
+  for (std::size_t k = 0; k < shards; ++k) {
+    for (const auto& [p, g] : tapes_[k]->parameter_gradients()) {
+      const auto [at, added] = index.emplace(p, parameters.size());
+      if (added) {
+        parameters.push_back(p);
+        gradients.emplace_back();
+        if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
+      }
+      gradients[at->second].push_back(g);
+    }
+  }
+  std::vector<std::size_t> sizes;
+  std::size_t elements = 0;
+  for (const Parameter<T>* p : parameters) elements += sizes.emplace_back(p->grad.size());
+  executor()(elements, [&](std::size_t from, std::size_t to) {
+    for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
+      T* sum = parameters[i]->grad.data();
+      for (const Tensor<T>* g : gradients[i]) {
+        const T* add = g->data();
+        for (std::size_t e = begin; e < end; ++e) sum[e] += add[e];
+      }
+    });
+  });
   T loss = 0;
   for (std::size_t k = 0; k < shards; ++k) {
-    tapes_[k]->add_parameter_gradients();
     if (total > 0) loss += static_cast<T>(losses[k].weight / total) * losses[k].loss.value().item();
   }
   return loss;
+}
+
+template <class T>
+void BatchParallel<T>::for_ranges(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+  if (count == 0) return;
+  const std::size_t parts = std::min(count, tapes_.size());
+  run_on_all([&](std::size_t k) { f(count * k / parts, count * (k + 1) / parts); }, parts);
 }
 
 template class BatchParallel<float>;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
+#include "nn/optim.hpp"
 
 namespace attend::nn {
 
@@ -59,7 +60,8 @@ class BatchParallel {
 
   // One forward + backward over rows [0, rows): shard k gets rows [begin_k, end_k), contiguous and as equal as possible
   // (min(threads, rows) shards). Clears each shard's tape first, runs f on it, then backward from the shard's loss
-  // with seed w_k / Σ w, and finally adds every shard's parameter gradients into p.grad in shard order. Returns the
+  // with seed w_k / Σ w, and finally adds every shard's parameter gradients into p.grad in shard order (each element
+  // gets g_0, then g_1, …: the threads share the elements out, not the order). Returns the
   // weighted loss Σ_k w_k loss_k / Σ w. An exception in any shard is rethrown here (after all shards have stopped);
   // p.grad is then unchanged.
   T step(std::size_t rows, const ShardFn& f);
@@ -72,6 +74,22 @@ class BatchParallel {
   // `seed` and k instead of from the modules' generators. Give every step its own seed (e.g. made from the training
   // seed and the step number, which makes a resumed run draw the same numbers).
   void seed_shards(std::uint64_t seed) { seed_ = seed; }
+
+  // f(begin, end) on every thread at once, on contiguous ranges that cover [0, count) (one range a thread, as equal as
+  // can be; fewer when count is small); returns when all are done. An exception is rethrown here, as in step().
+  void for_ranges(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f);
+  // for_ranges as an nn::Executor, for the optimizer's elementwise work (Optimizer::set_executor, clip_grad_norm);
+  // fewer than 2^15 elements are done by the calling thread alone (waking the others would cost more). The pool must
+  // outlive its use.
+  Executor executor() {
+    return [this](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+      if (count < (std::size_t(1) << 15)) {
+        f(0, count);
+      } else {
+        for_ranges(count, f);
+      }
+    };
+  }
 
   std::size_t threads() const { return tapes_.size(); }
   // The tape of shard k, e.g. to read values after step(); valid until the next step().

@@ -772,4 +772,56 @@ BOOST_AUTO_TEST_CASE(invalid_parameter_lists_throw) {
   BOOST_CHECK_EXCEPTION(sgd.step(), std::invalid_argument, message_has({"Sgd", "\"b\"", "(3,)", "(2,)"}));
 }
 
+// An executor (nn::BatchParallel::executor(), here a plain one that cuts the work in uneven ranges and runs them in
+// reverse order) changes no number: Adam's and AdamW's steps, zero_grad and clip_grad_norm give the same bits as on one
+// thread, over parameters large enough (2 × 70,001 elements) to be cut inside a parameter.
+BOOST_AUTO_TEST_CASE(an_executor_gives_the_same_bits) {
+  const Executor uneven = [](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+    const std::size_t cuts[] = {0, count / 7, count / 3, count / 3, count - 5 < count ? count - 5 : count, count};
+    for (std::size_t k = 5; k-- > 0;) {
+      if (cuts[k] < cuts[k + 1]) f(cuts[k], cuts[k + 1]);
+    }
+  };
+  for (const bool decoupled : {false, true}) {
+    std::vector<Parameter<float>> plain, shared;
+    for (int copy = 0; copy < 2; ++copy) {
+      Rng rng(3);
+      auto& set = copy == 0 ? plain : shared;
+      set.emplace_back(rng.uniform_tensor<float>(Shape{70001}, -1.0, 1.0));
+      set.emplace_back(rng.uniform_tensor<float>(Shape{7, 10000}, -1.0, 1.0));
+      set.emplace_back(rng.uniform_tensor<float>(Shape{3}, -1.0, 1.0));
+    }
+    const auto named = [](std::vector<Parameter<float>>& set) {
+      return NamedParameters<float>{{"a", &set[0]}, {"b", &set[1]}, {"c", &set[2]}};
+    };
+    const AdamWOptions options{1e-2, 0.9, 0.999, 1e-8, 0.1, false};
+    std::unique_ptr<Optimizer<float>> one, many;
+    if (decoupled) {
+      one = std::make_unique<AdamW<float>>(named(plain), options);
+      many = std::make_unique<AdamW<float>>(named(shared), options);
+    } else {
+      one = std::make_unique<Adam<float>>(named(plain), AdamOptions{1e-2, 0.9, 0.999, 1e-8, 0.1, true});
+      many = std::make_unique<Adam<float>>(named(shared), AdamOptions{1e-2, 0.9, 0.999, 1e-8, 0.1, true});
+    }
+    many->set_executor(uneven);
+    for (int step = 0; step < 3; ++step) {
+      Rng grads(10 + step);
+      for (std::size_t i = 0; i < plain.size(); ++i) {
+        plain[i].grad = grads.uniform_tensor<float>(plain[i].value.shape(), -3.0, 3.0);
+        shared[i].grad = plain[i].grad;
+      }
+      const float n1 = clip_grad_norm(named(plain), 50.0), n2 = clip_grad_norm(named(shared), 50.0, uneven);
+      BOOST_TEST(n1 == n2);
+      one->step();
+      many->step();
+      for (std::size_t i = 0; i < plain.size(); ++i) {
+        BOOST_TEST((plain[i].grad.flat() == shared[i].grad.flat()), "clipped gradient " << i);
+        BOOST_TEST((plain[i].value.flat() == shared[i].value.flat()), "step " << step << " parameter " << i);
+      }
+    }
+    many->zero_grad();
+    for (const Parameter<float>& p : shared) BOOST_TEST((p.grad.flat() == Tensor<float>(p.value.shape()).flat()));
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

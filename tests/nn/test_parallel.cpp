@@ -1,6 +1,7 @@
 // nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
 // weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, and
 // an exception in one shard leaves every gradient as it was. Chapter: docs/performance.md ("Threads").
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <stdexcept>
@@ -161,6 +162,34 @@ BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
   parallel.step(7, dropped_loss);
   parallel.step(7, dropped_loss);
   BOOST_TEST((module_rng.state() != module_state));
+}
+
+BOOST_AUTO_TEST_CASE(for_ranges_covers_every_index_once) {
+  nn::BatchParallel<double> parallel(3);
+  for (const std::size_t count : {0u, 1u, 2u, 3u, 10u, 100001u}) {
+    std::vector<int> seen(count, 0);
+    parallel.for_ranges(count, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) ++seen[i];  // ranges are disjoint: no two threads write one element
+    });
+    BOOST_TEST(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(count));
+  }
+  BOOST_CHECK_THROW(parallel.for_ranges(10,
+                                        [](std::size_t begin, std::size_t) {
+                                          if (begin > 0) throw std::runtime_error("range failed");
+                                        }),
+                    std::runtime_error);
+  // the gradient sum shared out over the threads adds in shard order, as one tape after the other would
+  Model model;
+  for (auto& [name, p] : model.parameters()) p->zero_grad();
+  nn::BatchParallel<double> two(2);
+  const auto f = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+  };
+  two.step(7, f);
+  const std::vector<Tensor<double>> shared = model.gradients();
+  for (auto& [name, p] : model.parameters()) p->zero_grad();
+  for (std::size_t k = 0; k < 2; ++k) two.tape(k).add_parameter_gradients();
+  BOOST_TEST(max_difference(model.gradients(), shared) == 0.0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
