@@ -11,6 +11,7 @@
 
 #include "apps/flags.hpp"
 #include "apps/model_file.hpp"
+#include "apps/ranks.hpp"
 
 namespace attend::app {
 
@@ -431,6 +432,22 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   return line;
 }
 
+namespace {
+
+// The one error line; a training on several processes (mpirun) names the rank when it is not 0 and then ends every
+// rank, so that none waits for this one.
+int failed(Command command, const char* what, int status) {
+  const Ranks* ranks = command == Command::train ? &Ranks::world() : nullptr;
+  std::fprintf(stderr, "attend: error: %s%s\n", ranks ? ranks->prefix().c_str() : "", what);
+  if (ranks && ranks->size() > 1) {
+    std::fflush(stderr);
+    ranks->abort(status);
+  }
+  return status;
+}
+
+}  // namespace
+
 int run_command_line(const CommandLine& line) {
   if (line.command == Command::none) {
     std::fputs(line.output.c_str(), stdout);
@@ -454,11 +471,9 @@ int run_command_line(const CommandLine& line) {
     if (!line.predict.svg.empty()) check_output_path(line.predict.svg, "--svg");
     return run_predict(line.predict);
   } catch (const InputError& e) {
-    std::fprintf(stderr, "attend: error: %s\n", e.what());
-    return 2;
+    return failed(line.command, e.what(), 2);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "attend: error: %s\n", e.what());
-    return 1;
+    return failed(line.command, e.what(), 1);
   }
 }
 

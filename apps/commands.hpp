@@ -30,6 +30,7 @@ struct TrainSettings {
                                      // (kept in the files only when not 0, so older files read as 0)
   std::size_t threads = 1;           // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
                                      // (files without it were trained on one)
+  std::size_t ranks = 1;             // processes (mpirun -np), each with `threads` shards: not a flag, but saved
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>

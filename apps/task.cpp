@@ -62,8 +62,9 @@ TrainingBatch shard_of(const TrainingBatch& batch, std::size_t begin, std::size_
   shard.images = slice(batch.images);
   shard.targets = slice(batch.targets);
   for (const auto& target : shard.targets) shard.tokens += target.size() + 1;  // the end token
-  shard.whole_rows = batch.rows();
-  shard.whole_tokens = batch.tokens;
+  // a shard of a shard is still a part of the first batch
+  shard.whole_rows = batch.whole_rows ? batch.whole_rows : batch.rows();
+  shard.whole_tokens = batch.whole_rows ? batch.whole_tokens : batch.tokens;
   return shard;
 }
 

@@ -19,6 +19,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
+#include "apps/ranks.hpp"
 #include "apps/training_state.hpp"
 #include "autograd/atomic_file.hpp"
 #include "nn/checkpoint.hpp"
@@ -54,6 +55,7 @@ class Progress {
  public:
   explicit Progress(bool terminal) : terminal_(terminal) {}
   void show(const std::string& line, bool keep) {
+    if (silent) return;
     if (terminal_) {
       std::cerr << "\r\033[K" << line << (keep ? "\n" : "") << std::flush;
     } else {
@@ -61,6 +63,7 @@ class Progress {
     }
   }
   bool terminal() const { return terminal_; }
+  bool silent = false;  // the ranks of a run on several processes but rank 0
 
  private:
   bool terminal_;
@@ -119,14 +122,19 @@ struct Run {
   double seconds_before = 0;  // training time of earlier runs
   Progress progress{isatty(STDERR_FILENO) != 0};
   std::unique_ptr<nn::BatchParallel<float>> parallel;  // settings.threads shards, each on its own tape and thread
+  const Ranks& ranks = Ranks::world();                 // the processes of the run (mpirun), each with its threads
   std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
   double loss_sum = 0, last_shown = 0;
   std::string last_validation;    // "bleu: 23.4" after the first epoch
   std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
+  std::size_t ranks_saved = 0;    // and its processes
   bool threads_changed = false;   // and --threads gave another
   bool last_saved = false;        // the training state is on disk (of last_saved_step)
   bool out_of_steps = false, out_of_time = false;
-  bool stop() const { return out_of_steps || out_of_time || stop_signal != 0; }
+  // the stop signal as every process saw it after the last step (one process: stop_signal then); decisions read this,
+  // never stop_signal itself, so that processes never part ways over a signal that came between two checks
+  int signal = 0;
+  bool stop() const { return out_of_steps || out_of_time || signal != 0; }
 };
 
 // "… the best model so far (validation …) is in OUT, the training state of step N in OUT.last…", for errors.
@@ -154,6 +162,7 @@ void check_not_replacing(const std::string& out, const std::string& own_out, boo
 // A new training: the configuration checked before any work, then the data, the vocabularies and the model.
 void build(Run& run, const TrainOptions& options) {
   run.settings = options.settings;
+  run.settings.ranks = run.ranks.size();
   check_not_replacing(run.settings.out, "", options.force);
   try {
     options.model->check(*options.task);
@@ -171,13 +180,16 @@ void resume(Run& run, const TrainOptions& options) {
   run.resumed_from = options.resume;
   run.file = load_model_file(options.resume);
   run.state = resume_state(run.file, options.resume, options.overrides, run.settings);
-  run.threads_saved = TrainSettings::from_json(run.file.training["state"]["options"]).threads;
+  const TrainSettings saved = TrainSettings::from_json(run.file.training["state"]["options"]);
+  run.threads_saved = saved.threads;
+  run.ranks_saved = saved.ranks;
+  run.settings.ranks = run.ranks.size();
   run.threads_changed = run.threads_saved != run.settings.threads;
   check_output_path(run.settings.out, "--out");
   const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
   check_not_replacing(run.settings.out, saved_out, options.force);
   run.data = run.file.task->make_data();  // the same data: the file's fingerprint is checked
-  if (run.settings.out != saved_out && run.state.best >= 0 && file_exists(saved_out)) {
+  if (run.ranks.lead() && run.settings.out != saved_out && run.state.best >= 0 && file_exists(saved_out)) {
     std::ifstream in(saved_out, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     write_file_atomically(run.settings.out, bytes);
@@ -213,6 +225,7 @@ void prepare(Run& run, const TrainOptions& options) {
   run.total_steps = run.settings.max_steps > 0 ? std::min(run.settings.max_steps, all) : all;
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
+  run.progress.silent = !run.ranks.lead();
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
   run.adam->set_executor(run.parallel->executor());  // zero_grad and the update, shared out over the threads
   for (std::size_t k = 0; k < run.settings.threads; ++k)
@@ -235,8 +248,10 @@ void prepare(Run& run, const TrainOptions& options) {
   }
 }
 
-// Every check is done: from here on, output (an error is the only line when nothing ran).
+// Every check is done: from here on, output (an error is the only line when nothing ran); rank 0's alone.
 void announce(Run& run) {
+  run.train_start = Clock::now();
+  if (!run.ranks.lead()) return;
   const Task& task = *run.file.task;
   std::cerr << "attend train: " << run.data->summary << "\n";
   if (!run.resumed_from.empty()) {
@@ -247,17 +262,24 @@ void announce(Run& run) {
             << task.training_summary(*run.data, run.file.source_vocabulary, run.file.target_vocabulary)
             << run.file.model->describe() << ", " << run.file.model->module().parameter_count() << " parameters; "
             << run.settings.epochs << " epochs of " << run.steps_per_epoch << " steps; " << run.settings.threads
-            << (run.settings.threads == 1 ? " thread\n" : " threads\n");
+            << (run.settings.threads == 1 ? " thread" : " threads");
+  if (run.ranks.size() > 1) std::cerr << " on each of " << run.ranks.size() << " processes";
+  std::cerr << "\n";
   if (run.threads_changed) {
     std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved
               << ": training goes on, but from here the float sums (and the random numbers of dropout) differ from "
                  "that run's, so the result is not the bits an uninterrupted run would have given\n";
   }
-  run.train_start = Clock::now();
+  if (run.ranks_saved != 0 && run.ranks_saved != run.ranks.size()) {
+    std::cerr << "attend train: " << run.ranks.size() << (run.ranks.size() == 1 ? " process" : " processes")
+              << " where the saved run had " << run.ranks_saved
+              << ": training goes on, but the result is not the bits an uninterrupted run would have given\n";
+  }
 }
 
 // Saves the model with the optimizer and the training state. A failed save throws and leaves the file as it was.
 void save(Run& run, const std::string& path, nlohmann::json training) {
+  if (!run.ranks.lead()) return;  // rank 0 writes every file
   run.state.seconds = run.seconds_before + seconds_since(run.train_start);
   training["state"] = state_to_json(run.state, run.settings, run.file.model->module());
   run.file.training = std::move(training);
@@ -279,6 +301,38 @@ std::uint64_t step_seed(std::uint64_t seed, std::size_t step) {
   return z ^ (z >> 31);
 }
 
+// This process's part of a step's loss and gradient: its rows of the batch (all of them in one process) cut into its
+// threads' shards, each weighted by its target tokens; with several processes, the total weight and the gradients
+// combined over all of them (Ranks, in rank order). Returns the batch's loss.
+float forward_backward(Run& run, const TrainingBatch& whole) {
+  const Ranks& ranks = run.ranks;
+  const std::size_t begin = whole.rows() * ranks.rank() / ranks.size();
+  const std::size_t end = whole.rows() * (ranks.rank() + 1) / ranks.size();
+  const std::size_t shards = ranks.size() * run.settings.threads;
+  if (shards > 1) {
+    run.parallel->seed_shards(step_seed(run.file.task->settings.seed, run.state.step),
+                              ranks.rank() * run.settings.threads);
+  }
+  float value = 0;
+  if (begin < end) {
+    const TrainingBatch batch = ranks.size() > 1 ? shard_of(whole, begin, end) : whole;
+    Model& model = *run.file.model;
+    const auto shard_loss = [&](Tape<float>& tape, std::size_t first, std::size_t last) {
+      if (last - first == batch.rows()) return nn::ShardLoss<float>{model.loss(tape, batch), double(batch.tokens)};
+      const TrainingBatch shard = shard_of(batch, first, last);
+      return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
+    };
+    std::function<double(double)> total_of;
+    if (ranks.size() > 1) total_of = [&](double mine) { return ranks.sum(mine); };
+    value = run.parallel->step(batch.rows(), shard_loss, total_of);
+  } else {
+    ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
+  }
+  if (ranks.size() == 1) return value;
+  ranks.sum_gradients(run.file.model->module().parameters());
+  return ranks.sum(value);
+}
+
 // One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
 // generators); a loss or gradient that is not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
@@ -287,13 +341,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
     run.tokens += batch.tokens;
-    if (run.settings.threads > 1) run.parallel->seed_shards(step_seed(run.file.task->settings.seed, run.state.step));
-    Model& model = *run.file.model;
-    value = run.parallel->step(batch.rows(), [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
-      if (end - begin == batch.rows()) return nn::ShardLoss<float>{model.loss(tape, batch), 1.0};
-      const TrainingBatch shard = shard_of(batch, begin, end);
-      return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
-    });
+    value = forward_backward(run, batch);
     norm = run.settings.clip > 0
                ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip, run.parallel->executor())
                : 0.0f;
@@ -320,7 +368,13 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
 void after_step(Run& run) {
   const double elapsed = seconds_since(run.train_start);
   const TrainSettings& s = run.settings;
-  if (s.time_limit_minutes > 0 && elapsed > s.time_limit_minutes * 60) run.out_of_time = true;
+  // rank 0's clock decides the time limit; a signal to any process stops them all after this step
+  if (run.ranks.lead() && s.time_limit_minutes > 0 && elapsed > s.time_limit_minutes * 60) run.out_of_time = true;
+  run.signal = stop_signal;
+  if (run.ranks.size() > 1) {
+    run.out_of_time = run.ranks.max(run.out_of_time ? 1 : 0) != 0;
+    run.signal = run.ranks.max(run.signal);
+  }
   if (s.max_steps > 0 && run.state.step >= s.max_steps) run.out_of_steps = true;
   const bool due = run.progress.terminal() ? elapsed - run.last_shown >= 0.25 : run.state.step % run.log_every == 0;
   if (due || run.stop()) {
@@ -350,7 +404,7 @@ std::size_t train_epoch(Run& run) {
   run.file.model->module().train();
   run.state.epoch_order = run.order_rng.state();
   const std::vector<std::vector<std::size_t>> order = run.batches->epoch_order(run.order_rng);
-  while (run.state.batches_done < order.size() && stop_signal == 0) {
+  while (run.state.batches_done < order.size() && run.signal == 0) {
     train_step(run, run.state.epoch, order[run.state.batches_done]);
     ++run.state.batches_done;
     after_step(run);
@@ -369,6 +423,7 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
     run.state.batches_done = 0;
     run.state.epoch_order = run.order_rng.state();
   }
+  if (!run.ranks.lead()) return;      // rank 0 validates and saves; the others wait for it at the next step
   set_threads(run.settings.threads);  // one decoding on every thread's core: OpenBLAS shares its products
   const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
   set_threads(1);  // the steps' shards, one OpenBLAS thread each
@@ -399,20 +454,22 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
 // SIGINT or SIGTERM: the state saved, where it is and how to go on said, exit status 128 + the signal.
 int stopped_by_signal(Run& run) {
   save_last(run);
+  if (!run.ranks.lead()) return 128 + run.signal;
   if (run.progress.terminal()) std::cerr << "\n";
-  std::cerr << "attend train: stopped by " << (stop_signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
-            << run.state.step << "; the training state is in " << run.last_path
-            << " (go on with: attend train --resume " << run.last_path << ")"
+  std::cerr << "attend train: stopped by " << (run.signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
+            << run.state.step << "; the training state is in " << run.last_path << " (go on with: "
+            << (run.ranks.size() > 1 ? "mpirun -np " + std::to_string(run.ranks.size()) + " " : std::string())
+            << "attend train --resume " << run.last_path << ")"
             << (run.state.best >= 0 ? "; the best model (validation " + run.state.best_text + ") in " + run.settings.out
                                     : "")
             << "\n";
-  return 128 + stop_signal;
+  return 128 + run.signal;
 }
 
 // A resumed run that never beat the best of the file it went on from, and could not copy it: --out gets this run's
 // model, so that it is never missing when training ends.
 void ensure_best_model(Run& run) {
-  if (file_exists(run.settings.out)) return;
+  if (!run.ranks.lead() || file_exists(run.settings.out)) return;
   save(run, run.settings.out, {{"epoch", run.state.epoch}, {"step", run.state.step}});
   std::cerr << "attend train: the best model of the run resumed was not found; " << run.settings.out
             << " holds the model of step " << run.state.step << "\n";
@@ -443,11 +500,11 @@ int run_train(const TrainOptions& options) {
   StopSignals signals;
   while (run.state.epoch <= run.settings.epochs && !run.stop()) {
     const std::size_t batches_in_epoch = train_epoch(run);
-    if (stop_signal != 0) return stopped_by_signal(run);
+    if (run.signal != 0) return stopped_by_signal(run);
     validate_and_save(run, batches_in_epoch);
   }
   ensure_best_model(run);
-  std::printf("best validation %s\n", run.state.best_text.c_str());
+  if (run.ranks.lead()) std::printf("best validation %s\n", run.state.best_text.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@ nlohmann::json TrainSettings::to_json() const {
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
   if (warmup > 0) json["warmup"] = warmup;
   json["threads"] = threads;
+  json["ranks"] = ranks;
   return json;
 }
 
@@ -16,6 +17,7 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   fields(settings, [&](const char* key, auto& value) { value = json.at(key).get<std::decay_t<decltype(value)>>(); });
   if (json.contains("warmup")) settings.warmup = json.at("warmup").get<std::size_t>();
   if (json.contains("threads")) settings.threads = json.at("threads").get<std::size_t>();
+  if (json.contains("ranks")) settings.ranks = json.at("ranks").get<std::size_t>();
   if (settings.threads == 0) throw std::invalid_argument("threads: 0");
   return settings;
 }

@@ -88,14 +88,15 @@ void BatchParallel<T>::run_on_all(const std::function<void(std::size_t)>& job, s
 }
 
 template <class T>
-std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const ShardFn& f, bool record,
-                                                        double& total) {
+std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const ShardFn& f, bool record, double& total,
+                                                        const std::function<double(double)>& total_of) {
   if (rows == 0) throw std::invalid_argument("BatchParallel: an empty batch (0 rows)");
   const std::size_t shards = std::min(rows, tapes_.size());
   std::vector<ShardLoss<T>> losses(shards);
   generators_.clear();
   if (seed_) {
     Rng seeds(*seed_);
+    for (std::size_t k = 0; k < first_shard_; ++k) seeds.next();
     for (std::size_t k = 0; k < shards; ++k) generators_.emplace_back(seeds.next());
     seed_.reset();
   }
@@ -123,6 +124,7 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
   run_on_all(forward, shards);
   total = 0;
   for (const ShardLoss<T>& l : losses) total += l.weight;
+  if (total_of) total = total_of(total);
   return losses;
 }
 
@@ -138,9 +140,9 @@ T BatchParallel<T>::forward(std::size_t rows, const ShardFn& f, bool record) {
 }
 
 template <class T>
-T BatchParallel<T>::step(std::size_t rows, const ShardFn& f) {
+T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of) {
   double total = 0;
-  std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total);
+  std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total, total_of);
   const std::size_t shards = losses.size();
   // phase 2: backward on every shard, seeded with its share of the weight
   const std::function<void(std::size_t)> backward = [&](std::size_t k) {

@@ -64,16 +64,22 @@ class BatchParallel {
   // gets g_0, then g_1, …: the threads share the elements out, not the order). Returns the
   // weighted loss Σ_k w_k loss_k / Σ w. An exception in any shard is rethrown here (after all shards have stopped);
   // p.grad is then unchanged.
-  T step(std::size_t rows, const ShardFn& f);
+  // `total_of`, for shards in several processes (apps/ranks.hpp): given this process's total weight, returns every
+  // process's, which then seeds backward (w_k / Σ w); the loss returned is then this process's part of the whole.
+  T step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of = {});
 
   // The same shards and weights, forward only (e.g. a validation loss): no backward, no gradient changes. With
   // `record` false, every shard runs in a NoGradGuard.
   T forward(std::size_t rows, const ShardFn& f, bool record = false);
 
   // The random numbers of the next step() or forward() (only that one): shard k draws from a generator seeded from
-  // `seed` and k instead of from the modules' generators. Give every step its own seed (e.g. made from the training
-  // seed and the step number, which makes a resumed run draw the same numbers).
-  void seed_shards(std::uint64_t seed) { seed_ = seed; }
+  // `seed` and first + k (the (first + k)-th number of Rng(seed)) instead of from the modules' generators. Give every
+  // step its own seed (e.g. made from the training seed and the step number, which makes a resumed run draw the same
+  // numbers); `first` is this process's first shard when several processes share a batch.
+  void seed_shards(std::uint64_t seed, std::size_t first = 0) {
+    seed_ = seed;
+    first_shard_ = first;
+  }
 
   // f(begin, end) on every thread at once, on contiguous ranges that cover [0, count) (one range a thread, as equal as
   // can be; fewer when count is small); returns when all are done. An exception is rethrown here, as in step().
@@ -98,12 +104,14 @@ class BatchParallel {
  private:
   void run_on_all(const std::function<void(std::size_t)>& job, std::size_t count);
   // Phase 1 of step() and all of forward(): runs f on every shard; returns the losses and their total weight.
-  std::vector<ShardLoss<T>> run_forward(std::size_t rows, const ShardFn& f, bool record, double& total);
+  std::vector<ShardLoss<T>> run_forward(std::size_t rows, const ShardFn& f, bool record, double& total,
+                                        const std::function<double(double)>& total_of = {});
   void worker(std::size_t index);
 
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
   std::vector<Rng> generators_;        // one a shard, while seed_ is in use
   std::optional<std::uint64_t> seed_;  // seed_shards(), until the next step
+  std::size_t first_shard_ = 0;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;

@@ -1,6 +1,7 @@
 // What the cli suites share: a scratch folder, running the `attend` program as a user does, and the error contract.
 #pragma once
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -61,14 +62,38 @@ inline Run run_attend(const std::string& args, const std::string& input = "", co
   return run;
 }
 
+// The processes whose parent is `parent` (from /proc).
+inline std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return children;
+  while (const dirent* entry = readdir(proc)) {
+    const std::string name = entry->d_name;
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    // /proc/PID/stat: "pid (comm) state ppid …", comm may hold spaces: read after the last ')'
+    const std::string stat = read_file("/proc/" + name + "/stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  closedir(proc);
+  return children;
+}
+
 // Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
 // there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
-inline int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number) {
+// `launcher`: what starts the program (e.g. "mpirun -np 2 "); the signal then goes to the launcher's children, the
+// program's processes, as a cluster's scheduler sends it to every process of a job.
+inline int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number,
+                            const std::string& launcher = "") {
   const pid_t pid = fork();
   BOOST_TEST_REQUIRE(pid >= 0);
   if (pid == 0) {
-    const std::string command =
-        std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " > /dev/null 2> '" + err + "'";
+    const std::string command = std::string("exec env OPENBLAS_NUM_THREADS=1 ") + launcher + "'" + ATTEND_EXE + "' " +
+                                args + " > /dev/null 2> '" + err + "'";
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -78,7 +103,11 @@ inline int train_and_signal(const std::string& args, const std::string& err, std
     int raw = 0;
     if (waitpid(pid, &raw, WNOHANG) == pid) return -1;
     if (read_file(err).find(mark) != std::string::npos) {
-      kill(pid, signal_number);
+      if (launcher.empty()) {
+        kill(pid, signal_number);
+      } else {
+        for (const pid_t child : children_of(pid)) kill(child, signal_number);
+      }
       sent = true;
     } else {
       std::this_thread::sleep_for(std::chrono::microseconds(200));

@@ -1,0 +1,140 @@
+// Ranks (ranks.hpp): Open MPI when the build has it (ATTEND_MPI) and mpirun started the program, one rank otherwise.
+#include "apps/ranks.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef ATTEND_MPI
+// the C interface only: the deprecated C++ bindings' header does not compile cleanly with -Wextra
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace attend::app {
+
+namespace {
+
+// mpirun (Open MPI's launcher) or another PMIx launcher started this process.
+bool started_by_mpirun() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
+}
+
+}  // namespace
+
+bool built_with_mpi() {
+#ifdef ATTEND_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+Ranks& Ranks::world() {
+  static Ranks ranks;
+  return ranks;
+}
+
+Ranks::Ranks() {
+#ifdef ATTEND_MPI
+  if (!started_by_mpirun()) return;
+  int ready = 0;
+  MPI_Initialized(&ready);
+  if (!ready) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);  // only the main thread talks to MPI
+    initialised_ = true;
+  }
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  size_ = static_cast<std::size_t>(size);
+  rank_ = static_cast<std::size_t>(rank);
+#endif
+}
+
+Ranks::~Ranks() {
+#ifdef ATTEND_MPI
+  if (initialised_) MPI_Finalize();
+#endif
+}
+
+std::string Ranks::prefix() const {
+  return rank_ == 0 ? "" : "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ": ";
+}
+
+double Ranks::sum(double x) const {
+  if (size_ == 1) return x;
+  std::vector<double> all(size_);
+#ifdef ATTEND_MPI
+  MPI_Allgather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+#endif
+  double total = 0;
+  for (const double v : all) total += v;
+  return total;
+}
+
+float Ranks::sum(float x) const {
+  if (size_ == 1) return x;
+  std::vector<float> all(size_);
+#ifdef ATTEND_MPI
+  MPI_Allgather(&x, 1, MPI_FLOAT, all.data(), 1, MPI_FLOAT, MPI_COMM_WORLD);
+#endif
+  float total = 0;
+  for (const float v : all) total += v;
+  return total;
+}
+
+int Ranks::max(int x) const {
+  if (size_ == 1) return x;
+  int result = x;
+#ifdef ATTEND_MPI
+  MPI_Allreduce(&x, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return result;
+}
+
+void Ranks::sum_gradients(const nn::NamedParameters<float>& parameters) const {
+  if (size_ == 1) return;
+  std::size_t count = 0;
+  for (const auto& named : parameters) count += named.second->value.size();
+  std::vector<float> mine(count);
+  std::size_t at = 0;
+  for (const auto& [name, p] : parameters) {
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor<float>(p->value.shape());
+    std::copy(p->grad.data(), p->grad.data() + p->grad.size(), mine.data() + at);
+    at += p->grad.size();
+  }
+  std::vector<float> all(count * size_);
+#ifdef ATTEND_MPI
+  // one message per rank of up to 2^31 - 1 floats: more parameters than that need a chunked gather
+  if (count > 2147483647u) {
+    throw std::runtime_error("sum_gradients: more than 2^31 - 1 parameters");
+  }
+  MPI_Allgather(mine.data(), static_cast<int>(count), MPI_FLOAT, all.data(), static_cast<int>(count), MPI_FLOAT,
+                MPI_COMM_WORLD);
+#endif
+  at = 0;
+  for (const auto& [name, p] : parameters) {
+    float* g = p->grad.data();
+    const std::size_t n = p->grad.size();
+    std::fill(g, g + n, 0.0f);
+    for (std::size_t r = 0; r < size_; ++r) {
+      const float* add = all.data() + r * count + at;
+      for (std::size_t i = 0; i < n; ++i) g[i] += add[i];
+    }
+    at += n;
+  }
+}
+
+void Ranks::abort(int status) const {
+#ifdef ATTEND_MPI
+  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+  std::exit(status);
+}
+
+}  // namespace attend::app

@@ -1,0 +1,52 @@
+// The processes of one `attend train` run on several machines (Open MPI: `mpirun -np K attend train …`): how many
+// there are, which one this is, and the few collective steps training needs. Every rank builds the same data and the
+// same model and takes its rows of every batch; the gradients are then combined in rank order — gathered, then added
+// one rank after the other from zero, never by an all-reduce, whose summation order is not fixed — so that K ranks of
+// one thread each give the bytes of one process with K threads. Rank 0 alone prints and writes files.
+// Built without MPI (meson option mpi=disabled, or no Open MPI found), or started without mpirun, there is one rank and
+// every step here is the identity.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "nn/module.hpp"
+
+namespace attend::app {
+
+class Ranks {
+ public:
+  // The ranks of this run: MPI is initialised on first use when the program was started by mpirun (it finalises at
+  // exit); otherwise one rank.
+  static Ranks& world();
+  std::size_t size() const { return size_; }
+  std::size_t rank() const { return rank_; }
+  bool lead() const { return rank_ == 0; }
+  // "rank 1 of 2: " for messages of ranks other than 0; "" for rank 0.
+  std::string prefix() const;
+
+  // Σ_r x_r, added in rank order (exact for whole numbers, the same bits on every rank).
+  double sum(double x) const;
+  float sum(float x) const;
+  // The largest of the ranks' values (stop flags).
+  int max(int x) const;
+  // Every parameter's gradient becomes 0 + g_0 + g_1 + … + g_{K-1}, each rank's gradient added in rank order: the same
+  // bits on every rank, and those of one process adding K shards in shard order.
+  void sum_gradients(const nn::NamedParameters<float>& parameters) const;
+  // Ends every rank at once with this exit status (after this rank printed why): the others must not wait for it.
+  [[noreturn]] void abort(int status) const;
+
+  Ranks(const Ranks&) = delete;
+  Ranks& operator=(const Ranks&) = delete;
+
+ private:
+  Ranks();
+  ~Ranks();
+  std::size_t size_ = 1, rank_ = 0;
+  bool initialised_ = false;  // this program called MPI_Init (and so calls MPI_Finalize)
+};
+
+// Whether this build has Open MPI (the meson option mpi).
+bool built_with_mpi();
+
+}  // namespace attend::app
