@@ -125,6 +125,7 @@ struct Run {
   const Ranks& ranks = Ranks::world();                 // the processes of the run (mpirun), each with its threads
   std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
   double loss_sum = 0, last_shown = 0;
+  double validation_seconds = 0;  // of this run's validations: tok/s counts the training steps' time only
   std::string last_validation;    // "bleu: 23.4" after the first epoch
   std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
   std::size_t ranks_saved = 0;    // and its processes
@@ -389,7 +390,7 @@ void after_step(Run& run) {
     line.precision(0);
     const double done = static_cast<double>(run.state.step - run.first_step);
     const double left = static_cast<double>(run.total_steps - std::min(run.total_steps, run.state.step));
-    line << "  " << static_cast<double>(run.tokens) / elapsed << " tok/s  ETA "
+    line << "  " << static_cast<double>(run.tokens) / (elapsed - run.validation_seconds) << " tok/s  ETA "
          << duration_text(left > 0 ? elapsed / done * left : 0);
     run.progress.show(line.str(), false);
     run.loss_sum = 0;
@@ -423,10 +424,12 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
     run.state.batches_done = 0;
     run.state.epoch_order = run.order_rng.state();
   }
-  if (!run.ranks.lead()) return;      // rank 0 validates and saves; the others wait for it at the next step
+  if (!run.ranks.lead()) return;  // rank 0 validates and saves; the others wait for it at the next step
+  const Clock::time_point validation_start = Clock::now();
   set_threads(run.settings.threads);  // one decoding on every thread's core: OpenBLAS shares its products
   const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
   set_threads(1);  // the steps' shards, one OpenBLAS thread each
+  run.validation_seconds += seconds_since(validation_start);
   const auto& [metric, value] = scores.front();
   run.last_validation = format_score(metric, value);
   std::ostringstream line;

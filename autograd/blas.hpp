@@ -14,4 +14,9 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                std::size_t lda, const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc);
 
+// For benchmarks (bench/translate_floor): a function told the shape of every float product blas_gemm is about to run,
+// on any thread (it must be thread-safe); nullptr (the default) for none. Not for use while training.
+using GemmObserver = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k);
+void set_gemm_observer(GemmObserver observer);
+
 }  // namespace attend

@@ -9,6 +9,21 @@
 
 namespace attend::nn {
 
+namespace {
+
+// About 100 µs of waiting in a loop before a thread sleeps on the condition variable.
+constexpr int spin_limit = 2000;
+
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace
+
 template <class T>
 BatchParallel<T>::BatchParallel(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
@@ -37,6 +52,9 @@ void BatchParallel<T>::worker(std::size_t index) {
   for (;;) {
     const std::function<void(std::size_t)>* job = nullptr;
     bool mine = false;
+    // a step's jobs follow each other within microseconds: look for the next one for a moment before sleeping (a
+    // sleeping thread takes tens of microseconds to wake, several times a step)
+    for (int spin = 0; spin < spin_limit && published_.load(std::memory_order_acquire) == seen; ++spin) pause();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -54,6 +72,7 @@ void BatchParallel<T>::worker(std::size_t index) {
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      pending_.store(remaining_ - 1, std::memory_order_release);
       if (--remaining_ == 0) done_.notify_one();
     }
   }
@@ -67,7 +86,9 @@ void BatchParallel<T>::run_on_all(const std::function<void(std::size_t)>& job, s
     job_ = &job;
     job_count_ = count;
     remaining_ = workers_.size();
+    pending_.store(remaining_, std::memory_order_relaxed);
     ++generation_;
+    published_.store(generation_, std::memory_order_release);
   }
   start_.notify_all();
   if (count > 0) {
@@ -77,6 +98,7 @@ void BatchParallel<T>::run_on_all(const std::function<void(std::size_t)>& job, s
       errors_[0] = std::current_exception();
     }
   }
+  for (int spin = 0; spin < spin_limit && pending_.load(std::memory_order_acquire) != 0; ++spin) pause();
   {
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return remaining_ == 0; });

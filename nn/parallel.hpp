@@ -23,6 +23,7 @@
 // are the parallelism.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -120,6 +121,8 @@ class BatchParallel {
   std::size_t generation_ = 0;  // increases with every job
   std::size_t remaining_ = 0;   // workers still running the current job
   bool stopping_ = false;
+  // generation_ and remaining_ as atomics, for the threads that wait in a loop before they sleep (parallel.cpp)
+  std::atomic<std::size_t> published_{0}, pending_{0};
   std::vector<std::exception_ptr> errors_;
 };
 

@@ -1,7 +1,7 @@
 // `mpirun -np 2 attend train` (apps/ranks.hpp), built when the build has Open MPI: two processes of one thread each
 // give the bytes of one process with two threads (dropout included); a run stopped by SIGTERM to its processes (what
-// mpirun sends them on Ctrl-C, and a cluster's scheduler at a job's end) saves its state and resumes on two processes bit-exactly; a rank's error ends every rank with
-// the error's line.
+// mpirun sends them on Ctrl-C, and a cluster's scheduler at a job's end) saves its state and resumes on two processes
+// bit-exactly; a rank's error ends every rank with the error's line.
 #include <signal.h>
 
 #include <random>
@@ -40,9 +40,11 @@ BOOST_AUTO_TEST_SUITE(mpi)
 
 BOOST_AUTO_TEST_CASE(two_ranks_give_the_bytes_of_two_threads) {
   Scratch scratch;
-  const Run threads = run_attend(transformer + "--train-size 2048 --threads 2 --out '" + scratch.path("t.safetensors") + "'");
+  const Run threads =
+      run_attend(transformer + "--train-size 2048 --threads 2 --out '" + scratch.path("t.safetensors") + "'");
   BOOST_TEST_REQUIRE(threads.status == 0, threads.err);
-  const Run ranks = run_mpi(transformer + "--train-size 2048 --threads 1 --out '" + scratch.path("r.safetensors") + "'");
+  const Run ranks =
+      run_mpi(transformer + "--train-size 2048 --threads 1 --out '" + scratch.path("r.safetensors") + "'");
   BOOST_TEST_REQUIRE(ranks.status == 0, ranks.err);
   BOOST_TEST(ranks.err.find("1 thread on each of 2 processes") != std::string::npos, ranks.err);
   // rank 0 alone prints: one summary line, one result line
