@@ -90,8 +90,8 @@ int run(int argc, char** argv) {
   const app::TrainOptions& options = line.train;
   const std::unique_ptr<app::TaskData> data = options.task->make_data();
   app::ModelFile file = app::new_model_file(*options.task, *options.model, *data);
-  const std::unique_ptr<app::Batches> batches = options.task->batches(*data, file.source_vocabulary,
-                                                                      file.target_vocabulary, options.settings.batch_size);
+  const std::unique_ptr<app::Batches> batches =
+      options.task->batches(*data, file.source_vocabulary, file.target_vocabulary, options.settings.batch_size);
   Rng order_rng(options.task->settings.seed + 7);  // run_train's batch order for a fresh training
   const std::vector<std::vector<std::size_t>> order = batches->epoch_order(order_rng);
   openblas_set_num_threads(1);
