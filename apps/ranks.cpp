@@ -18,10 +18,22 @@ namespace attend::app {
 
 namespace {
 
+#ifdef ATTEND_MPI
+using MpiType = MPI_Datatype;
+MpiType mpi_type(double) { return MPI_DOUBLE; }
+MpiType mpi_type(float) { return MPI_FLOAT; }
+#else
+using MpiType = int;
+MpiType mpi_type(double) { return 0; }
+MpiType mpi_type(float) { return 0; }
+#endif
+
+#ifdef ATTEND_MPI
 // mpirun (Open MPI's launcher) or another PMIx launcher started this process.
 bool started_by_mpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr;
 }
+#endif
 
 }  // namespace
 
@@ -66,27 +78,26 @@ std::string Ranks::prefix() const {
   return rank_ == 0 ? "" : "rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ": ";
 }
 
-double Ranks::sum(double x) const {
-  if (size_ == 1) return x;
-  std::vector<double> all(size_);
+namespace {
+
+// Σ_r x_r in rank order, on every rank: gathered, then added from zero one rank after the other.
+template <class T>
+T sum_in_rank_order(T x, std::size_t size, [[maybe_unused]] MpiType type) {
+  if (size == 1) return x;
+  std::vector<T> all(size);
 #ifdef ATTEND_MPI
-  MPI_Allgather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Allgather(&x, 1, type, all.data(), 1, type, MPI_COMM_WORLD);
 #endif
-  double total = 0;
-  for (const double v : all) total += v;
+  T total = 0;
+  for (const T v : all) total += v;
   return total;
 }
 
-float Ranks::sum(float x) const {
-  if (size_ == 1) return x;
-  std::vector<float> all(size_);
-#ifdef ATTEND_MPI
-  MPI_Allgather(&x, 1, MPI_FLOAT, all.data(), 1, MPI_FLOAT, MPI_COMM_WORLD);
-#endif
-  float total = 0;
-  for (const float v : all) total += v;
-  return total;
-}
+}  // namespace
+
+double Ranks::sum(double x) const { return sum_in_rank_order(x, size_, mpi_type(x)); }
+
+float Ranks::sum(float x) const { return sum_in_rank_order(x, size_, mpi_type(x)); }
 
 int Ranks::max(int x) const {
   if (size_ == 1) return x;

@@ -48,12 +48,14 @@ inline bool exists(const std::string& path) {
   return stat(path.c_str(), &info) == 0;
 }
 
-// Runs `attend <args>` (args already shell-quoted) with `input` on standard input; `program`: another build of it.
-inline Run run_attend(const std::string& args, const std::string& input = "", const std::string& program = ATTEND_EXE) {
+// Runs `attend <args>` (args already shell-quoted) with `input` on standard input; `program`: another build of it;
+// `launcher`: what starts it (e.g. "mpirun -np 2 ").
+inline Run run_attend(const std::string& args, const std::string& input = "", const std::string& program = ATTEND_EXE,
+                      const std::string& launcher = "") {
   Scratch io;
   { std::ofstream(io.path("in")) << input; }
-  const std::string command = "OPENBLAS_NUM_THREADS=1 '" + program + "' " + args + " < '" + io.path("in") + "' > '" +
-                              io.path("out") + "' 2> '" + io.path("err") + "'";
+  const std::string command = "OPENBLAS_NUM_THREADS=1 " + launcher + "'" + program + "' " + args + " < '" +
+                              io.path("in") + "' > '" + io.path("out") + "' 2> '" + io.path("err") + "'";
   const int raw = std::system(command.c_str());
   Run run;
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

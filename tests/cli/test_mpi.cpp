@@ -17,18 +17,8 @@ namespace {
 const std::string mpirun =
     "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated mpirun -np 2 --oversubscribe ";
 
-// `mpirun -np 2 attend <args>`, with OpenBLAS on one thread as run_attend does.
-Run run_mpi(const std::string& args) {
-  Scratch io;
-  const std::string command = "OPENBLAS_NUM_THREADS=1 " + mpirun + "'" + ATTEND_EXE + "' " + args + " > '" +
-                              io.path("out") + "' 2> '" + io.path("err") + "' < /dev/null";
-  const int raw = std::system(command.c_str());
-  Run run;
-  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  run.out = read_file(io.path("out"));
-  run.err = read_file(io.path("err"));
-  return run;
-}
+// `mpirun -np 2 attend <args>`.
+Run run_mpi(const std::string& args) { return run_attend(args, "", ATTEND_EXE, mpirun); }
 
 const std::string transformer =
     "train --arch transformer --task dates --valid-size 16 --test-size 16 --d-model 16 --heads 2 --ff 32 --layers 2 "
