@@ -112,14 +112,17 @@ void Ranks::sum_gradients(const nn::NamedParameters<float>& parameters) const {
   if (size_ == 1) return;
   std::size_t count = 0;
   for (const auto& named : parameters) count += named.second->value.size();
-  std::vector<float> mine(count);
+  // the buffers are kept from step to step: the same 2 × K × (parameters) floats every step
+  std::vector<float>& mine = gather_mine_;
+  std::vector<float>& all = gather_all_;
+  mine.resize(count);
+  all.resize(count * size_);
   std::size_t at = 0;
   for (const auto& [name, p] : parameters) {
     if (p->grad.shape() != p->value.shape()) p->grad = Tensor<float>(p->value.shape());
     std::copy(p->grad.data(), p->grad.data() + p->grad.size(), mine.data() + at);
     at += p->grad.size();
   }
-  std::vector<float> all(count * size_);
 #ifdef ATTEND_MPI
   // one message per rank of up to 2^31 - 1 floats: more parameters than that need a chunked gather
   if (count > 2147483647u) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "nn/module.hpp"
 
@@ -43,7 +44,8 @@ class Ranks {
   Ranks();
   ~Ranks();
   std::size_t size_ = 1, rank_ = 0;
-  bool initialised_ = false;  // this program called MPI_Init (and so calls MPI_Finalize)
+  bool initialised_ = false;                             // this program called MPI_Init (and so calls MPI_Finalize)
+  mutable std::vector<float> gather_mine_, gather_all_;  // sum_gradients' buffers, reused every step
 };
 
 // Whether this build has Open MPI (the meson option mpi).
