@@ -129,7 +129,6 @@ struct Run {
   std::string last_validation;    // "bleu: 23.4" after the first epoch
   std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
   std::size_t ranks_saved = 0;    // and its processes
-  bool threads_changed = false;   // and --threads gave another
   bool last_saved = false;        // the training state is on disk (of last_saved_step)
   bool out_of_steps = false, out_of_time = false;
   // the stop signal as every process saw it after the last step (one process: stop_signal then); decisions read this,
@@ -185,7 +184,6 @@ void resume(Run& run, const TrainOptions& options) {
   run.threads_saved = saved.threads;
   run.ranks_saved = saved.ranks;
   run.settings.ranks = run.ranks.size();
-  run.threads_changed = run.threads_saved != run.settings.threads;
   check_output_path(run.settings.out, "--out");
   const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
   check_not_replacing(run.settings.out, saved_out, options.force);
@@ -266,7 +264,7 @@ void announce(Run& run) {
             << (run.settings.threads == 1 ? " thread" : " threads");
   if (run.ranks.size() > 1) std::cerr << " on each of " << run.ranks.size() << " processes";
   std::cerr << "\n";
-  if (run.threads_changed) {
+  if (run.threads_saved != 0 && run.threads_saved != run.settings.threads) {
     std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved
               << ": training goes on, but from here the float sums (and the random numbers of dropout) differ from "
                  "that run's, so the result is not the bits an uninterrupted run would have given\n";
