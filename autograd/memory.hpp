@@ -2,8 +2,10 @@
 // same tensors at every step, reuses warm memory instead of asking the kernel for fresh pages each time (a fresh page
 // costs a page fault and a clearing of 4 KiB: measured at ~20% of a small model's training step with plain malloc,
 // see docs/performance.md). Blocks are grouped in size classes (four per power of two), 64-byte aligned; a freed block
-// goes back to the cache of the thread that frees it, and is given to the next allocation of its class. The cache
-// holds at most tensor_cache_limit() bytes of free blocks; beyond that, freed blocks go back to the system. Builds with
+// goes back to the cache of the thread that frees it, and is given to the next allocation of its class. A thread keeps
+// cached blocks of sizes no longer asked for only while its in-use plus cached bytes stay within 5/4 of its largest
+// in-use so far (beyond that, a request the cache cannot serve first frees the least recently asked-for sizes), and
+// at most tensor_cache_limit() bytes in all; beyond that, freed blocks go back to the system. Builds with
 // AddressSanitizer keep no cache (see tensor_cache_enabled).
 // Chapter: docs/performance.md ("Memory").
 #pragma once

@@ -1,5 +1,6 @@
 // The per-thread cache of tensor storage (autograd/memory.hpp): a freed block is reused by the next tensor of its size
-// class, empty tensors take no block, the cache limit is kept, and a training-like loop reaches a steady state where
+// class, empty tensors take no block, the cache limit is kept, blocks of sizes no longer asked for are freed before
+// the thread's memory grows past 5/4 of its largest in-use, and a training-like loop reaches a steady state where
 // every allocation is served from the cache (memory stays flat). Chapter: docs/performance.md ("Memory").
 #include <thread>
 
@@ -56,6 +57,31 @@ BOOST_AUTO_TEST_CASE(the_cache_limit_is_kept) {
   release_cached_tensor_memory();
   BOOST_TEST(tensor_memory_stats().cached == 0u);
   set_tensor_cache_limit(old_limit);
+}
+
+BOOST_AUTO_TEST_CASE(blocks_of_sizes_no_longer_asked_for_make_room) {
+  if (!tensor_cache_enabled()) {
+    BOOST_TEST_MESSAGE("AddressSanitizer build: no cache");
+    return;
+  }
+  // on a thread of its own, so that its largest in-use so far is this test's
+  std::thread([] {
+    const std::size_t a = 114688, b = 131072;  // the size classes of 100,000 and 120,000 bytes
+    { std::vector<Tensor<float>> phase(20, Tensor<float>(Shape{25000})); }  // one phase's blocks, then freed
+    BOOST_TEST(tensor_memory_stats().cached == 21 * a);                     // the 20 and the one they were copied from
+    {
+      std::vector<Tensor<float>> next(20, Tensor<float>(Shape{30000}));  // another phase: other sizes
+      const TensorMemoryStats now = tensor_memory_stats();
+      BOOST_TEST(now.in_use == 20 * b);
+      BOOST_TEST(now.cached < 21 * a);  // the first phase's blocks made room
+      BOOST_TEST(4 * (now.in_use + now.cached) <= 5 * 21 * b + 4 * b);
+    }
+    // the sizes asked for last are kept: the same phase again is served from the cache
+    const std::size_t hits = tensor_memory_stats().cache_hits;
+    { std::vector<Tensor<float>> again(20, Tensor<float>(Shape{30000})); }
+    BOOST_TEST(tensor_memory_stats().cache_hits == hits + 21);
+    release_cached_tensor_memory();
+  }).join();
 }
 
 BOOST_AUTO_TEST_CASE(a_training_loop_reaches_a_steady_state) {
