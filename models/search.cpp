@@ -12,15 +12,21 @@ namespace {
 
 constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
 
+// log Σ_v exp(x_v) of one row of logits, in double: m + log Σ exp(x - m), so that log p_v = x_v - log_total
+template <class T>
+double log_total(const T* logits, std::size_t V) {
+  const double m = static_cast<double>(*std::max_element(logits, logits + V));
+  double total = 0;
+  for (std::size_t v = 0; v < V; ++v) total += std::exp(static_cast<double>(logits[v]) - m);
+  return m + std::log(total);
+}
+
 // log softmax of one row of logits, in double: log p_v = x_v - m - log Σ exp(x - m)
 template <class T>
 void log_probabilities(const T* logits, std::size_t V, std::vector<double>& out) {
   out.resize(V);
-  const double m = static_cast<double>(*std::max_element(logits, logits + V));
-  double total = 0;
-  for (std::size_t v = 0; v < V; ++v) total += std::exp(static_cast<double>(logits[v]) - m);
-  const double log_total = m + std::log(total);
-  for (std::size_t v = 0; v < V; ++v) out[v] = static_cast<double>(logits[v]) - log_total;
+  const double shift = log_total(logits, V);
+  for (std::size_t v = 0; v < V; ++v) out[v] = static_cast<double>(logits[v]) - shift;
 }
 
 // <pad> and <sos> are never outputs: decoding skips them (their probabilities are left as they are, not renormalised)
@@ -67,26 +73,45 @@ struct Candidate {
   std::int64_t token;
 };
 
-// Every continuation of every live beam of a source, the best `keep` = min(count, 2k) first, by summed
-// log-probability (ties: earlier beam, then smaller id). Returns keep. `log_p` is scratch space.
+// The order of candidates: by summed log-probability, ties to the earlier beam, then to the smaller id.
+bool ranks_before(const Candidate& x, const Candidate& y) {
+  if (x.log_prob != y.log_prob) return x.log_prob > y.log_prob;
+  if (x.beam != y.beam) return x.beam < y.beam;
+  return x.token < y.token;
+}
+
+// The best `keep` = min(count, 2k) continuations of the live beams of a source, in order (ranks_before); returns
+// keep. The best 2k overall are among each beam's best 2k, so only those are held: one pass over each beam's row of
+// logits, inserting into a sorted run of at most 2k (the run's last is the bar a token must pass), instead of sorting
+// every beam's V continuations — the same candidates, the same order, the same bits.
 template <class T>
 std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std::size_t V, std::size_t k,
-                            std::vector<double>& log_p, std::vector<Candidate>& candidates) {
+                            std::vector<Candidate>& candidates) {
   candidates.clear();
+  const std::size_t per_beam = 2 * k;
   for (std::size_t i = 0; i < live.size(); ++i) {
-    log_probabilities(logits + live[i].row * V, V, log_p);
+    const T* row = logits + live[i].row * V;
+    const double shift = log_total(row, V);
+    const std::size_t first = candidates.size();
     for (std::size_t v = 0; v < V; ++v) {
       if (!emittable(v)) continue;
-      candidates.push_back({live[i].hypothesis.log_prob + log_p[v], i, static_cast<std::int64_t>(v)});
+      // log p(y_<j, v) = log p(y_<j) + log p_v, as log_probabilities computes log p_v
+      const Candidate c{live[i].hypothesis.log_prob + (static_cast<double>(row[v]) - shift), i,
+                        static_cast<std::int64_t>(v)};
+      if (candidates.size() - first < per_beam) {
+        candidates.push_back(c);
+      } else if (ranks_before(c, candidates.back())) {
+        candidates.back() = c;
+      } else {
+        continue;
+      }
+      for (std::size_t p = candidates.size() - 1; p > first && ranks_before(candidates[p], candidates[p - 1]); --p)
+        std::swap(candidates[p], candidates[p - 1]);
     }
   }
   const std::size_t keep = std::min(candidates.size(), 2 * k);
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(keep), candidates.end(),
-                    [](const Candidate& x, const Candidate& y) {
-                      if (x.log_prob != y.log_prob) return x.log_prob > y.log_prob;
-                      if (x.beam != y.beam) return x.beam < y.beam;
-                      return x.token < y.token;
-                    });
+                    ranks_before);
   return keep;
 }
 
@@ -97,7 +122,6 @@ struct BeamSearch {
   std::vector<std::vector<Beam>> live;  // live[b]: at most k partial outputs; at the start one empty beam
   std::vector<std::vector<Hypothesis>> finished;
   std::vector<bool> done;
-  std::vector<double> log_p;
   std::vector<Candidate> candidates;
 
   BeamSearch(std::size_t B, std::size_t beam_width, double length_penalty)
@@ -111,7 +135,7 @@ struct BeamSearch {
   void advance(std::size_t b, const Variable<T>& logits, const Variable<T>& step_alpha, std::int64_t length,
                bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
     const std::size_t V = logits.shape()[1];
-    const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, log_p, candidates);
+    const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, candidates);
     std::vector<Beam> next;
     for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
       // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
@@ -299,7 +323,10 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
       if (!search.done[b]) search.advance(b, step.logits, step.alpha, lengths[b], j + 1 == max_length, parents, y_prev);
     }
     if (std::all_of(search.done.begin(), search.done.end(), [](bool d) { return d; })) break;
-    stepper.reorder(parents);
+    // greedy decoding (k = 1) keeps every row where it is: no copy of the state
+    bool moved = false;
+    for (std::size_t r = 0; r < parents.size() && !moved; ++r) moved = parents[r] != static_cast<std::int64_t>(r);
+    if (moved) stepper.reorder(parents);
   }
   std::vector<Hypothesis> result(B);
   for (std::size_t b = 0; b < B; ++b) result[b] = search.best(b);
