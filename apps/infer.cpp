@@ -1,4 +1,5 @@
 // `attend eval` and `attend predict` (commands.hpp).
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -99,7 +100,9 @@ int run_eval(const EvalOptions& options) {
   }
   const std::vector<Example> examples = file.task->held_out(*file.task->make_data(), options.split);
   std::vector<std::vector<std::string>> outputs;
+  const auto start = std::chrono::steady_clock::now();
   const Scores scores = evaluate(file, examples, {options.beam, 0, 1.0}, &outputs);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!options.output.empty()) {
     // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)
     std::string text;
@@ -110,6 +113,8 @@ int run_eval(const EvalOptions& options) {
   for (const auto& [name, value] : scores) {
     std::printf("%s\n", format_score(name, value).c_str());
   }
+  // decoding and scoring (scoring is a small part): the figure bench/compare_decode reads
+  std::printf("time: %.2f s, %.0f sentences/s\n", seconds, static_cast<double>(examples.size()) / seconds);
   return 0;
 }
 

@@ -59,9 +59,12 @@ BOOST_AUTO_TEST_CASE(train_then_eval_then_predict) {
   const Run eval = run_attend("eval --model '" + model + "'");
   BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
   const auto lines = lines_of(eval.out);
-  BOOST_TEST_REQUIRE(lines.size() == 6u, eval.out);
+  BOOST_TEST_REQUIRE(lines.size() == 7u, eval.out);
   BOOST_TEST(lines[0] == "split: test");
   BOOST_TEST(lines[1] == "count: 24");
+  // the decoding's time and rate, on a timing line (the one line that varies between runs)
+  BOOST_TEST(lines[6].rfind("time: ", 0) == 0u, lines[6]);
+  BOOST_TEST(lines[6].find(" sentences/s") != std::string::npos, lines[6]);
   BOOST_TEST(lines[2].rfind("exact_match: ", 0) == 0u);
   const double exact = std::stod(lines[2].substr(13));
   BOOST_TEST((exact >= 0.0 && exact <= 1.0));
@@ -95,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_transformer_trains_evaluates_and_draws_a_chosen_layer_and
 
   const Run eval = run_attend("eval --model '" + model + "' --beam 3");
   BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
-  BOOST_TEST_REQUIRE(lines_of(eval.out).size() == 6u, eval.out);
+  BOOST_TEST_REQUIRE(lines_of(eval.out).size() == 7u, eval.out);
   BOOST_TEST(lines_of(eval.out)[1] == "count: 16");
 
   const Run chosen = run_attend("predict --model '" + model + "' --svg '" + scratch.path("h.svg") +
@@ -226,7 +229,7 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
   const Run eval = run_attend("eval --model '" + model + "' --beam 2");
   BOOST_TEST_REQUIRE(eval.status == 0, eval.err);
   const auto lines = lines_of(eval.out);
-  BOOST_TEST_REQUIRE(lines.size() == 10u, eval.out);
+  BOOST_TEST_REQUIRE(lines.size() == 11u, eval.out);
   BOOST_TEST(lines[0] == "split: test");
   BOOST_TEST(lines[1] == "count: 50");
   const double bleu = value_of(lines[2], "bleu");
@@ -236,6 +239,7 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
   BOOST_TEST(value_of(lines[4], "precision_1") >= value_of(lines[5], "precision_2"));
   value_of(lines[8], "brevity_penalty");
   value_of(lines[9], "length_ratio");
+  BOOST_TEST(lines[10].rfind("time: ", 0) == 0u, lines[10]);
 
   // translate is predict; unknown words read as <unk> and never fail; punctuation is attached for display
   const Run translate = run_attend("translate --model '" + model + "' '¿Dónde está Tom?' 'Xyzzy plugh.'");
