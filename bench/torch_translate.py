@@ -63,8 +63,11 @@ largest must hold --batch pairs. Step k trains on line k; the seed then only cho
 with --init). With --init and --order from the same command line, this run and `attend train` start from the same
 weights and see the same batches: what differs is the implementations' float rounding.
 
-Evaluation: greedy decoding of test.tsv in batches (never emitting <pad> or <sos>, stopping at <eos> or after
---max-length tokens, default 50 like attend's max_target_length), then corpus BLEU-4 with
+Evaluation: greedy decoding of test.tsv in batches of 256 sources of similar length, as `attend eval` batches them
+(never emitting <pad> or <sos>, stopping at <eos> or after --max-length tokens, default 50 like attend's
+max_target_length), or with --beam K attend's beam search (models/search.cpp: K beams a source as B·K rows, the best
+2K continuations ranked, an <eos> below the K best skipped, finished outputs scored log p / |y|, the source done when
+its best continuation is <eos>), then corpus BLEU-4 with
 nltk.translate.bleu_score.corpus_bleu over tokens against all references (no smoothing), and exact match (the
 hypothesis equals one of the references). When some n-gram order has no match at all, NLTK returns 0 or a tiny
 positive number (1e-77 … 1e-230); bleu is then 0, as attend's data/bleu.hpp reports it, so that two failed runs
@@ -74,7 +77,9 @@ Output: progress lines on standard error every --log-every steps (step, mean los
 per second, <eos> included as attend counts them), then one JSON line on standard output with the fields decoder,
 cell, hidden, embed, layers, bidirectional, batch, steps, seed, seconds_train, tokens_per_s, final_train_loss (mean of
 the last 100 steps), test_count, bleu (×100, full float), exact_match, torch (the version), init and order (the files
-given, or null) and a few more. --losses FILE writes every step's training loss, one per line with full precision
+given, or null), beam, decode_seconds (the decoding alone, not BLEU) and a few more. With --decode-only (and --init
+FILE) nothing is trained: the file's weights decode the test split, and the JSON line holds beam, test_count,
+decode_seconds, sentences_per_s, bleu and exact_match — the PyTorch side of bench/compare_decode. --losses FILE writes every step's training loss, one per line with full precision
 (Python's repr of the float), for comparing loss curves step by step.
 
 Run (one core: the machine is shared):
@@ -526,15 +531,90 @@ class Seq2seq(nn.Module):
         return outputs, alphas
 
 
-def decode_all(model, sources, max_length, batch_size=256):
-    """Greedy hypotheses (ids) of all sources, in batches of similar length, returned in the input order."""
+    @torch.no_grad()
+    def beam_search(self, source, lengths, k, max_length, alpha=1.0):
+        """attend's beam search (models/search.cpp) on a batch, as B·k decoder rows (row b·k + r is beam r of source
+        b): every continuation of a source's live beams ranked by summed log-probability (computed in double), the
+        best 2k kept; an <eos> among the k best finishes a hypothesis (score log p / (|y| + 1)^α), one ranked lower
+        is skipped; the other continuations become the source's next beams (at most k); the source is done when its
+        best continuation is <eos>, nothing is left to extend, or at max_length. Returns token ids per sentence."""
+        memory, state = self.encode(source, lengths)
+        B = source.shape[0]
+        rows = torch.arange(B).repeat_interleave(k)
+        memory, state = gather(memory, rows), gather(state, rows)
+        live = [[([], 0.0)] for _ in range(B)]  # live[b][r]: (tokens, log p) of the beam on row b·k + r
+        finished = [[] for _ in range(B)]  # (score, tokens)
+        done = [False] * B
+        y_prev = torch.full((B * k,), SOS, dtype=torch.long)
+        for j in range(max_length):
+            out, _, state = self.decoder.step(y_prev, state, memory)
+            log_p = torch.log_softmax(self.decoder.output(out).double(), 1)
+            log_p[:, PAD] = float("-inf")  # never emitted
+            log_p[:, SOS] = float("-inf")
+            base = [float("-inf")] * (B * k)
+            for b in range(B):
+                if not done[b]:
+                    for r, (_, summed) in enumerate(live[b]):
+                        base[b * k + r] = summed
+            V = log_p.shape[1]
+            total = (log_p + torch.tensor(base, dtype=torch.float64).unsqueeze(1)).view(B, k * V)
+            top_values, top_indices = total.topk(2 * k, dim=1)
+            top_values, top_indices = top_values.tolist(), top_indices.tolist()
+            parents, y_next = list(range(B * k)), [PAD] * (B * k)
+            for b in range(B):
+                if done[b]:
+                    continue
+                beams = []
+                for c in range(2 * k):
+                    if len(beams) == k or top_values[b][c] == float("-inf"):
+                        break
+                    r, token = divmod(top_indices[b][c], V)
+                    if token == EOS and c >= k:
+                        continue
+                    tokens = live[b][r][0]
+                    if token == EOS:
+                        finished[b].append((top_values[b][c] / (len(tokens) + 1) ** alpha, tokens))
+                    else:
+                        beams.append((tokens + [token], top_values[b][c], r))
+                for r, (tokens, _, parent) in enumerate(beams):
+                    parents[b * k + r] = b * k + parent
+                    y_next[b * k + r] = tokens[-1]
+                live[b] = [(tokens, summed) for tokens, summed, _ in beams]
+                best_was_end = top_indices[b][0] % V == EOS
+                done[b] = best_was_end or not beams or j == max_length - 1
+            if all(done):
+                break
+            state = gather(state, torch.tensor(parents))
+            y_prev = torch.tensor(y_next)
+        outputs = []
+        for b in range(B):
+            pool = finished[b] or [(summed / max(len(tokens), 1) ** alpha, tokens) for tokens, summed in live[b]]
+            outputs.append(max(pool, key=lambda scored: scored[0])[1])
+        return outputs
+
+
+def gather(x, rows):
+    """Rows `rows` of every tensor in x (a tensor, None, or a list or tuple of them)."""
+    if x is None:
+        return None
+    if isinstance(x, (list, tuple)):
+        return type(x)(gather(item, rows) for item in x)
+    return x.index_select(0, rows)
+
+
+def decode_all(model, sources, max_length, batch_size=256, beam=1):
+    """Greedy (beam 1) or beam-search hypotheses (ids) of all sources, in batches of similar length, returned in the
+    input order (attend's decode_by_length: a stable sort by source length, batches of 256 sources)."""
     model.eval()
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     hypotheses = [None] * len(sources)
     for start in range(0, len(order), batch_size):
         indices = order[start:start + batch_size]
         source, lengths, _, _ = make_batch([sources[i] for i in indices])
-        outputs, _ = model.greedy(source, lengths, max_length)
+        if beam == 1:
+            outputs, _ = model.greedy(source, lengths, max_length)
+        else:
+            outputs = model.beam_search(source, lengths, beam, max_length)
         for i, output in zip(indices, outputs):
             hypotheses[i] = output
     return hypotheses
@@ -617,12 +697,14 @@ def corpus_bleu(references, hypotheses):
 
 
 def evaluate(model, data, args):
-    """BLEU ×100, exact match, and the hypotheses as token lists."""
-    hypotheses = [[data.target_tokens[k] for k in h]
-                  for h in decode_all(model, data.test_sources, args.max_length)]
+    """BLEU ×100, exact match, the hypotheses as token lists, and the seconds the decoding took."""
+    start = time.perf_counter()
+    ids = decode_all(model, data.test_sources, args.max_length, beam=args.beam)
+    seconds = time.perf_counter() - start
+    hypotheses = [[data.target_tokens[k] for k in h] for h in ids]
     bleu = corpus_bleu(data.test_references, hypotheses)
     exact = sum(any(h == r for r in refs) for h, refs in zip(hypotheses, data.test_references))
-    return bleu, exact / max(1, len(hypotheses)), hypotheses
+    return bleu, exact / max(1, len(hypotheses)), hypotheses, seconds
 
 
 # ---- self-test -------------------------------------------------------------------------------------------------------
@@ -667,6 +749,12 @@ def self_test(args):
                 for b, s in enumerate(sources):
                     alone, _ = model.greedy(*make_batch([s])[:2], 12)
                     assert alone[0] == outputs[b], f"{name}: sentence {b} decodes differently alone"
+                # beam search: width 1 is greedy decoding; width 3 in a batch is width 3 one sentence at a time
+                assert model.beam_search(source, lengths, 1, 12) == outputs, f"{name}: beam 1 differs from greedy"
+                beams = model.beam_search(source, lengths, 3, 12)
+                for b, s in enumerate(sources):
+                    alone = model.beam_search(*make_batch([s])[:2], 3, 12)
+                    assert alone[0] == beams[b], f"{name}: sentence {b} beam-decodes differently alone"
     print(f"padding invariance: worst |batch loss - per-sentence mean| {worst[torch.float32]:.2e} (float32, "
           f"tolerance 1e-5), {worst[torch.float64]:.2e} (float64, tolerance 1e-10) over {len(configs)} models",
           file=sys.stderr)
@@ -739,16 +827,29 @@ def parse_args(argv):
     parser.add_argument("--init", help="start from the weights of this attend model file (bench/translate_setup)")
     parser.add_argument("--order", help="train on the pairs and batches of this file (bench/translate_setup)")
     parser.add_argument("--losses", help="write every step's training loss to this file, one per line")
+    parser.add_argument("--beam", type=int, default=1, help="decoding: beam width (1: greedy)")
+    parser.add_argument("--decode-only", action="store_true",
+                        help="no training: decode the test split with the weights of --init and time it")
     parser.add_argument("--self-test", action="store_true", help="check the model (no data needed) and exit")
     args = parser.parse_args(argv)
     if not args.self_test and not args.data:
         parser.error("--data is required (or --self-test)")
+    if args.decode_only and not args.init:
+        parser.error("--decode-only decodes the weights of --init FILE")
+    if args.beam < 1:
+        parser.error("--beam must be at least 1")
     for name in ("hidden", "embed", "layers", "batch", "steps", "threads", "log_every", "max_length"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.decoder == "luong-dot" and args.bidirectional:
         parser.error("luong-dot needs equal sizes; with --bidirectional use luong-general or luong-concat")
     return args
+
+
+def write_hypotheses(args, hypotheses):
+    if args.hypotheses:
+        with open(args.hypotheses, "w", encoding="utf-8") as f:
+            f.writelines(" ".join(h) + "\n" for h in hypotheses)
 
 
 def main(argv):
@@ -773,14 +874,20 @@ def main(argv):
           f"{args.steps} steps of {args.batch}; torch {torch.__version__}, {torch.get_num_threads()} thread(s)"
           f"{'; weights of ' + args.init if args.init else ''}{'; batches of ' + args.order if args.order else ''}",
           file=sys.stderr, flush=True)
+    if args.decode_only:
+        bleu, exact, hypotheses, decode_seconds = evaluate(model, data, args)
+        write_hypotheses(args, hypotheses)
+        print(json.dumps({
+            "beam": args.beam, "test_count": len(hypotheses), "decode_seconds": decode_seconds,
+            "sentences_per_s": len(hypotheses) / decode_seconds, "bleu": bleu, "exact_match": exact,
+            "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init}))
+        return 0
     steps, seconds, tokens, losses = train(model, data, args, order)
     if args.losses:
         with open(args.losses, "w", encoding="utf-8") as f:
             f.writelines(f"{value!r}\n" for value in losses)
-    bleu, exact, hypotheses = evaluate(model, data, args)
-    if args.hypotheses:
-        with open(args.hypotheses, "w", encoding="utf-8") as f:
-            f.writelines(" ".join(h) + "\n" for h in hypotheses)
+    bleu, exact, hypotheses, decode_seconds = evaluate(model, data, args)
+    write_hypotheses(args, hypotheses)
     tail = losses[-100:]
     print(json.dumps({
         "decoder": args.decoder, "cell": args.cell, "hidden": args.hidden, "embed": args.embed,
@@ -788,7 +895,7 @@ def main(argv):
         "seed": args.seed, "lr": args.lr, "clip": args.clip, "parameters": parameters,
         "train_pairs": len(data.train), "seconds_train": seconds, "tokens_per_s": tokens / seconds,
         "final_train_loss": sum(tail) / len(tail), "test_count": len(hypotheses), "bleu": bleu,
-        "exact_match": exact, "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init,
+        "exact_match": exact, "beam": args.beam, "decode_seconds": decode_seconds, "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init,
         "order": args.order}))
     return 0
 
