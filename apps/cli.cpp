@@ -70,14 +70,18 @@ std::string task_list(const std::vector<std::unique_ptr<Task>>& tasks) {
   return text;
 }
 
-void add_task_flags(CLI::App& command, TaskFlags& flags) {
+// `training`: the command trains (the seed also draws the initial weights and the batch order), or only makes the data
+void add_task_flags(CLI::App& command, TaskFlags& flags, bool training) {
   for (const std::string& name : task_names()) flags.tasks.push_back(make_task(name));
   TaskSettings& s = flags.settings;
   flags.common = {
       command.add_option("--task", flags.name, "what to learn: " + task_list(flags.tasks))
           ->check(CLI::IsMember(task_names()))
           ->capture_default_str(),
-      command.add_option("--seed", s.seed, "seed of the data split, the initial weights and the batch order")
+      command
+          .add_option(
+              "--seed", s.seed,
+              training ? "seed of the data split, the initial weights and the batch order" : "seed of the data split")
           ->check(seed_number())
           ->capture_default_str(),
       flags.train_size = command
@@ -145,7 +149,7 @@ struct TrainFlags {
 
 CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags) {
   CLI::App* command = app.add_subcommand("train", "train a model and save the best one (by validation score)");
-  add_task_flags(*command, flags.task);
+  add_task_flags(*command, flags.task, true);
   TrainSettings& s = train.settings;
   ModelFlags& m = flags.model;
   flags.cell = command->add_option("--cell", m.cell, "recurrent cell of encoder and decoder (digits: of the decoder)")
@@ -347,7 +351,7 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
 CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
   CLI::App* command =
       app.add_subcommand("data", "read, tokenise and split a task's data; print a summary and optionally write it out");
-  add_task_flags(*command, flags);
+  add_task_flags(*command, flags, false);
   command->add_option("--write", data.write,
                       "folder to write the splits and vocabularies (digits: the held-out images and their "
                       "captions) to (created if missing)");
@@ -367,6 +371,51 @@ bool unknown_command(const std::vector<std::string>& args, CommandLine& line) {
   return true;
 }
 
+// The number of single-character edits from a to b (flag names: short).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// After a failed parse: the first --flag that the command has not, with the nearest one it has ("unknown flag --epoch
+// for attend train (did you mean --epochs?)"); empty when the command has every --flag given.
+std::string unknown_flag_message(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* command = nullptr;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (!args.empty() && sub->check_name(args[0])) command = sub;
+  if (command == nullptr) return "";
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command->get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  for (std::size_t k = 1; k < args.size() && args[k] != "--"; ++k) {
+    if (args[k].rfind("--", 0) != 0 || args[k].size() == 2) continue;
+    const std::string flag = args[k].substr(0, args[k].find('='));
+    if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+    std::string nearest;
+    std::size_t best = 3;  // at most two edits away, or a start of the name (--epoch of --epochs)
+    for (const std::string& name : names) {
+      const std::size_t distance = flag.size() > 4 && name.rfind(flag, 0) == 0 ? 1 : edit_distance(flag, name);
+      if (distance < best) {
+        best = distance;
+        nearest = name;
+      }
+    }
+    return "unknown flag " + one_line(flag) + " for attend " + args[0] +
+           (nearest.empty() ? "" : " (did you mean " + nearest + "?)");
+  }
+  return "";
+}
+
 // CLI11's parse of argv-style arguments (the program's name first); false, with the line's output or error set, for
 // --help, --version and usage errors.
 bool parsed(CLI::App& app, const std::vector<std::string>& args, CommandLine& line) {
@@ -380,9 +429,15 @@ bool parsed(CLI::App& app, const std::vector<std::string>& args, CommandLine& li
     if (e.get_exit_code() == 0) {  // --help, --version
       app.exit(e, out, err);
       line.output = out.str();
+      // `translate` is another name of `predict`: its help names the command as typed
+      const std::string usage = "Usage: attend predict";
+      const std::size_t at = line.output.find(usage);
+      if (!args.empty() && args[0] == "translate" && at != std::string::npos)
+        line.output.replace(at, usage.size(), "Usage: attend translate");
       line.status = 0;
     } else {
-      line.error = one_line(e.what()) + " (see attend --help)";
+      const std::string unknown = unknown_flag_message(app, args);
+      line.error = (unknown.empty() ? one_line(e.what()) : unknown) + " (see attend --help)";
       line.status = 2;
     }
     return false;

@@ -260,8 +260,8 @@ void announce(Run& run) {
   std::cerr << "attend train: task " << task.name() << ", "
             << task.training_summary(*run.data, run.file.source_vocabulary, run.file.target_vocabulary)
             << run.file.model->describe() << ", " << run.file.model->module().parameter_count() << " parameters; "
-            << run.settings.epochs << " epochs of " << run.steps_per_epoch << " steps; " << run.settings.threads
-            << (run.settings.threads == 1 ? " thread" : " threads");
+            << run.settings.epochs << (run.settings.epochs == 1 ? " epoch of " : " epochs of ") << run.steps_per_epoch
+            << " steps; " << run.settings.threads << (run.settings.threads == 1 ? " thread" : " threads");
   if (run.ranks.size() > 1) std::cerr << " on each of " << run.ranks.size() << " processes";
   std::cerr << "\n";
   if (run.threads_saved != 0 && run.threads_saved != run.settings.threads) {

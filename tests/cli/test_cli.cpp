@@ -173,6 +173,7 @@ BOOST_AUTO_TEST_CASE(the_vanilla_decoder_has_no_heatmap) {
       "--embed 4 --out '" +
       model + "'");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  BOOST_TEST(train.err.find("; 1 epoch of ") != std::string::npos, train.err);  // not "1 epochs"
   const Run run = run_attend("predict --model '" + model + "' --svg '" + scratch.path("v.svg") + "' 'May 9, 2018'");
   check_usage_error(run, {"vanilla", "attention"});
   BOOST_TEST(!exists(scratch.path("v.svg")));
@@ -190,6 +191,24 @@ BOOST_AUTO_TEST_CASE(help_and_version_succeed) {
     BOOST_TEST(train_help.out.find(flag) != std::string::npos, flag);
   }
   BOOST_TEST(run_attend("--version").out == "attend 0.1.0\n");
+  // `translate` is `predict` under another name: its help says the name typed
+  const Run translate_help = run_attend("translate --help");
+  BOOST_TEST(translate_help.out.find("Usage: attend translate") != std::string::npos, translate_help.out);
+  // `data` only splits: its seed draws no weights
+  const Run data_help = run_attend("data --help");
+  BOOST_TEST(data_help.out.find("seed of the data split\n") != std::string::npos, data_help.out);
+  BOOST_TEST(data_help.out.find("initial weights") == std::string::npos, data_help.out);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_flag_is_named_with_the_nearest_known_one) {
+  check_usage_error(run_attend("train --epoch 3"), {"unknown flag --epoch for attend train (did you mean --epochs?)"});
+  check_usage_error(run_attend("train --batch=3 --hiden 8"), {"unknown flag --hiden", "did you mean --hidden?"});
+  check_usage_error(run_attend("eval --beams 2"), {"unknown flag --beams for attend eval (did you mean --beam?)"});
+  const Run far = run_attend("train --xyzzy");
+  check_usage_error(far, {"unknown flag --xyzzy for attend train"});
+  BOOST_TEST(far.err.find("did you mean") == std::string::npos, far.err);
+  // not a flag: CLI11's own message
+  check_usage_error(run_attend("train --out x extra"), {"not expected: extra"});
 }
 
 // ---- translation (task pairs) on real Tatoeba sentences ----
