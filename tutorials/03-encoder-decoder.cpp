@@ -357,8 +357,9 @@ void compare_two_ways(const tutorial::Options& options, const Toy& toy, const Tw
   std::printf("  free running    (reads its ŷ_{j-1})   %5.1f %%          %5.1f %%\n", 100 * free_right / all,
               100 * free_exact / examples);
 
-  plot::Series forced_curve{"teacher forcing (reads y_{j-1})", {}, {}};
-  plot::Series free_curve{"free running (reads its own ŷ_{j-1})", {}, {}};
+  // the legend is plain text in the picture: yⱼ₋₁ rather than TeX's y_{j-1}
+  plot::Series forced_curve{"teacher forcing (reads the true yⱼ₋₁)", {}, {}};
+  plot::Series free_curve{"free running (reads its own ŷⱼ₋₁)", {}, {}};
   std::printf("\nright at output position j (<eos> included):\n  j              ");
   for (std::size_t j = 0; j < at_j.size(); ++j) std::printf("%6zu", j + 1);
   std::printf("\n  teacher forcing");
