@@ -1,6 +1,8 @@
 // The Task interface's shared parts (task.hpp): the common settings as JSON, held-out splits, the text defaults.
 #include "apps/task.hpp"
 
+#include <filesystem>
+
 #include "models/batch.hpp"
 
 namespace attend::app {
@@ -100,6 +102,18 @@ void check_fingerprint(const std::string& path, const std::string& remembered, c
     throw InputError(path + ": not the file the model was trained on (its fingerprint is " + fingerprint +
                      ", the model's " + remembered + "); give the original with --data");
   }
+}
+
+std::string kept_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? path : absolute.lexically_normal().string();
+}
+
+std::string naming_data_flag(const std::string& message) {
+  if (message.find(": cannot open") == std::string::npos) return message;
+  return message + "; give the data file's place with --data FILE";
 }
 
 std::string vocabulary_file(const data::Vocabulary& vocabulary) {

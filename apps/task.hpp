@@ -190,6 +190,10 @@ V task_field(const nlohmann::json& json, const char* name) {
 std::vector<std::string> characters_of(const std::string& text);
 // A model's data file must still be the one it was trained on (`remembered` empty: a new model, any file).
 void check_fingerprint(const std::string& path, const std::string& remembered, const std::string& fingerprint);
+// The data file's path as a model file keeps it: absolute, so that `attend eval` finds it from any folder.
+std::string kept_path(const std::string& path);
+// A data file's error, with the flag that gives the file's place when the file cannot be opened.
+std::string naming_data_flag(const std::string& message);
 // A vocabulary as a file: one token per line, line k (from 0) holding the token of id k.
 std::string vocabulary_file(const data::Vocabulary& vocabulary);
 // Tokens joined without separator (character tokens).

@@ -119,7 +119,7 @@ class DigitsTask : public Task {
       made->summary = summary(digits.size(), made->pool.size(), *made);
       return made;
     } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
+      throw InputError(naming_data_flag(e.what()));
     }
   }
 
@@ -190,7 +190,7 @@ class DigitsTask : public Task {
 
  protected:
   void own_to_json(nlohmann::json& json) const override {
-    json.update({{"data", settings.data},
+    json.update({{"data", kept_path(settings.data)},
                  {"fingerprint", fingerprint_},
                  {"validation_digits", validation_digits_},
                  {"test_digits", test_digits_},

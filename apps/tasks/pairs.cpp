@@ -71,7 +71,9 @@ class PairsTask : public TextTask {
       const bool bad_line = message.find(": not valid UTF-8") != std::string::npos ||
                             message.find(": no TAB") != std::string::npos ||
                             message.find(": an empty sentence") != std::string::npos;
-      throw InputError(message + (bad_line ? " (--skip-bad-lines skips and counts such lines)" : ""));
+      const bool too_few = message.find("leave none to train on") != std::string::npos;
+      throw InputError(naming_data_flag(message) + (bad_line ? " (--skip-bad-lines skips and counts such lines)" : "") +
+                       (too_few ? " (--test-size N and --valid-size N hold fewer out)" : ""));
     }
   }
 
@@ -121,7 +123,7 @@ class PairsTask : public TextTask {
 
  protected:
   void own_to_json(nlohmann::json& json) const override {
-    json.update({{"data", settings.data},
+    json.update({{"data", kept_path(settings.data)},
                  {"source", source_},
                  {"target", target_},
                  {"source_tokens", source_tokens_},

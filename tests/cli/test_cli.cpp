@@ -303,6 +303,32 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
                     {"moved.tsv", "not the file the model was trained on"});
 }
 
+// A model trained with a relative --data keeps the file's absolute path: `attend eval` finds it from another folder,
+// and when the file has moved the error says which flag gives its new place. Split sizes that hold out every
+// sentence name their flags.
+BOOST_AUTO_TEST_CASE(a_pairs_model_finds_its_data_from_any_folder) {
+  const Scratch scratch;
+  spanish_english(scratch, 700);
+  const std::string in_folder = "env -C '" + scratch.path("") + "' ";
+  const Run train = run_attend(
+      "train --task pairs --data spa-eng.tsv --source spa --target eng --min-count 1 --epochs 1 --hidden 8 --embed 4 "
+      "--valid-size 20 --test-size 20 --out m.safetensors",
+      "", ATTEND_EXE, in_folder);
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  const std::string model = scratch.path("m.safetensors");
+  const Run eval = run_attend("eval --model '" + model + "'");  // from the tests' folder
+  BOOST_TEST(eval.status == 0, eval.err);
+  BOOST_TEST(eval.out.find("count: 20") != std::string::npos, eval.out);
+  BOOST_TEST_REQUIRE(std::rename(scratch.path("spa-eng.tsv").c_str(), scratch.path("moved.tsv").c_str()) == 0);
+  check_usage_error(run_attend("eval --model '" + model + "'"),
+                    {"spa-eng.tsv: cannot open", "give the data file's place with --data FILE"});
+  const Run moved = run_attend("eval --model '" + model + "' --data '" + scratch.path("moved.tsv") + "'");
+  BOOST_TEST(moved.status == 0, moved.err);
+  check_usage_error(
+      run_attend("data --task pairs --data '" + scratch.path("moved.tsv") + "' --source 1 --target 2 --test-size 600"),
+      {"leave none to train on", "--test-size N and --valid-size N hold fewer out"});
+}
+
 BOOST_AUTO_TEST_CASE(bad_lines_are_skipped_and_counted_on_request) {
   Scratch scratch;
   {
