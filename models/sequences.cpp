@@ -89,6 +89,7 @@ std::vector<double> train(Seq2seq<T>& model, const std::vector<Example>& example
     nn::clip_grad_norm(adam.parameters(), options.max_grad_norm);
     adam.step();
     losses.push_back(static_cast<double>(L.value().item()));
+    if (options.on_step) options.on_step(losses.size(), losses.back());
   }
   model.eval();
   // [docs:end]

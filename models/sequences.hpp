@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ struct TrainOptions {
   double lr = 3e-3;            // Adam's learning rate
   double max_grad_norm = 1.0;  // clip_grad_norm
   std::uint64_t seed = 0;      // the order of the batches
+  // Called after every step with the step's number (from 1) and loss, to report progress; may be empty.
+  std::function<void(std::size_t step, double loss)> on_step;
 };
 // Trains model on examples and leaves it in evaluation mode. Returns the loss of every step, in order.
 template <class T>

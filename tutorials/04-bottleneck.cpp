@@ -303,7 +303,8 @@ int main(int argc, char** argv) {
   std::printf("Chapter 4: the bottleneck, measured: the vanilla encoder-decoder against the source length\n\n");
 
   // ---- The vanilla model trained on the copy task, exact match by source length -------------------------------------
-  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
+  sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
+  experiment.training.on_step = tutorial::progress("the vanilla model", experiment.training.steps);
   const Seq2seqConfig config = sequences::model_config(experiment, "vanilla");
   Seq2seq<float> model(config);
   const Measured measured = train_and_measure(model, experiment);

@@ -107,6 +107,9 @@ Run train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, s
       recent_losses.push_back(L.value().item());
       if (recent_losses.size() > 100) recent_losses.erase(recent_losses.begin());
     }
+    // progress on standard error (standard output is what the chapter quotes)
+    std::fprintf(stderr, "  training: epoch %zu/%zu done, step %zu, loss %.3f\n", epoch, epochs, run.steps,
+                 recent_losses.empty() ? 0.0 : recent_losses.back());
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;

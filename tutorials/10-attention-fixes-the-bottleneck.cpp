@@ -55,7 +55,9 @@ Compared train_both(bool small) {
   std::vector<std::vector<sequences::LengthScore>> scores;  // scores[d][length]
   for (const std::string& decoder : decoders) {
     models.push_back(std::make_unique<Seq2seq<float>>(sequences::model_config(experiment, decoder)));
-    losses.push_back(sequences::train(*models.back(), train_set, experiment.training));
+    sequences::TrainOptions training = experiment.training;
+    training.on_step = tutorial::progress(decoder, training.steps);  // on standard error
+    losses.push_back(sequences::train(*models.back(), train_set, training));
     // (10.1)  exact match at length T_x, as (4.1)
     scores.push_back(sequences::score_by_length(test_set, sequences::predict(*models.back(), test_set)));
   }
