@@ -23,10 +23,12 @@ std::string numbered(const std::string& path, std::size_t index, std::size_t cou
   return stem + "-" + std::to_string(index + 1) + (has_extension ? path.substr(dot) : "");
 }
 
-// The pictures, after every output line: `svg` for one, numbered after it for several.
-void write_pictures(const std::string& svg, const std::vector<std::string>& pictures) {
+// The pictures, after every output line: `svg` for one input, numbered by input after it for several (pictures[k]
+// belongs to input numbers[k] of `count`).
+void write_pictures(const std::string& svg, const std::vector<std::string>& pictures,
+                    const std::vector<std::size_t>& numbers, std::size_t count) {
   for (std::size_t k = 0; k < pictures.size(); ++k) {
-    const std::string path = numbered(svg, k, pictures.size());
+    const std::string path = numbered(svg, numbers[k], count);
     plot::write_file_atomically(path, pictures[k]);
     std::cerr << "attend predict: wrote " << path << "\n";
   }
@@ -57,14 +59,28 @@ std::vector<std::string> read_texts(const ModelFile& file, const PredictOptions&
   return texts;
 }
 
-// The texts encoded by the task.
-void encode_texts(const ModelFile& file, const PredictOptions& options, const std::vector<std::string>& texts,
-                  Inputs& inputs) {
-  for (const std::string& text : texts) {
-    inputs.model.sources.push_back(file.task->encode_source(file.source_vocabulary, text));
-    inputs.labels.push_back("\"" + text + "\"");
-    inputs.pictures.push_back({options.svg.empty() ? std::vector<std::string>{} : file.task->source_tokens(text)});
+// The texts encoded by the task, and the numbers (from 0) of those it could read. One text the task cannot read (a
+// character never seen in training, too long, …) does not stop the others: its error is written, one line naming
+// its place ("line 3", from standard input; "argument 3", from the command line), and the others are decoded. A single
+// text's error is thrown as it is.
+std::vector<std::size_t> encode_texts(const ModelFile& file, const PredictOptions& options,
+                                      const std::vector<std::string>& texts, Inputs& inputs) {
+  std::vector<std::size_t> read;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    try {
+      inputs.model.sources.push_back(file.task->encode_source(file.source_vocabulary, texts[k]));
+      inputs.pictures.push_back(
+          {options.svg.empty() ? std::vector<std::string>{} : file.task->source_tokens(texts[k])});
+    } catch (const InputError& e) {
+      if (texts.size() == 1) throw;
+      std::fprintf(stderr, "attend: error: %s %zu: %s\n", options.inputs.empty() ? "line" : "argument", k + 1,
+                   e.what());
+      continue;
+    }
+    inputs.labels.push_back("\"" + texts[k] + "\"");
+    read.push_back(k);
   }
+  return read;
 }
 
 // PGM images (--image), each at the model's size.
@@ -118,8 +134,9 @@ int run_eval(const EvalOptions& options) {
   return 0;
 }
 
-// Every input is read and checked before anything is decoded or written; one output a line; the SVG shows each
-// output token's attention over the input.
+// Every input is read and checked before anything is decoded or written; one output a line (an empty line for an input
+// that could not be read, whose error names it: status 2 then, after the others' outputs); the SVG shows each output
+// token's attention over the input.
 int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
@@ -134,10 +151,19 @@ int run_predict(const PredictOptions& options) {
     file.model->check_picture();
     file.model->choose_attention(options.layer, options.head);
   }
-  encode_texts(file, options, texts, inputs);
+  std::vector<std::size_t> read;  // the inputs' numbers (from 0) that are decoded
+  if (texts.empty()) {
+    for (std::size_t k = 0; k < inputs.images.size(); ++k) read.push_back(k);
+  } else {
+    read = encode_texts(file, options, texts, inputs);
+    if (read.empty()) return 2;  // every input's error written
+  }
+  const std::size_t count = texts.empty() ? inputs.images.size() : texts.size();
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
+  for (std::size_t k = 0, shown = 0; k < outputs.size(); ++k) {
+    for (; shown < read[k]; ++shown) std::cout << "\n";  // the inputs that could not be read
+    ++shown;
     const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
     std::cout << file.task->join_target(tokens) << "\n";
     if (options.svg.empty()) continue;
@@ -148,9 +174,10 @@ int run_predict(const PredictOptions& options) {
     const std::string title = inputs.labels[k] + " → " + file.task->join_target(tokens);
     pictures.push_back(file.model->picture(inputs.pictures[k], rows, outputs[k], title));
   }
+  for (std::size_t shown = read.back() + 1; shown < count; ++shown) std::cout << "\n";
   std::cout << std::flush;
-  write_pictures(options.svg, pictures);
-  return 0;
+  write_pictures(options.svg, pictures, options.svg.empty() ? std::vector<std::size_t>{} : read, count);
+  return read.size() == count ? 0 : 2;
 }
 
 }  // namespace attend::app

@@ -125,6 +125,32 @@ BOOST_AUTO_TEST_CASE(predict_reads_lines_from_standard_input_and_beam_search_wor
   BOOST_TEST(lines_of(eval.out)[1] == "count: 32");
 }
 
+// One input the model cannot read does not cost the others: its error names its place, the others are decoded, an
+// empty line keeps the outputs in step with the inputs, and the status is 2.
+BOOST_AUTO_TEST_CASE(a_bad_input_among_good_ones_gets_its_own_error) {
+  const std::string model = tiny_model();
+  const Run good = run_attend("predict --model '" + model + "' 'May 9, 2018' '1 mars 1999'");
+  BOOST_TEST_REQUIRE(good.status == 0, good.err);
+  const auto expected = lines_of(good.out);
+  const Run mixed = run_attend("predict --model '" + model + "' 'May 9, 2018' 'May 9, 2018 ☃' '1 mars 1999'");
+  BOOST_TEST(mixed.status == 2);
+  BOOST_TEST(mixed.out == expected[0] + "\n\n" + expected[1] + "\n", mixed.out);
+  const auto errors = lines_of(mixed.err);
+  BOOST_TEST_REQUIRE(errors.size() == 1u, mixed.err);
+  BOOST_TEST(errors[0].rfind("attend: error: argument 2: ", 0) == 0u, errors[0]);
+  BOOST_TEST(errors[0].find("\"☃\" was never seen in training") != std::string::npos, errors[0]);
+  // from standard input: errors name lines; every input bad: nothing on standard output
+  const Run lines = run_attend("predict --model '" + model + "'", "☃\nMay 9, 2018\n\n");
+  BOOST_TEST(lines.status == 2);
+  BOOST_TEST(lines.out == "\n" + expected[0] + "\n\n", lines.out);
+  BOOST_TEST(lines.err.find("attend: error: line 1: ") != std::string::npos, lines.err);
+  BOOST_TEST(lines.err.find("attend: error: line 3: empty input") != std::string::npos, lines.err);
+  const Run none = run_attend("predict --model '" + model + "' '☃' '☃☃'");
+  BOOST_TEST(none.status == 2);
+  BOOST_TEST(none.out.empty(), none.out);
+  BOOST_TEST(lines_of(none.err).size() == 2u, none.err);
+}
+
 BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
   Scratch scratch;
   const Run one =
