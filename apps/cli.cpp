@@ -344,6 +344,9 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
       ->check(whole(1024))
       ->needs(svg);
   add_threads(*command, predict.threads);
+  command->add_flag("--scores", predict.scores,
+                    "after each output, a TAB and its length-normalised log-probability log p(y | x) / |y| (|y| "
+                    "counts the end token)");
   command->add_option("inputs", predict.inputs, "texts to normalise or translate (none: read standard input)");
   return command;
 }

@@ -90,6 +90,7 @@ struct PredictOptions {
   std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t layer = 0, head = 0;  // which attention the picture shows (Model::choose_attention); 0: the default
   std::size_t threads = 1;
+  bool scores = false;  // after each output, a TAB and its score log p(y | x) / |y|
 };
 
 struct DataOptions {

@@ -34,6 +34,13 @@ void write_pictures(const std::string& svg, const std::vector<std::string>& pict
   }
 }
 
+// A score as printed by --scores: four decimals.
+std::string score_text(double score) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", score);
+  return text;
+}
+
 // What `attend predict` was given, read and checked before anything is decoded or written: the inputs as the model
 // reads them, each one's label in the picture's title, and what the picture shows of it.
 struct Inputs {
@@ -165,7 +172,15 @@ int run_predict(const PredictOptions& options) {
     for (; shown < read[k]; ++shown) std::cout << "\n";  // the inputs that could not be read
     ++shown;
     const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
-    std::cout << file.task->join_target(tokens) << "\n";
+    std::cout << file.task->join_target(tokens);
+    if (options.scores) std::cout << "\t" << score_text(outputs[k].score);
+    std::cout << "\n";
+    const std::string note = file.task->output_note(tokens);
+    if (!note.empty()) {
+      const char* place = texts.empty() ? "image" : options.inputs.empty() ? "line" : "argument";
+      std::cerr << "attend predict: " << place << " " << read[k] + 1 << ": " << file.task->join_target(tokens) << " is "
+                << note << "\n";
+    }
     if (options.svg.empty()) continue;
     // one row per emitted token, the end token included
     std::vector<std::string> rows;

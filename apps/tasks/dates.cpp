@@ -59,6 +59,10 @@ class DatesTask : public TextTask {
 
   std::vector<std::string> source_tokens(const std::string& text) const override { return characters_of(text); }
   std::string join_target(const std::vector<std::string>& tokens) const override { return joined(tokens); }
+  // A model can write any string of its output characters, "2021-02-31" and "1980-13-45" too.
+  std::string output_note(const std::vector<std::string>& tokens) const override {
+    return data::dates::from_iso(joined(tokens)) ? "" : "not a calendar date from 1900-01-01 to 2099-12-31";
+  }
 
   Scores score(const std::vector<std::vector<std::string>>& outputs,
                const std::vector<Example>& examples) const override {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "data/dates.hpp"
 #include "nn/checkpoint.hpp"
 #include "tests/cli/cli_helpers.hpp"
 #include "tests/plot/xml_check.hpp"
@@ -149,6 +151,36 @@ BOOST_AUTO_TEST_CASE(a_bad_input_among_good_ones_gets_its_own_error) {
   BOOST_TEST(none.status == 2);
   BOOST_TEST(none.out.empty(), none.out);
   BOOST_TEST(lines_of(none.err).size() == 2u, none.err);
+}
+
+// --scores: after each output, a TAB and log p(y | x) / |y| (≤ 0); the outputs themselves unchanged. An output that
+// is not a calendar date ("2021-02-31") is named on standard error, and only such an output.
+BOOST_AUTO_TEST_CASE(predict_prints_scores_and_names_outputs_that_are_not_dates) {
+  const std::string model = tiny_model();
+  const std::vector<std::string> inputs = {"31 February 2021", "tomorrow",   "May 9, 2018", "99/99/9999",
+                                           "30 02 1999",       "0000-00-00", "1 1 1",       "Monday"};
+  std::string args;
+  for (const std::string& input : inputs) args += " '" + input + "'";
+  const Run plain = run_attend("predict --model '" + model + "'" + args);
+  const Run scored = run_attend("predict --model '" + model + "' --scores" + args);
+  BOOST_TEST_REQUIRE(plain.status == 0, plain.err);
+  BOOST_TEST_REQUIRE(scored.status == 0, scored.err);
+  const auto outputs = lines_of(plain.out), lines = lines_of(scored.out);
+  BOOST_TEST_REQUIRE(outputs.size() == inputs.size(), plain.out);
+  BOOST_TEST_REQUIRE(lines.size() == inputs.size(), scored.out);
+  std::size_t flagged = 0;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::size_t tab = lines[k].find('\t');
+    BOOST_TEST_REQUIRE(tab != std::string::npos, lines[k]);
+    BOOST_TEST(lines[k].substr(0, tab) == outputs[k]);
+    const double score = std::stod(lines[k].substr(tab + 1));
+    BOOST_TEST((std::isfinite(score) && score <= 0.0), lines[k]);
+    const bool date = attend::data::dates::from_iso(outputs[k]).has_value();
+    const std::string note = "argument " + std::to_string(k + 1) + ": " + outputs[k] + " is not a calendar date";
+    BOOST_TEST((plain.err.find(note) != std::string::npos) == !date, outputs[k] << "; " << plain.err);
+    flagged += date ? 0 : 1;
+  }
+  BOOST_TEST(flagged >= 1u, plain.out);  // impossible dates among the inputs: the tiny model writes some
 }
 
 BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
