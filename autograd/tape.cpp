@@ -429,6 +429,41 @@ void Tape<T>::print(std::ostream& out) const {
   }
 }
 
+template <class T>
+void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
+  // "[0.5, -1]": the elements of a small tensor, in order
+  auto elements = [](const Tensor<T>& t) {
+    std::ostringstream s;
+    s << std::setprecision(4) << "[";
+    for (std::size_t k = 0; k < t.size(); ++k) s << (k ? ", " : "") << t.data()[k];
+    s << "]";
+    return s.str();
+  };
+  out << "digraph tape {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\", fontsize=11];\n";
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    const Node<T>& n = nodes_[i];
+    const Tensor<T>& v = value_of(i);
+    std::string label = "%" + std::to_string(i) + " " + n.op + " | " + to_string(v.shape());
+    if (v.size() <= max_elements) {
+      label += " | value " + elements(v);
+      if (n.has_grad) label += " | grad " + elements(n.grad);
+    }
+    // a record label treats these as structure: escape them
+    std::string escaped;
+    for (const char c : label) {
+      if (c == '{' || c == '}' || c == '<' || c == '>' || c == '"' || c == '[' || c == ']') escaped += '\\';
+      escaped += c;
+    }
+    const std::string op = n.op;
+    const char* style = op == "leaf" || op == "param" ? ", style=filled, fillcolor=\"#dde8f5\""
+                        : op == "constant"            ? ", style=dashed"
+                                                      : "";
+    out << "  n" << i << " [label=\"{" << escaped << "}\"" << style << "];\n";
+    for (std::uint32_t k = 0; k < n.input_count; ++k) out << "  n" << input_of(i, k) << " -> n" << i << ";\n";
+  }
+  out << "}\n";
+}
+
 // ---- free functions ----------------------------------------------------------------------------------------------
 
 template <class T>

@@ -199,6 +199,11 @@ class Tape {
   std::uint32_t input_of(std::uint32_t node, std::size_t k) const { return edges_[nodes_[node].first_input + k]; }
   // One line per node: index, op, inputs, shape, and (after backward) whether a gradient arrived.
   void print(std::ostream& out) const;
+  // The recorded graph in Graphviz's DOT language (`dot -Tsvg graph.dot > graph.svg` draws it; micrograd's draw_dot
+  // in C++): one box per node with its number, op and shape, and for tensors of at most `max_elements` elements their
+  // values and, after backward, their gradients; an arrow from each input to the op that reads it. Leaves and
+  // parameters are drawn filled, constants dashed.
+  void write_dot(std::ostream& out, std::size_t max_elements = 4) const;
 
  private:
   friend class BackwardContext<T>;

@@ -301,6 +301,33 @@ BOOST_AUTO_TEST_CASE(print_lists_every_node) {
   BOOST_TEST(text.find("grad=") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(write_dot_draws_every_node_and_edge) {
+  // y = tanh(x·x + x) at x = 0.5, beside a constant: five edges (mul reads x twice, add reads mul and x, tanh add)
+  Tape<double> tape;
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(0.5));
+  Variable<double> c = tape.constant(Tensor<double>(Shape{2, 3}, 1.0));
+  Variable<double> y = tanh(x * x + x);
+  tape.backward(y);
+  std::ostringstream out;
+  tape.write_dot(out);
+  const std::string dot = out.str();
+  BOOST_TEST(dot.rfind("digraph tape {", 0) == 0u, dot);
+  BOOST_TEST(dot.substr(dot.size() - 2) == "}\n");
+  std::size_t edges = 0, nodes = 0;
+  for (std::size_t at = dot.find(" -> "); at != std::string::npos; at = dot.find(" -> ", at + 1)) ++edges;
+  for (std::size_t at = dot.find("[label="); at != std::string::npos; at = dot.find("[label=", at + 1)) ++nodes;
+  BOOST_TEST(nodes == tape.size());
+  BOOST_TEST(edges == 5u);
+  BOOST_TEST(dot.find("n0 -> n2;\n  n0 -> n2;") != std::string::npos, dot);  // mul(%0, %0)
+  BOOST_TEST(dot.find("n3 -> n4;") != std::string::npos, dot);               // tanh reads add
+  // dy/dx = (1 − tanh²(0.75)) · (2x + 1) = 1.193…: value and gradient of the leaf; of the constant, 6 elements > 4,
+  // the shape alone
+  BOOST_TEST(dot.find("%0 leaf | () | value \\[0.5\\] | grad \\[1.193\\]") != std::string::npos, dot);
+  BOOST_TEST(dot.find("%1 constant | (2,3)}") != std::string::npos, dot);
+  BOOST_TEST(dot.find("style=dashed") != std::string::npos);
+  (void)c;
+}
+
 BOOST_AUTO_TEST_CASE(float_and_double_agree) {
   // One code path for both scalar types: the same expression in float32 and float64
   auto run = [](auto tag) {
