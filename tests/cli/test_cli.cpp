@@ -137,7 +137,9 @@ BOOST_AUTO_TEST_CASE(a_bad_input_among_good_ones_gets_its_own_error) {
   const Run mixed = run_attend("predict --model '" + model + "' 'May 9, 2018' 'May 9, 2018 ☃' '1 mars 1999'");
   BOOST_TEST(mixed.status == 2);
   BOOST_TEST(mixed.out == expected[0] + "\n\n" + expected[1] + "\n", mixed.out);
-  const auto errors = lines_of(mixed.err);
+  std::vector<std::string> errors;  // (the tiny model's outputs may also be named as no calendar dates)
+  for (const std::string& line : lines_of(mixed.err))
+    if (line.rfind("attend: error: ", 0) == 0) errors.push_back(line);
   BOOST_TEST_REQUIRE(errors.size() == 1u, mixed.err);
   BOOST_TEST(errors[0].rfind("attend: error: argument 2: ", 0) == 0u, errors[0]);
   BOOST_TEST(errors[0].find("\"☃\" was never seen in training") != std::string::npos, errors[0]);
