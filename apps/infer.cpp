@@ -34,6 +34,13 @@ void write_pictures(const std::string& svg, const std::vector<std::string>& pict
   }
 }
 
+// Where input k (from 0) came from, for a message about it: "line 3" (standard input), "argument 3" (the command
+// line) or "image 3" (--image).
+std::string input_place(const PredictOptions& options, std::size_t k) {
+  const char* kind = !options.images.empty() ? "image" : options.inputs.empty() ? "line" : "argument";
+  return kind + (" " + std::to_string(k + 1));
+}
+
 // A score as printed by --scores: four decimals.
 std::string score_text(double score) {
   char text[32];
@@ -80,8 +87,7 @@ std::vector<std::size_t> encode_texts(const ModelFile& file, const PredictOption
           {options.svg.empty() ? std::vector<std::string>{} : file.task->source_tokens(texts[k])});
     } catch (const InputError& e) {
       if (texts.size() == 1) throw;
-      std::fprintf(stderr, "attend: error: %s %zu: %s\n", options.inputs.empty() ? "line" : "argument", k + 1,
-                   e.what());
+      std::cerr << "attend: error: " << input_place(options, k) << ": " << e.what() << "\n";
       continue;
     }
     inputs.labels.push_back("\"" + texts[k] + "\"");
@@ -172,21 +178,19 @@ int run_predict(const PredictOptions& options) {
     for (; shown < read[k]; ++shown) std::cout << "\n";  // the inputs that could not be read
     ++shown;
     const std::vector<std::string> tokens = file.target_vocabulary.decode(outputs[k].tokens);
-    std::cout << file.task->join_target(tokens);
+    const std::string text = file.task->join_target(tokens);
+    std::cout << text;
     if (options.scores) std::cout << "\t" << score_text(outputs[k].score);
     std::cout << "\n";
     const std::string note = file.task->output_note(tokens);
-    if (!note.empty()) {
-      const char* place = texts.empty() ? "image" : options.inputs.empty() ? "line" : "argument";
-      std::cerr << "attend predict: " << place << " " << read[k] + 1 << ": " << file.task->join_target(tokens) << " is "
-                << note << "\n";
-    }
+    if (!note.empty())
+      std::cerr << "attend predict: " << input_place(options, read[k]) << ": " << text << " is " << note << "\n";
     if (options.svg.empty()) continue;
     // one row per emitted token, the end token included
     std::vector<std::string> rows;
     for (std::int64_t id : outputs[k].tokens) rows.push_back(file.target_vocabulary.token(id));
     if (outputs[k].finished) rows.push_back("<eos>");
-    const std::string title = inputs.labels[k] + " → " + file.task->join_target(tokens);
+    const std::string title = inputs.labels[k] + " → " + text;
     pictures.push_back(file.model->picture(inputs.pictures[k], rows, outputs[k], title));
   }
   for (std::size_t shown = read.back() + 1; shown < count; ++shown) std::cout << "\n";
