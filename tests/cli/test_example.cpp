@@ -1,6 +1,7 @@
 // The worked example of docs/reference/adding-a-task.md, built: the program with the task of tests/example/reverse.cpp
 // lists it, trains a model of it, evaluates it and runs it, through the same commands as every other task. And the
-// README's program outside the repository (examples/reuse/pointer.cpp) learns what it says it learns, reproducibly.
+// programs of examples/ (README.md, "Using the libraries from another project") learn what they say they learn,
+// reproducibly.
 #include "tests/cli/cli_helpers.hpp"
 
 using namespace cli_test;
@@ -53,6 +54,20 @@ BOOST_AUTO_TEST_CASE(the_readme_pointer_network_learns_to_point_and_prints_the_s
   BOOST_TEST(loss_last < loss_first / 10);  // from ~log 6 = 1.8
   BOOST_TEST(right >= of * 9 / 10, lines.back());
   BOOST_TEST(run_attend("", "", ATTEND_POINTER_EXE).out == first.out);
+}
+
+// fit.cpp and classify.cpp check their own result (status 1 when they did not learn); here: they run clean, print
+// their progress, and print the same each run.
+BOOST_AUTO_TEST_CASE(the_other_examples_learn_and_print_the_same_each_run) {
+  for (const auto& [exe, last] : {std::pair<std::string, std::string>{ATTEND_FIT_EXE, "step 2000: mean squared error"},
+                                  {ATTEND_CLASSIFY_EXE, "step 400: loss"}}) {
+    const Run first = run_attend("", "", exe);
+    BOOST_TEST(first.status == 0, exe + ": " + first.out + first.err);
+    const std::vector<std::string> lines = lines_of(first.out);
+    BOOST_TEST_REQUIRE(lines.size() == 5u, first.out);
+    BOOST_TEST(lines.back().rfind(last, 0) == 0u, lines.back());
+    BOOST_TEST(run_attend("", "", exe).out == first.out);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,6 +1,6 @@
 // A pointer network in one file, built on the installed attend libraries: a GRU reads a sequence of vectors, and
 // Bahdanau's additive score, queried with the last state, points at the step whose first value is largest. Trained
-// with cross-entropy and Adam. How to build it: README.md, "Using attend in your own code".
+// with cross-entropy and Adam. How to build it: README.md, "Using the libraries from another project".
 #include <cstdio>
 #include <vector>
 
