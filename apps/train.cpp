@@ -118,6 +118,7 @@ struct Run {
   std::string resumed_from;  // empty: a new training
   std::string last_path;     // the training state's file
   std::size_t steps_per_epoch = 0, total_steps = 0, log_every = 1;
+  std::size_t curve_every = 1;  // the training curve's loss: the mean of each window of this many steps
   Clock::time_point start = Clock::now(), train_start = Clock::now();
   double seconds_before = 0;  // training time of earlier runs
   Progress progress{isatty(STDERR_FILENO) != 0};
@@ -148,11 +149,11 @@ std::string saved_files(const Run& run) {
   return text;
 }
 
-// Refuses to replace a model file that --out names (or its training state) unless --force: a trained model is
-// not silently lost to a new run. A resumed run writes over its own files.
+// Refuses to replace a model file that --out names (or its training state, or its curve) unless --force: a trained
+// model is not silently lost to a new run. A resumed run writes over its own files.
 void check_not_replacing(const std::string& out, const std::string& own_out, bool force) {
   if (force || out == own_out) return;
-  for (const std::string& path : {out, last_state_path(out)}) {
+  for (const std::string& path : {out, last_state_path(out), curve_path(out)}) {
     if (file_exists(path)) {
       throw InputError("--out " + out + ": " + path + " exists; give --force to replace it, or another --out");
     }
@@ -223,6 +224,7 @@ void prepare(Run& run, const TrainOptions& options) {
   const std::size_t all = run.steps_per_epoch * run.settings.epochs;
   run.total_steps = run.settings.max_steps > 0 ? std::min(run.settings.max_steps, all) : all;
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
+  run.curve_every = std::max<std::size_t>(1, run.steps_per_epoch / 10);
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
   run.progress.silent = !run.ranks.lead();
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
@@ -359,6 +361,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
   if (run.warmup) run.warmup->step();
   ++run.state.step;
   run.loss_sum += value;
+  run.state.curve.add_loss(run.state.step, value, run.curve_every);
   ++run.loss_count;
 }
 
@@ -430,6 +433,8 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
   run.validation_seconds += seconds_since(validation_start);
   const auto& [metric, value] = scores.front();
   run.last_validation = format_score(metric, value);
+  run.state.curve.validation.emplace_back(run.state.step, value);
+  run.state.curve.metric = metric;
   std::ostringstream line;
   line << "epoch " << epoch << (epoch_done ? " done" : " stopped") << "  step " << run.state.step << "  val "
        << run.last_validation << "  time " << duration_text(seconds_since(run.start));
@@ -444,6 +449,8 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
     line << "  saved " << run.settings.out;
   }
   save_last(run);
+  const std::string name = run.settings.out.substr(run.settings.out.find_last_of('/') + 1);
+  write_file_atomically(curve_path(run.settings.out), curve_svg(run.state.curve, run.steps_per_epoch, name));
   run.progress.show(line.str(), true);
   if (run.out_of_steps) {
     std::cerr << "attend train: step limit of " << run.settings.max_steps << " reached\n";

@@ -1,6 +1,8 @@
 // The training state and its file format (training_state.hpp), and the training settings as JSON (commands.hpp).
 #include "apps/training_state.hpp"
 
+#include "plot/svg.hpp"
+
 namespace attend::app {
 
 nlohmann::json TrainSettings::to_json() const {
@@ -40,6 +42,54 @@ std::string last_state_path(const std::string& out) {
   return out.substr(0, dot) + ".last" + out.substr(dot);
 }
 
+void TrainingCurve::add_loss(std::size_t step, double value, std::size_t every) {
+  window_sum += value;
+  ++window_count;
+  if (step % every != 0) return;
+  loss.emplace_back(step, window_sum / static_cast<double>(window_count));
+  window_sum = 0;
+  window_count = 0;
+}
+
+nlohmann::json TrainingCurve::to_json() const {
+  return {{"loss", loss}, {"validation", validation}, {"metric", metric}, {"window", {window_sum, window_count}}};
+}
+
+TrainingCurve TrainingCurve::from_json(const nlohmann::json& json) {
+  TrainingCurve curve;
+  curve.loss = json.at("loss").get<std::vector<std::pair<std::size_t, double>>>();
+  curve.validation = json.at("validation").get<std::vector<std::pair<std::size_t, double>>>();
+  curve.metric = json.at("metric").get<std::string>();
+  curve.window_sum = json.at("window").at(0).get<double>();
+  curve.window_count = json.at("window").at(1).get<std::size_t>();
+  return curve;
+}
+
+std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, const std::string& name) {
+  const auto series = [&](const std::string& series_name, const std::vector<std::pair<std::size_t, double>>& points) {
+    plot::Series s{series_name, {}, {}};
+    for (const auto& [step, value] : points) {
+      s.x.push_back(static_cast<double>(step) / static_cast<double>(steps_per_epoch));
+      s.y.push_back(value);
+    }
+    return s;
+  };
+  std::vector<plot::LineChart> charts;
+  if (!curve.loss.empty()) {
+    charts.push_back({{series("training loss", curve.loss)}, {name + ": training loss", "epoch", "loss"}});
+  }
+  if (!curve.validation.empty()) {
+    charts.push_back({{series("validation " + curve.metric, curve.validation)},
+                      {name + ": validation " + curve.metric + " after each epoch", "epoch", curve.metric}});
+  }
+  return plot::line_charts_svg(charts, name + ": training curve");
+}
+
+std::string curve_path(const std::string& out) {
+  const std::string last = last_state_path(out);  // OUT with ".last" before its extension
+  return last.substr(0, last.rfind(".last")) + ".curve.svg";
+}
+
 nlohmann::json state_to_json(const TrainingState& state, const TrainSettings& settings, nn::Module<float>& model) {
   nlohmann::json generators = nlohmann::json::object();
   for (const auto& [name, rng] : model.generators()) generators[name] = nlohmann::json(rng->state());
@@ -51,6 +101,7 @@ nlohmann::json state_to_json(const TrainingState& state, const TrainSettings& se
           {"best_text", state.best_text},
           {"seconds", state.seconds},
           {"generators", generators},
+          {"curve", state.curve.to_json()},
           {"options", settings.to_json()}};
 }
 
@@ -74,6 +125,7 @@ TrainingState resume_state(const ModelFile& file, const std::string& path, const
     result.best = state->at("best").get<double>();
     result.best_text = state->at("best_text").get<std::string>();
     result.seconds = state->at("seconds").get<double>();
+    if (state->contains("curve")) result.curve = TrainingCurve::from_json(state->at("curve"));  // older files: none
     const nlohmann::json& generators = state->at("generators");
     const nn::NamedGenerators named = file.model->module().generators();
     if (generators.size() != named.size()) throw std::invalid_argument("the model's random generators do not match");

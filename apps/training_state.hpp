@@ -8,11 +8,35 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
 
 namespace attend::app {
+
+// The training curve, kept in the state so that a resumed run continues it exactly: the mean training loss of each
+// window of `every` steps (windows end at the steps that are multiples of `every`, counted from the first), and the
+// validation score after each epoch, both at the step where they were taken.
+struct TrainingCurve {
+  std::vector<std::pair<std::size_t, double>> loss, validation;
+  std::string metric;     // the validation score's name ("exact_match", "bleu")
+  double window_sum = 0;  // the window in progress
+  std::size_t window_count = 0;
+
+  // The loss of step `step` (1, 2, …): added to the window, which ends there when step is a multiple of `every`.
+  void add_loss(std::size_t step, double value, std::size_t every);
+  nlohmann::json to_json() const;
+  static TrainingCurve from_json(const nlohmann::json& json);  // throws nlohmann::json::exception when damaged
+};
+
+// The curve as a picture (OUT.curve.svg): the training loss above, the validation score below, both against the
+// epoch (step / steps_per_epoch); `name` titles it.
+std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, const std::string& name);
+
+// Where the curve of the model file `out` goes: "dates.safetensors" → "dates.curve.svg".
+std::string curve_path(const std::string& out);
 
 struct TrainingState {
   std::size_t step = 0;          // optimizer steps taken
@@ -22,6 +46,7 @@ struct TrainingState {
   double best = -1;              // best validation score so far (-1: none yet)
   std::string best_text;         // "bleu: 23.4"
   double seconds = 0;            // training time over all runs
+  TrainingCurve curve;
 };
 
 // The state as the file keeps it, with the settings and the model's random generators.

@@ -219,10 +219,11 @@ ChartLayout layout_of(const std::vector<Series>& series, const LineChartOptions&
   return L;
 }
 
-// The series are clipped to the plot area grown by a marker's size, so markers on its edge are drawn whole.
-std::string plot_area_clip(const ChartLayout& L) {
+// The series are clipped to the plot area grown by a marker's size, so markers on its edge are drawn whole. `id` names
+// the clip path, unique within the picture.
+std::string plot_area_clip(const ChartLayout& L, const std::string& id) {
   const double bleed = 6;
-  return "<defs>\n<clipPath id=\"line-chart-plot-area\">\n<rect x=\"" + px(L.plot_left - bleed) + "\" y=\"" +
+  return "<defs>\n<clipPath id=\"" + id + "\">\n<rect x=\"" + px(L.plot_left - bleed) + "\" y=\"" +
          px(L.plot_top - bleed) + "\" width=\"" + px(L.plot_width + 2 * bleed) + "\" height=\"" +
          px(L.plot_height + 2 * bleed) + "\"/>\n</clipPath>\n</defs>\n";
 }
@@ -266,11 +267,12 @@ void append_ticks(std::string& svg, const ChartLayout& L) {
 }
 
 // One group per series: its line through the points in the order given, and a marker with a tooltip on each point.
-void append_series(std::string& svg, const ChartLayout& L, const std::vector<Series>& series) {
+void append_series(std::string& svg, const ChartLayout& L, const std::vector<Series>& series,
+                   const std::string& clip_id) {
   for (std::size_t index = 0; index < series.size(); ++index) {
     const Series& s = series[index];
     const std::string colour = okabe_ito[index % okabe_ito.size()];
-    svg += "<g class=\"series\" clip-path=\"url(#line-chart-plot-area)\">\n<polyline class=\"line\" points=\"";
+    svg += "<g class=\"series\" clip-path=\"url(#" + clip_id + ")\">\n<polyline class=\"line\" points=\"";
     for (std::size_t k = 0; k < s.x.size(); ++k) {
       svg += (k > 0 ? " " : "") + px(L.to_x(s.x[k])) + "," + px(L.to_y(s.y[k]));
     }
@@ -298,19 +300,52 @@ void append_legend(std::string& svg, const ChartLayout& L, const std::vector<Ser
   svg += "</g>\n";
 }
 
+// One chart's drawing, in the coordinates of its own layout, its series clipped by the clip path `clip_id`.
+void append_chart(std::string& svg, const ChartLayout& L, const LineChart& chart, const std::string& clip_id) {
+  svg += plot_area_clip(L, clip_id);
+  svg += background(L.width, L.height);
+  const LineChartOptions& o = chart.options;
+  append_titles(svg, {o.title, o.x_label, o.y_label, 0.5 * L.width, L.title_baseline, L.title_font, L.x_title_centre,
+                      L.x_title_baseline, L.y_title_baseline, L.y_title_centre, L.axis_font});
+  append_grid(svg, L);
+  append_ticks(svg, L);
+  append_series(svg, L, chart.series, clip_id);
+  append_legend(svg, L, chart.series);
+}
+
 }  // namespace
 
 std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options) {
   const ChartLayout L = layout_of(series, options, checked_range(series, options));
   std::string svg = svg_start(L.width, L.height, options.title.empty() ? std::string("line chart") : options.title);
-  svg += plot_area_clip(L);
-  svg += background(L.width, L.height);
-  append_titles(svg, {options.title, options.x_label, options.y_label, 0.5 * L.width, L.title_baseline, L.title_font,
-                      L.x_title_centre, L.x_title_baseline, L.y_title_baseline, L.y_title_centre, L.axis_font});
-  append_grid(svg, L);
-  append_ticks(svg, L);
-  append_series(svg, L, series);
-  append_legend(svg, L, series);
+  append_chart(svg, L, {series, options}, "line-chart-plot-area");
+  svg += "</svg>\n";
+  return svg;
+}
+
+std::string line_charts_svg(const std::vector<LineChart>& charts, const std::string& title) {
+  if (charts.empty()) throw std::invalid_argument("line_charts_svg: no charts");
+  std::vector<ChartLayout> layouts;
+  double width = 0, height = 0;
+  for (std::size_t k = 0; k < charts.size(); ++k) {
+    try {
+      layouts.push_back(
+          layout_of(charts[k].series, charts[k].options, checked_range(charts[k].series, charts[k].options)));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("line_charts_svg: chart " + std::to_string(k + 1) + ": " + e.what());
+    }
+    width = std::max(width, layouts.back().width);
+    height += layouts.back().height;
+  }
+  std::string svg = svg_start(width, height, title.empty() ? std::string("line charts") : title);
+  svg += background(width, height);
+  double top = 0;
+  for (std::size_t k = 0; k < charts.size(); ++k) {
+    svg += "<g class=\"chart\" transform=\"translate(0," + px(top) + ")\">\n";
+    append_chart(svg, layouts[k], charts[k], "line-chart-plot-area-" + std::to_string(k + 1));
+    svg += "</g>\n";
+    top += layouts[k].height;
+  }
   svg += "</svg>\n";
   return svg;
 }

@@ -70,6 +70,16 @@ struct LineChartOptions {
 // are infinite or y_min ≥ y_max.
 std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options = {});
 
+// Several line charts in one picture, one below the other, each as line_chart_svg draws it alone (its own axes, titles
+// and legend), under the picture's `title` (its <title>, what a viewer shows as the name). For curves on different
+// scales that belong together: a training's loss and its validation score. Throws std::invalid_argument when there
+// are no charts, or naming the chart (1, 2, …) and the problem as line_chart_svg does.
+struct LineChart {
+  std::vector<Series> series;
+  LineChartOptions options;
+};
+std::string line_charts_svg(const std::vector<LineChart>& charts, const std::string& title);
+
 // Writes `contents` to `path` atomically (a temporary file in the same folder, flush to disk, rename), so a failure
 // leaves any previous file untouched and no partial or temporary file. Throws std::runtime_error naming the path and
 // the reason (strerror). The one implementation is autograd/atomic_file.hpp, which checkpoints use too.

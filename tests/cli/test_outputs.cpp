@@ -35,10 +35,15 @@ BOOST_AUTO_TEST_CASE(train_refuses_to_replace_a_model_without_force) {
   BOOST_TEST_REQUIRE(std::remove(out.c_str()) == 0);
   check_usage_error(run_attend(tiny + "--epochs 1 --seed 2 --out '" + out + "'"), {"m.last.safetensors", "--force"});
   BOOST_TEST(!exists(out));
-  // --force replaces both
+  // and the training curve alone too
+  BOOST_TEST_REQUIRE(std::remove(scratch.path("m.last.safetensors").c_str()) == 0);
+  BOOST_TEST_REQUIRE(exists(scratch.path("m.curve.svg")));
+  check_usage_error(run_attend(tiny + "--epochs 1 --seed 2 --out '" + out + "'"), {"m.curve.svg", "--force"});
+  BOOST_TEST(!exists(scratch.path("m.last.safetensors")));
+  // --force replaces them
   const Run forced = run_attend(tiny + "--epochs 1 --seed 2 --out '" + out + "' --force");
   BOOST_TEST_REQUIRE(forced.status == 0, forced.err);
-  BOOST_TEST((read_file(scratch.path("m.last.safetensors")) != state));
+  BOOST_TEST(exists(scratch.path("m.last.safetensors")));
   BOOST_TEST(exists(out));
   // a resumed run writes over its own files, and refuses another run's
   BOOST_TEST_REQUIRE(
@@ -50,6 +55,34 @@ BOOST_AUTO_TEST_CASE(train_refuses_to_replace_a_model_without_force) {
   BOOST_TEST((read_file(scratch.path("other.safetensors")) == other));
   const Run own = run_attend("train --resume '" + scratch.path("m.last.safetensors") + "' --epochs 2");
   BOOST_TEST(own.status == 0, own.err);
+}
+
+// OUT.curve.svg: the training loss (the mean of each tenth of an epoch; here an epoch has 8 steps, so every step) and
+// the validation score after each epoch, against the epoch; rewritten after each epoch.
+BOOST_AUTO_TEST_CASE(train_draws_its_curve_beside_the_model) {
+  Scratch scratch;
+  const std::string out = scratch.path("m.safetensors");
+  const auto points = [](const std::string& svg, const std::string& series) {
+    std::vector<std::string> xs;
+    const std::string mark = "<title>" + series + ": x = ";
+    for (std::size_t at = svg.find(mark); at != std::string::npos; at = svg.find(mark, at + 1)) {
+      xs.push_back(svg.substr(at + mark.size(), svg.find(',', at) - at - mark.size()));
+    }
+    return xs;
+  };
+  BOOST_TEST_REQUIRE(run_attend(tiny + "--epochs 1 --seed 1 --out '" + out + "'").status == 0);
+  const std::string one = read_file(scratch.path("m.curve.svg"));
+  BOOST_TEST(points(one, "training loss").size() == 8u);
+  BOOST_TEST(points(one, "validation exact_match") == std::vector<std::string>{"1"});
+  const Run more = run_attend("train --resume '" + scratch.path("m.last.safetensors") + "' --epochs 3");
+  BOOST_TEST_REQUIRE(more.status == 0, more.err);
+  const std::string three = read_file(scratch.path("m.curve.svg"));
+  const std::vector<std::string> loss = points(three, "training loss");
+  BOOST_TEST_REQUIRE(loss.size() == 24u);
+  BOOST_TEST(loss.front() == "0.125");
+  BOOST_TEST(loss.back() == "3");
+  BOOST_TEST((points(three, "validation exact_match") == std::vector<std::string>{"1", "2", "3"}));
+  BOOST_TEST(three.find("m.safetensors: training loss") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_resumed_run_leaves_the_best_model_at_its_out) {

@@ -62,6 +62,13 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_ends_with_the_same_bits) {
     BOOST_TEST(resumed.err.find("resuming") != std::string::npos, resumed.err);
     BOOST_TEST((tensor_bytes(last) == final_state));  // weights and optimizer state, bit for bit
     BOOST_TEST((tensor_bytes(out) == best));
+    // and the training curve goes on where it stopped: the same picture, but for the model's name in its titles
+    std::string curve = read_file(scratch.path(name + ".curve.svg"));
+    for (std::size_t at = curve.find(name + ".safetensors"); at != std::string::npos;
+         at = curve.find(name + ".safetensors", at)) {
+      curve.replace(at, name.size(), "a");
+    }
+    BOOST_TEST((curve == read_file(scratch.path("a.curve.svg"))));
   }
 }
 

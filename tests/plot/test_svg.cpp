@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "plot/svg.hpp"
+#include "plot/svg_parts.hpp"
 #include "tests/autograd/helpers.hpp"
 #include "tests/plot/xml_check.hpp"
 
@@ -38,6 +39,8 @@ using attend::plot::HeatmapOptions;
 using attend::plot::image_attention_svg;
 using attend::plot::ImageAttentionOptions;
 using attend::plot::line_chart_svg;
+using attend::plot::line_charts_svg;
+using attend::plot::LineChart;
 using attend::plot::LineChartOptions;
 using attend::plot::Series;
 using attend::plot::write_file_atomically;
@@ -672,6 +675,58 @@ BOOST_AUTO_TEST_CASE(line_chart_is_well_formed_xml) {
   BOOST_TEST(line_chart_svg(step_times(), options) == svg);
   BOOST_TEST(xml_problem(line_chart_svg({{"one", {3}, {-2}}})) == "");
   BOOST_TEST(xml_problem(line_chart_svg({{"", {0, 0}, {0, 0}}})) == "");
+}
+
+// Charts stacked in one picture: each drawn exactly as alone (its clip path renamed so that the ids stay unique and
+// each chart's series use their own), one below the other, in a picture as wide as the widest and as high as all.
+BOOST_AUTO_TEST_CASE(line_charts_stack_each_chart_as_drawn_alone) {
+  LineChartOptions loss_options;
+  loss_options.title = "training loss";
+  loss_options.x_label = "epoch";
+  LineChartOptions score_options;
+  score_options.y_label = "exact match, a longer axis title";
+  score_options.y_min = 0;
+  score_options.y_max = 1;
+  const std::vector<LineChart> charts = {{{{"loss", {0.1, 0.2, 0.3}, {2.5, 1.2, 0.7}}}, loss_options},
+                                         {step_times(), score_options}};
+  const std::string svg = line_charts_svg(charts, "a training");
+  BOOST_TEST(xml_problem(svg) == "");
+  BOOST_TEST(count(svg, "<title>a training</title>") == 1u);
+  double width = 0, height = 0;
+  std::size_t from = 0;
+  for (std::size_t k = 0; k < charts.size(); ++k) {
+    std::string alone = line_chart_svg(charts[k].series, charts[k].options);
+    const std::string root = start_tags(alone, "<svg")[0];
+    width = std::max(width, number(attribute(root, "width")));
+    const double top = height;
+    height += number(attribute(root, "height"));
+    alone = alone.substr(alone.find("</title>\n") + 9);
+    alone = alone.substr(0, alone.size() - 7);  // without </svg>\n
+    const std::string id = "line-chart-plot-area-" + std::to_string(k + 1);
+    for (std::size_t at = alone.find("line-chart-plot-area"); at != std::string::npos;
+         at = alone.find("line-chart-plot-area", at + id.size())) {
+      alone.replace(at, 20, id);
+    }
+    const std::string group = "<g class=\"chart\" transform=\"translate(0," + attend::plot::detail::px(top) + ")\">\n";
+    from = svg.find(group, from);
+    BOOST_TEST_REQUIRE(from != std::string::npos, group);
+    from += group.size();
+    BOOST_TEST(svg.compare(from, alone.size(), alone) == 0, "chart " << k + 1);
+    BOOST_TEST(svg.compare(from + alone.size(), 5, "</g>\n") == 0);
+    BOOST_TEST(count(svg, "id=\"" + id + "\"") == 1u);
+  }
+  const std::string root = start_tags(svg, "<svg")[0];
+  BOOST_TEST(number(attribute(root, "width")) == width);
+  BOOST_TEST(number(attribute(root, "height")) == height);
+  BOOST_TEST(line_charts_svg(charts, "a training") == svg);
+  // the problems, named with the chart
+  BOOST_CHECK_EXCEPTION(line_charts_svg({}, "t"), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()) == "line_charts_svg: no charts";
+  });
+  BOOST_CHECK_EXCEPTION(line_charts_svg({charts[0], {{{"empty", {}, {}}}, {}}}, "t"), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return std::string(e.what()).rfind("line_charts_svg: chart 2: line_chart_svg: ", 0) == 0;
+                        });
 }
 
 BOOST_AUTO_TEST_CASE(line_chart_has_one_polyline_and_one_marker_per_point_per_series) {
