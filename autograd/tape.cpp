@@ -458,7 +458,8 @@ void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
     const char* style = op == "leaf" || op == "param" ? ", style=filled, fillcolor=\"#dde8f5\""
                         : op == "constant"            ? ", style=dashed"
                                                       : "";
-    out << "  n" << i << " [label=\"{" << escaped << "}\"" << style << "];\n";
+    // left to right, a record's fields stack top to bottom: op, shape, value, gradient
+    out << "  n" << i << " [label=\"" << escaped << "\"" << style << "];\n";
     for (std::uint32_t k = 0; k < n.input_count; ++k) out << "  n" << input_of(i, k) << " -> n" << i << ";\n";
   }
   out << "}\n";

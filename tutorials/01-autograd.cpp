@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include "autograd/autograd.hpp"
 #include "tutorials/common.hpp"
@@ -152,7 +153,8 @@ bool gradcheck_layer() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  attend::tutorial::parse_options(argc, argv);  // no pictures and no size to choose: the options are accepted only
+  // one picture (the tape as a graph, --figures); no size to choose: --small is accepted only
+  const attend::tutorial::Options options = attend::tutorial::parse_options(argc, argv);
   std::printf("Chapter 1: reverse-mode autodiff on L = (tanh(w*x + b) - t)^2\n\n");
   const double w_value = 0.8, x_value = -1.5, b_value = 0.3, t = 0.5;
 
@@ -170,6 +172,10 @@ int main(int argc, char** argv) {
   const Derivatives fd = finite_differences(w_value, x_value, b_value, t);
   std::printf("\nthe tape after backward (grad= is dL/d(node)):\n");
   tape.print(std::cout);
+  // the same tape as a graph in Graphviz's DOT language; scripts/make_figures draws it with `dot -Tsvg`
+  std::ostringstream dot;
+  tape.write_dot(dot);
+  attend::tutorial::write_figure(options, "01-graph.dot", dot.str());
   const bool routes_agree = compare(neuron, hand, fd);
 
   // ---- A value used twice; the gradient checker ---------------------------------------------------------------------

@@ -114,9 +114,9 @@ inline void check(const std::string& what, double worst_difference, double toler
 // 1 if any check failed, else 0: main ends with `return exit_status();`.
 inline int exit_status() { return detail::any_check_failed() ? 1 : 0; }
 
-// Writes options.figures/<name> (an SVG string) atomically when --figures was given, creating the folder if needed;
-// prints "figure: <name>" either way, so the output is the same with and without --figures. A failure to write throws
-// std::runtime_error naming the path.
+// Writes options.figures/<name> (an SVG string; chapter 1's graph: Graphviz DOT text) atomically when --figures was
+// given, creating the folder if needed; prints "figure: <name>" either way, so the output is the same with and without
+// --figures. A failure to write throws std::runtime_error naming the path.
 inline void write_figure(const Options& options, const std::string& name, const std::string& svg) {
   if (!options.figures.empty()) {
     std::error_code error;

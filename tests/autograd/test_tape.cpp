@@ -323,7 +323,7 @@ BOOST_AUTO_TEST_CASE(write_dot_draws_every_node_and_edge) {
   // dy/dx = (1 − tanh²(0.75)) · (2x + 1) = 1.193…: value and gradient of the leaf; of the constant, 6 elements > 4,
   // the shape alone
   BOOST_TEST(dot.find("%0 leaf | () | value \\[0.5\\] | grad \\[1.193\\]") != std::string::npos, dot);
-  BOOST_TEST(dot.find("%1 constant | (2,3)}") != std::string::npos, dot);
+  BOOST_TEST(dot.find("%1 constant | (2,3)\"") != std::string::npos, dot);
   BOOST_TEST(dot.find("style=dashed") != std::string::npos);
   (void)c;
 }
