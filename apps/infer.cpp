@@ -96,25 +96,33 @@ std::vector<std::size_t> encode_texts(const ModelFile& file, const PredictOption
   return read;
 }
 
-// PGM images (--image), each at the model's size.
-void read_images(const ModelFile& file, const PredictOptions& options, Inputs& inputs) {
+// PGM images (--image), each at the model's size, and the numbers (from 0) of those that could be read. As with texts,
+// one image that cannot be read (no such file, not a PGM file, another size, …) gets its own error line naming its
+// place ("image 2") and the others are decoded; a single image's error is thrown as it is.
+std::vector<std::size_t> read_images(const ModelFile& file, const PredictOptions& options, Inputs& inputs) {
   if (options.images.empty()) {
     throw InputError("the model (task " + file.task->name() +
                      ") captions images: give them with --image FILE.pgm, not as text");
   }
   const auto [height, width] = file.task->image_size();
-  for (const std::string& path : options.images) {
+  std::vector<std::size_t> read;
+  for (std::size_t k = 0; k < options.images.size(); ++k) {
     try {
-      inputs.images.push_back(data::read_pgm(path, height, width));
+      inputs.images.push_back(data::read_pgm(options.images[k], height, width));
     } catch (const std::invalid_argument& e) {
-      throw InputError(std::string("--image ") + e.what());
+      if (options.images.size() == 1) throw InputError(std::string("--image ") + e.what());
+      std::cerr << "attend: error: " << input_place(options, k) << ": --image " << e.what() << "\n";
+      continue;
     }
-    inputs.labels.push_back(path);
+    inputs.labels.push_back(options.images[k]);
+    read.push_back(k);
   }
+  // pointers into inputs.images once it no longer grows
   for (const data::Image& image : inputs.images) {
     inputs.model.images.push_back(&image);
     inputs.pictures.push_back({{}, &image});
   }
+  return read;
 }
 
 }  // namespace
@@ -154,24 +162,17 @@ int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
   Inputs inputs;
-  std::vector<std::string> texts;
-  if (file.task->input() == InputKind::image) {
-    read_images(file, options, inputs);
-  } else {
-    texts = read_texts(file, options);
-  }
+  const bool images = file.task->input() == InputKind::image;
+  const std::vector<std::string> texts = images ? std::vector<std::string>{} : read_texts(file, options);
   if (!options.svg.empty()) {
     file.model->check_picture();
     file.model->choose_attention(options.layer, options.head);
   }
-  std::vector<std::size_t> read;  // the inputs' numbers (from 0) that are decoded
-  if (texts.empty()) {
-    for (std::size_t k = 0; k < inputs.images.size(); ++k) read.push_back(k);
-  } else {
-    read = encode_texts(file, options, texts, inputs);
-    if (read.empty()) return 2;  // every input's error written
-  }
-  const std::size_t count = texts.empty() ? inputs.images.size() : texts.size();
+  // the inputs' numbers (from 0) that are decoded
+  const std::vector<std::size_t> read =
+      images ? read_images(file, options, inputs) : encode_texts(file, options, texts, inputs);
+  if (read.empty()) return 2;  // every input's error written
+  const std::size_t count = images ? options.images.size() : texts.size();
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;
   for (std::size_t k = 0, shown = 0; k < outputs.size(); ++k) {

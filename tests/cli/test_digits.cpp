@@ -100,6 +100,20 @@ BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
   // one panel per output digit and one for <eos>
   BOOST_TEST(svg.find("&lt;eos&gt;") != std::string::npos);
   BOOST_TEST(count(svg, "class=\"panel\"") == (captions[0].size() + 1) / 2 + 1, svg.substr(0, 400));
+
+  // an image that cannot be read among good ones: its own error line, an empty output line in its place, the others
+  // captioned and drawn, status 2
+  const Run mixed = run_attend("predict --model '" + model + "' --image '" + scratch.path("images/test-0001.pgm") +
+                               "' --image '" + scratch.path("images/missing.pgm") + "' --image '" +
+                               scratch.path("images/test-0003.pgm") + "' --svg '" + scratch.path("m.svg") + "'");
+  BOOST_TEST(mixed.status == 2, mixed.err);
+  BOOST_TEST((lines_of(mixed.out) == std::vector<std::string>{outputs[0], "", outputs[2]}), mixed.out);
+  BOOST_TEST(mixed.err.find("attend: error: image 2: --image " + scratch.path("images/missing.pgm") +
+                            ": cannot open") != std::string::npos,
+             mixed.err);
+  BOOST_TEST(exists(scratch.path("m-1.svg")));
+  BOOST_TEST(!exists(scratch.path("m-2.svg")));
+  BOOST_TEST(exists(scratch.path("m-3.svg")));
 }
 
 BOOST_AUTO_TEST_CASE(a_resumed_digits_run_ends_with_the_same_bits) {
