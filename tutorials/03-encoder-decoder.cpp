@@ -402,14 +402,17 @@ void show_derailed_example(const std::vector<sequences::Example>& test_set, cons
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   std::printf("Chapter 3: the basic encoder-decoder, p(y | x) = prod_j p(y_j | y_<j, c)\n\n");
+  tutorial::announce_seed(options);
 
   // ---- The task and the model, trained with teacher forcing ---------------------------------------------------------
   const Toy toy = make_task();
-  const Seq2seqConfig config = configure(toy.task);
+  Seq2seqConfig config = configure(toy.task);
+  config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights
   Seq2seq<float> model(config);
-  const sequences::TrainOptions training = training_options(options.small);
+  sequences::TrainOptions training = training_options(options.small);
+  training.seed = tutorial::seeded(options, training.seed);  // and another batch order
   const std::vector<double> losses = sequences::train(model, toy.train_set, training);
   print_training(toy, config, model, training, losses);
 

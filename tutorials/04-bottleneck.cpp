@@ -299,13 +299,16 @@ void influence_by_position(const tutorial::Options& options, const Influence& me
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   std::printf("Chapter 4: the bottleneck, measured: the vanilla encoder-decoder against the source length\n\n");
+  tutorial::announce_seed(options);
 
   // ---- The vanilla model trained on the copy task, exact match by source length -------------------------------------
   sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
   experiment.training.on_step = tutorial::progress("the vanilla model", experiment.training.steps);
-  const Seq2seqConfig config = sequences::model_config(experiment, "vanilla");
+  experiment.training.seed = tutorial::seeded(options, experiment.training.seed);  // --seed S: another batch order
+  Seq2seqConfig config = sequences::model_config(experiment, "vanilla");
+  config.seed = tutorial::seeded(options, config.seed);  // and other initial weights
   Seq2seq<float> model(config);
   const Measured measured = train_and_measure(model, experiment);
   print_training(experiment, config, model, measured);

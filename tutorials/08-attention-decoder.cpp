@@ -138,11 +138,11 @@ models::Seq2seqConfig configure(const data::Vocabulary& source_vocabulary, const
 // Adam on (8.6) with teacher forcing, `epochs` passes over the training pairs (at most max_steps steps when that is
 // not 0); prints the loss every 100 steps and the validation exact match after each pass.
 void train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, std::size_t max_steps,
-           std::size_t batch_size) {
+           std::size_t batch_size, std::uint64_t order_seed) {
   const auto& [splits, source_vocabulary, target_vocabulary, train_sources, train_targets, source_lengths] = data;
   // [docs:train]
   nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(7);  // the order of the batches
+  Rng order_rng(order_seed);  // the order of the batches (seed 7)
   Tape<float> tape;
   std::size_t step = 0;
   double loss_sum = 0;
@@ -364,7 +364,7 @@ std::string heatmap(const models::Hypothesis& output, const std::string& source,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   // The chapter's settings; --small keeps every step but makes them tiny.
   const std::size_t train_size = options.small ? 300 : 20000;
   const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
@@ -374,14 +374,16 @@ int main(int argc, char** argv) {
   const std::size_t batch_size = 64;
   std::printf("Chapter 8: the attention decoder, trained on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
               train_size, epochs, hidden_size);
+  tutorial::announce_seed(options);
 
   // ---- The data, the model, the training loop -----------------------------------------------------------------------
   const Data data = make_data(train_size, held_out);
-  const models::Seq2seqConfig config = configure(data.source_vocabulary, data.target_vocabulary, hidden_size);
+  models::Seq2seqConfig config = configure(data.source_vocabulary, data.target_vocabulary, hidden_size);
+  config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights (the same data)
   models::Seq2seq<float> model(config);
   std::printf("model: %s decoder, GRU cells, E = %zu, H = %zu: %zu parameters\n\n", config.decoder_name().c_str(),
               config.embedding_dim, config.hidden_size, model.parameter_count());
-  train(model, data, epochs, max_steps, batch_size);
+  train(model, data, epochs, max_steps, batch_size, tutorial::seeded(options, 7));
 
   // ---- Test exact match, and a few test dates -----------------------------------------------------------------------
   const dates::Scores test = exact_match(model, data.splits.test, data.source_vocabulary, data.target_vocabulary);

@@ -44,9 +44,9 @@ struct Compared {
   std::vector<std::vector<sequences::LengthScore>> scores;  // scores[d][length]
 };
 
-Compared train_both(bool small) {
+Compared train_both(const tutorial::Options& options) {
   // [docs:both]
-  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(small);
+  const sequences::LengthExperiment experiment = sequences::bottleneck_experiment(options.small);
   const std::vector<sequences::Example> train_set = sequences::training_set(experiment);
   const std::vector<sequences::Example> test_set = sequences::test_set(experiment);
   const std::vector<std::string> decoders{"vanilla", "bahdanau"};
@@ -54,8 +54,11 @@ Compared train_both(bool small) {
   std::vector<std::vector<double>> losses;                  // losses[d][step]
   std::vector<std::vector<sequences::LengthScore>> scores;  // scores[d][length]
   for (const std::string& decoder : decoders) {
-    models.push_back(std::make_unique<Seq2seq<float>>(sequences::model_config(experiment, decoder)));
+    Seq2seqConfig config = sequences::model_config(experiment, decoder);
+    config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights (the same data)
+    models.push_back(std::make_unique<Seq2seq<float>>(config));
     sequences::TrainOptions training = experiment.training;
+    training.seed = tutorial::seeded(options, training.seed);        // and another batch order
     training.on_step = tutorial::progress(decoder, training.steps);  // on standard error
     losses.push_back(sequences::train(*models.back(), train_set, training));
     // (10.1)  exact match at length T_x, as (4.1)
@@ -256,11 +259,12 @@ void check_diagonal(const tutorial::Options& options, Seq2seq<double>& attention
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   std::printf("Chapter 10: attention fixes the bottleneck: chapter 4's experiment with both decoders\n\n");
+  tutorial::announce_seed(options);
 
   // ---- Chapter 4's experiment with both decoders --------------------------------------------------------------------
-  const Compared compared = train_both(options.small);
+  const Compared compared = train_both(options);
   print_training(compared);
   exact_match_by_length(options, compared);
 

@@ -925,7 +925,7 @@ void hindi_to_english(const std::string& hindi_path, const data::TranslationSpli
 
 int main(int argc, char** argv) {
   std::string data_dir = "../shared/data";
-  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::fixed, &data_dir);
   const Settings settings = settings_for(options.small);
   const auto program_start = std::chrono::steady_clock::now();
   const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");

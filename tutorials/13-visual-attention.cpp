@@ -327,13 +327,13 @@ std::string overlay_svg(const models::Hypothesis& output, const models::Captione
 
 // The same model trained with the doubly stochastic penalty, and the conv encoder instead of patches.
 void other_models(const Data& data, const models::CaptionerConfig& config, std::size_t steps, std::size_t batch_size,
-                  bool small) {
+                  bool small, std::uint64_t batch_seed) {
   const auto& [digits, split, composer, test] = data;
   std::printf("\n");
   models::CaptionerConfig regularised = config;
   regularised.doubly_stochastic = 1.0;  // λ
   models::Captioner<float> with_penalty(regularised);
-  train(with_penalty, split.train, composer, steps, batch_size, /*seed=*/3);
+  train(with_penalty, split.train, composer, steps, batch_size, batch_seed);
   print_evaluation("patches, λ = 1:", evaluate(with_penalty, test), test.size());
 
   models::CaptionerConfig conv_config = config;
@@ -341,7 +341,7 @@ void other_models(const Data& data, const models::CaptionerConfig& config, std::
   conv_config.channels = small ? 4 : 16;  // 16 then 32 channels; a 3×16 grid, L = 48
   models::Captioner<float> conv(conv_config);
   const auto start = std::chrono::steady_clock::now();
-  train(conv, split.train, composer, steps, batch_size, /*seed=*/3);
+  train(conv, split.train, composer, steps, batch_size, batch_seed);
   std::printf("time: training the conv encoder took %.0f s\n", seconds_since(start));
   print_evaluation("conv:", evaluate(conv, test), test.size());
 }
@@ -367,7 +367,7 @@ void failures(models::Captioner<float>& model, const Data& data, bool small) {
 
 int main(int argc, char** argv) {
   std::string data_dir = "../shared/data";
-  const tutorial::Options options = tutorial::parse_options_with_data_dir(argc, argv, data_dir);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies, &data_dir);
   const bool small = options.small;
   // The chapter's settings; --small keeps every step but makes them tiny.
   const std::size_t steps = small ? 30 : 3000;  // training steps of batch_size images, per model
@@ -376,11 +376,14 @@ int main(int argc, char** argv) {
   const std::size_t size = small ? 16 : 128;        // A = H: the annotation and decoder sizes
   std::printf("Chapter 13: visual attention over composed digit strings (%zu steps of %zu images, A = H = %zu)\n\n",
               steps, batch_size, size);
+  tutorial::announce_seed(options);
+  const std::uint64_t batch_seed = tutorial::seeded(options, 3);  // the images of every batch
 
   // ---- The data and the model ---------------------------------------------------------------------------------------
   const Data data = make_data(data_dir, test_size);
   const std::vector<data::Composed>& test = data.test;
-  const models::CaptionerConfig config = configure(size);
+  models::CaptionerConfig config = configure(size);
+  config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights (the same test images)
   models::Captioner<float> model(config);
   const std::size_t L = config.grid_rows() * config.grid_columns();
   std::printf("\npatch encoder: %zu×%zu patches, stride %zu: a %zu×%zu grid, L = %zu annotations; %zu parameters\n",
@@ -389,7 +392,7 @@ int main(int argc, char** argv) {
 
   // ---- Training, and the test captions ------------------------------------------------------------------------------
   const auto start = std::chrono::steady_clock::now();
-  train(model, data.split.train, data.composer, steps, batch_size, /*seed=*/3);
+  train(model, data.split.train, data.composer, steps, batch_size, batch_seed);
   std::printf("time: training took %.0f s\n", seconds_since(start));
   const Evaluation patches = evaluate(model, test);
   print_evaluation("\npatches:", patches, test.size());
@@ -415,7 +418,7 @@ int main(int argc, char** argv) {
   }
 
   // ---- What the regulariser changes, the conv encoder, and what fails -----------------------------------------------
-  other_models(data, config, steps, batch_size, small);
+  other_models(data, config, steps, batch_size, small, batch_seed);
   failures(model, data, small);
   return tutorial::exit_status();
 }

@@ -31,6 +31,10 @@ namespace attend::tutorial {
 struct Options {
   bool small = false;   // --small: the fast settings `meson test` uses (every check still runs)
   std::string figures;  // --figures DIR: write pictures there; empty: write none
+  // --seed S (the chapters that train): added to every seed of the chapter's training — initial weights, batch order,
+  // dropout — but not to its data, so that a chapter's claims can be measured over several trainings. 0: the run the
+  // chapter quotes.
+  std::uint64_t seed = 0;
 };
 
 namespace detail {
@@ -41,65 +45,67 @@ inline bool& any_check_failed() {
   return failed;
 }
 
-[[noreturn]] inline void usage_error(const char* program) {
-  std::fprintf(stderr, "usage: %s [--small] [--figures DIR]\n", program);
+inline std::string usage(bool takes_seed, bool takes_data_dir) {
+  return std::string("usage: %s [--small] [--figures DIR]") + (takes_seed ? " [--seed S]" : "") +
+         (takes_data_dir ? " [--data-dir DIR]" : "") + "\n";
+}
+
+[[noreturn]] inline void usage_error(const char* program, bool takes_seed, bool takes_data_dir = false) {
+  std::fprintf(stderr, usage(takes_seed, takes_data_dir).c_str(), program);
   std::exit(2);
+}
+
+// S of "--seed S": decimal digits only.
+inline bool parse_seed(const char* text, std::uint64_t& seed) {
+  const std::string digits = text;
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  seed = std::stoull(digits);
+  return true;
 }
 
 }  // namespace detail
 
-// Reads --small, --figures DIR and --help (which prints the usage line to standard output and exits with 0). Anything
-// else, or --figures without a folder, prints "usage: <program> [--small] [--figures DIR]" to standard error and
-// exits with status 2.
-inline Options parse_options(int argc, char** argv) {
+// The options of a chapter's program. Every program reads --small, --figures DIR and --help (which prints the usage
+// line to standard output and exits with 0); those that train (Seed::varies) also --seed S, and chapters 12 and 13
+// (a non-null data_dir) --data-dir DIR: the folder that holds tatoeba/ and digits/ (their default is ../shared/data,
+// the folder beside the repository, for a program run from the repository's folder). Anything else, or a flag without
+// its value, prints the usage line ("usage: <program> [--small] [--figures DIR] …") to standard error and exits with
+// status 2.
+enum class Seed { fixed, varies };
+
+inline Options parse_options(int argc, char** argv, Seed seed = Seed::fixed, std::string* data_dir = nullptr) {
   const char* program = argc > 0 ? argv[0] : "tutorial";
+  const bool takes_seed = seed == Seed::varies, takes_data_dir = data_dir != nullptr;
   Options options;
   for (int k = 1; k < argc; ++k) {
     const std::string argument = argv[k];
+    const bool has_value = k + 1 < argc && argv[k + 1][0] != '\0';
     if (argument == "--small") {
       options.small = true;
-    } else if (argument == "--figures" && k + 1 < argc && argv[k + 1][0] != '\0') {
+    } else if (argument == "--figures" && has_value) {
       options.figures = argv[++k];
+    } else if (argument == "--seed" && takes_seed && has_value && detail::parse_seed(argv[k + 1], options.seed)) {
+      ++k;
+    } else if (argument == "--data-dir" && takes_data_dir && has_value) {
+      *data_dir = argv[++k];
     } else if (argument == "--help") {
-      std::printf("usage: %s [--small] [--figures DIR]\n", program);
+      std::printf(detail::usage(takes_seed, takes_data_dir).c_str(), program);
       std::exit(0);
     } else {
-      detail::usage_error(program);
+      detail::usage_error(program, takes_seed, takes_data_dir);
     }
   }
   return options;
 }
 
-// The chapters that read the shared data folder (12, 13) also take --data-dir DIR: the folder that holds tatoeba/ and
-// digits/ (their default is ../shared/data, the folder beside the repository, for a program run from the
-// repository's folder). --small, --figures DIR and --help are read as by parse_options; the usage line adds
-// [--data-dir DIR].
-inline Options parse_options_with_data_dir(int argc, char** argv, std::string& data_dir) {
-  const char* const usage = "usage: %s [--small] [--figures DIR] [--data-dir DIR]\n";
-  std::vector<char*> common{argv[0]};
-  bool bad = false;
-  for (int k = 1; k < argc; ++k) {
-    const std::string argument = argv[k];
-    const bool has_value = k + 1 < argc && argv[k + 1][0] != '\0';
-    if (argument == "--help") {
-      std::printf(usage, argv[0]);
-      std::exit(0);
-    } else if (argument == "--data-dir" && has_value) {
-      data_dir = argv[++k];
-    } else if (argument == "--small") {
-      common.push_back(argv[k]);
-    } else if (argument == "--figures" && has_value) {
-      common.push_back(argv[k]);
-      common.push_back(argv[++k]);
-    } else {
-      bad = true;
-    }
+// A seed of the chapter's training moved by --seed S (base + S), and, when S is not 0, a line saying so before the
+// chapter's output: the numbers below then come from another training than the one the chapter quotes.
+inline std::uint64_t seeded(const Options& options, std::uint64_t base) { return base + options.seed; }
+inline void announce_seed(const Options& options) {
+  if (options.seed != 0) {
+    std::printf("(--seed %llu: every training seed of this chapter moved by %llu; the chapter quotes --seed 0)\n",
+                static_cast<unsigned long long>(options.seed), static_cast<unsigned long long>(options.seed));
   }
-  if (bad) {
-    std::fprintf(stderr, usage, argv[0]);
-    std::exit(2);
-  }
-  return parse_options(static_cast<int>(common.size()), common.data());
 }
 
 // A self-check: prints "check: <what>: worst difference <d> (tolerance <t>) ok", or "... FAILED" (also when the
