@@ -236,9 +236,10 @@ struct Run {
 // [docs:train]
 // Chapter 9's training loop: Adam on the teacher-forced cross-entropy, gradients clipped to norm 1, batches of 64
 // pairs of similar source lengths, a fixed number of steps (here less than one pass over the Spanish pairs).
-Run train(models::Seq2seq<float>& model, const Corpus& corpus, std::size_t steps, std::size_t report_every) {
+Run train(models::Seq2seq<float>& model, const Corpus& corpus, std::size_t steps, std::size_t report_every,
+          std::uint64_t order_seed) {
   nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(7);  // the same order of batches for every model
+  Rng order_rng(order_seed);  // the same order of batches for every model (seed 7)
   Tape<float> tape;
   Run run;
   double loss_sum = 0;
@@ -359,7 +360,7 @@ std::string heatmap(const models::Hypothesis& output, const data::TranslationExa
 
 // One configuration for every model of the chapter; only the decoder changes.
 models::Seq2seqConfig configure(const Corpus& corpus, const std::string& decoder, std::size_t embedding_dim,
-                                std::size_t hidden_size) {
+                                std::size_t hidden_size, std::uint64_t seed) {
   // [docs:config]
   models::Seq2seqConfig config;
   config.source_vocab_size = corpus.source_vocabulary.size();
@@ -368,7 +369,7 @@ models::Seq2seqConfig configure(const Corpus& corpus, const std::string& decoder
   config.embedding_dim = embedding_dim;
   config.hidden_size = hidden_size;  // GRU encoder (one direction) and decoder
   config.max_target_length = 30;     // decoding stops here; the references have at most 10 words
-  config.seed = 1;                   // the initial weights
+  config.seed = seed;                // the initial weights (seed 1)
   // [docs:end]
   return config;
 }
@@ -399,6 +400,7 @@ struct Settings {
   std::size_t report_every;     // the loss is printed as the mean of each stretch of this many steps
   std::size_t embedding_dim, hidden_size;
   std::size_t hindi_steps, hindi_every, hindi_test_size;
+  std::uint64_t seed = 0;  // --seed S: added to the seeds of the initial weights (1) and of the batch order (7)
 };
 
 Settings settings_for(bool small) {
@@ -576,8 +578,9 @@ Trained train_and_translate(const Corpus& spanish, const std::string& decoder, c
   const data::TranslationData& data = spanish.data;
   Trained trained{decoder, nullptr, {}, {}, {}, {}, {}, {}, 0};
   // [docs:compare]
-  auto model = std::make_unique<models::Seq2seq<float>>(configure(spanish, decoder, embedding_dim, hidden_size));
-  const Run run = train(*model, spanish, steps, report_every);
+  auto model = std::make_unique<models::Seq2seq<float>>(
+      configure(spanish, decoder, embedding_dim, hidden_size, /*seed=*/1 + settings.seed));
+  const Run run = train(*model, spanish, steps, report_every, /*order_seed=*/7 + settings.seed);
   const auto decode_start = std::chrono::steady_clock::now();
   trained.greedy = translate(*model, test_sources, {/*beam_width=*/1});
   trained.beam = translate(*model, test_sources, {/*beam_width=*/5, /*max_length=*/0, /*length_penalty=*/1.0});
@@ -879,8 +882,8 @@ void hindi_to_english(const std::string& hindi_path, const data::TranslationSpli
   hindi_split.test_size = hindi_test_size;
   // [docs:hindi]
   const Corpus hindi = make_corpus(hindi_file, hindi_split, /*min_count=*/2, /*train_examples=*/hindi_test_size);
-  models::Seq2seq<float> hindi_model(configure(hindi, "bahdanau", embedding_dim, hidden_size));
-  const Run hindi_run = train(hindi_model, hindi, hindi_steps, hindi_steps / 4);
+  models::Seq2seq<float> hindi_model(configure(hindi, "bahdanau", embedding_dim, hidden_size, 1 + settings.seed));
+  const Run hindi_run = train(hindi_model, hindi, hindi_steps, hindi_steps / 4, 7 + settings.seed);
   const std::vector<models::Hypothesis> hindi_test =
       translate(hindi_model, sources_of(hindi.data.test, hindi.source_vocabulary), {1});
   const std::vector<models::Hypothesis> hindi_train =
@@ -925,11 +928,13 @@ void hindi_to_english(const std::string& hindi_path, const data::TranslationSpli
 
 int main(int argc, char** argv) {
   std::string data_dir = "../shared/data";
-  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::fixed, &data_dir);
-  const Settings settings = settings_for(options.small);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies, &data_dir);
+  Settings settings = settings_for(options.small);
+  settings.seed = options.seed;
   const auto program_start = std::chrono::steady_clock::now();
   const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");
   std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
+  tutorial::announce_seed(options);
 
   // ---- The text: normalisation and tokens ---------------------------------------------------------------------------
   data::PairReadOptions read;

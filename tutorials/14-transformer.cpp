@@ -428,13 +428,15 @@ double train_reversal(bool norm_first, bool warmup, std::uint64_t seed, std::siz
   return tail;
 }
 
-void stability(bool small) {
+void stability(const tutorial::Options& options) {
+  const bool small = options.small;
   std::printf("\nthe gradient's norm per decoder layer at initialisation (6 + 6 layers, D = 64, one batch):\n");
   const std::vector<double> post = layer_gradient_norms(6, false), pre = layer_gradient_norms(6, true);
   std::printf("%8s %12s %12s\n", "layer", "post-norm", "pre-norm");
   for (std::size_t l = 0; l < post.size(); ++l) std::printf("%8zu %12.4f %12.4f\n", l + 1, post[l], pre[l]);
   const std::size_t steps = small ? 40 : 600;
-  const std::vector<std::uint64_t> seeds = small ? std::vector<std::uint64_t>{1} : std::vector<std::uint64_t>{1, 2, 3};
+  std::vector<std::uint64_t> seeds = small ? std::vector<std::uint64_t>{1} : std::vector<std::uint64_t>{1, 2, 3};
+  for (std::uint64_t& seed : seeds) seed = tutorial::seeded(options, seed);  // --seed S: S + 1, …
   std::printf(
       "\nthe reversal task, 6 + 6 layers, Adam with peak learning rate 1e-3, %zu steps: mean loss of the last 20\n",
       steps);
@@ -662,7 +664,7 @@ void dates_task(const tutorial::Options& options) {
   config.ff = 256;
   config.encoder_layers = config.decoder_layers = 2;
   config.dropout = 0.1;
-  config.seed = 1;
+  config.seed = tutorial::seeded(options, 1);  // --seed S: other initial weights and dropout masks
   models::TransformerModel<float> model(config);
   nn::Adam<float> adam(model.parameters(), {1e-3});
   // (14.9)  η(s) = η_peak · min(s / w, √(w / s)): up linearly for w steps, then down as 1/√s
@@ -673,7 +675,7 @@ void dates_task(const tutorial::Options& options) {
     const double by_hand = 2e-3 * std::min(double(step) / double(w), std::sqrt(double(w) / double(step)));
     worst_eta = std::max(worst_eta, std::abs(schedule.lr_at(step) - by_hand));
   }
-  Rng order_rng(2);
+  Rng order_rng(tutorial::seeded(options, 2));  // and batch order
   Tape<float> tape;
   for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
     double loss_sum = 0;
@@ -724,14 +726,15 @@ void dates_task(const tutorial::Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   std::printf("Chapter 14: the Transformer%s\n\n", options.small ? " (--small)" : "");
+  tutorial::announce_seed(options);
   why_scale(options.small);
   multi_head_by_hand();
   positions(options.small);
   masks();
   residuals();
-  stability(options.small);
+  stability(options);
   sequential_steps(options.small);
   step_time(options);
   dates_task(options);
