@@ -54,6 +54,8 @@ struct TrainOptions {
   double lr = 3e-3;            // Adam's learning rate
   double max_grad_norm = 1.0;  // clip_grad_norm
   std::uint64_t seed = 0;      // the order of the batches
+  // From this step on (counted from 1) the learning rate is lr / 10, to settle what was learned; 0: never.
+  std::size_t lr_drop_step = 0;
   // Called after every step with the step's number (from 1) and loss, to report progress; may be empty.
   std::function<void(std::size_t step, double loss)> on_step;
 };
