@@ -78,9 +78,10 @@ struct Run {
 // [docs:train]
 // Chapter 8's training loop as a function: Adam on the teacher-forced cross-entropy, gradients clipped to norm 1,
 // batches of similar lengths, `epochs` passes over the data (or max_steps steps when that is not 0).
-Run train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, std::size_t max_steps) {
+Run train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, std::size_t max_steps,
+          std::uint64_t order_seed) {
   nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(7);  // the same order of batches for every model
+  Rng order_rng(order_seed);  // the same order of batches for every model (seed 7)
   Tape<float> tape;
   Run run;
   std::vector<double> recent_losses;
@@ -345,14 +346,14 @@ struct Trained {
 };
 
 Trained train_one(const Data& data, std::size_t hidden_size, const std::string& decoder, std::uint64_t seed,
-                  std::size_t epochs, std::size_t max_steps) {
+                  std::uint64_t order_seed, std::size_t epochs, std::size_t max_steps, bool draw) {
   // [docs:compare]
   models::Seq2seq<float> model(configure(data, hidden_size, decoder, seed));
-  const Run run = train(model, data, epochs, max_steps);
+  const Run run = train(model, data, epochs, max_steps, order_seed);
   const dates::Scores test = exact_match(model, data.splits.test, data);
   // [docs:end]
   std::string svg;
-  if (seed == 1 && decoder != "vanilla") svg = heatmap(model, data.splits.test[34], data);
+  if (draw && decoder != "vanilla") svg = heatmap(model, data.splits.test[34], data);
   return {run, test, model.parameter_count(), svg};
 }
 
@@ -362,7 +363,8 @@ Trained train_one(const Data& data, std::size_t hidden_size, const std::string& 
 std::vector<std::pair<std::string, std::string>> compare_decoders(const Data& data,
                                                                   const std::vector<std::string>& decoders,
                                                                   std::size_t hidden_size, std::size_t epochs,
-                                                                  std::size_t max_steps) {
+                                                                  std::size_t max_steps,
+                                                                  const tutorial::Options& options) {
   std::printf("\n%-14s %10s %11s %16s %7s %7s\n", "decoder", "parameters", "final loss", "exact: run 1", "run 2",
               "mean");
   std::vector<std::string> times;
@@ -372,8 +374,10 @@ std::vector<std::pair<std::string, std::string>> compare_decoders(const Data& da
     double loss = 0, cpu_seconds = 0, wall_seconds = 0;
     std::size_t steps = 0, tokens = 0;
     std::vector<double> exact;
-    for (const std::uint64_t seed : {1, 2}) {
-      const Trained trained = train_one(data, hidden_size, decoder, seed, epochs, max_steps);
+    // seeds 1 and 2 (--seed S: 1 + S and 2 + S); the first run draws the heatmap
+    for (const std::uint64_t seed : {tutorial::seeded(options, 1), tutorial::seeded(options, 2)}) {
+      const Trained trained = train_one(data, hidden_size, decoder, seed, tutorial::seeded(options, 7), epochs,
+                                        max_steps, seed == tutorial::seeded(options, 1));
       if (!trained.heatmap_svg.empty()) figures.emplace_back("09-heatmap-" + decoder + ".svg", trained.heatmap_svg);
       const Run& run = trained.run;
       parameters = trained.parameters;
@@ -404,7 +408,7 @@ std::vector<std::pair<std::string, std::string>> compare_decoders(const Data& da
 }  // namespace
 
 int main(int argc, char** argv) {
-  const tutorial::Options options = tutorial::parse_options(argc, argv);
+  const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies);
   const std::size_t train_size = options.small ? 300 : 10000;
   const std::size_t held_out = options.small ? 40 : 1000;  // validation and test dates each
   const std::size_t epochs = options.small ? 1 : 2;
@@ -412,6 +416,7 @@ int main(int argc, char** argv) {
   const std::size_t hidden_size = options.small ? 16 : 64;
   std::printf("Chapter 9: multiplicative attention (Luong) on dates (%zu training pairs, %zu epochs, H = %zu)\n\n",
               train_size, epochs, hidden_size);
+  tutorial::announce_seed(options);
   const Data data = make_data(train_size, held_out);
 
   // ---- One date through each Luong decoder, every equation by hand -------------------------------------------------
@@ -420,7 +425,7 @@ int main(int argc, char** argv) {
   // ---- The five decoders on the same task and budget ---------------------------------------------------------------
   const std::vector<std::string> decoders{"luong-dot", "luong-general", "luong-concat", "bahdanau", "vanilla"};
   const std::vector<std::pair<std::string, std::string>> figures =
-      compare_decoders(data, decoders, hidden_size, epochs, max_steps);
+      compare_decoders(data, decoders, hidden_size, epochs, max_steps, options);
   std::printf("\nthe attention of the first run of each decoder on \"%s\"\n", data.splits.test[34].source.c_str());
   for (const auto& [name, svg] : figures) tutorial::write_figure(options, name, svg);
   return tutorial::exit_status();
