@@ -34,11 +34,20 @@ void TrainOverrides::apply(TrainSettings& settings) const {
   if (out) settings.out = *out;
 }
 
-std::string last_state_path(const std::string& out) {
+namespace {
+
+// Where OUT's extension starts (its last dot), or OUT's length when it has none (a leading dot is the name's).
+std::size_t extension_start(const std::string& out) {
   const std::size_t slash = out.find_last_of('/');
   const std::size_t name = slash == std::string::npos ? 0 : slash + 1;
   const std::size_t dot = out.find_last_of('.');
-  if (dot == std::string::npos || dot <= name) return out + ".last";  // no extension (a leading dot is the name's)
+  return dot == std::string::npos || dot <= name ? out.size() : dot;
+}
+
+}  // namespace
+
+std::string last_state_path(const std::string& out) {
+  const std::size_t dot = extension_start(out);
   return out.substr(0, dot) + ".last" + out.substr(dot);
 }
 
@@ -85,10 +94,7 @@ std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, c
   return plot::line_charts_svg(charts, name + ": training curve");
 }
 
-std::string curve_path(const std::string& out) {
-  const std::string last = last_state_path(out);  // OUT with ".last" before its extension
-  return last.substr(0, last.rfind(".last")) + ".curve.svg";
-}
+std::string curve_path(const std::string& out) { return out.substr(0, extension_start(out)) + ".curve.svg"; }
 
 nlohmann::json state_to_json(const TrainingState& state, const TrainSettings& settings, nn::Module<float>& model) {
   nlohmann::json generators = nlohmann::json::object();

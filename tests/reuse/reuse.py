@@ -57,7 +57,7 @@ def install(build, work):
     options = {o["name"]: o["value"] for o in
                json.loads(run_quiet(["meson", "introspect", "--buildoptions", build]))}
     prefix = stage + options["prefix"]
-    libdir = options["libdir"] if os.path.isabs(options["libdir"]) else os.path.join(options["prefix"], options["libdir"])
+    libdir = os.path.join(options["prefix"], options["libdir"])  # an absolute libdir stays as it is
     return prefix, stage + libdir, options["prefix"]
 
 
@@ -91,7 +91,8 @@ def way_meson(source, build, work):
     allowed = {"attend-autograd", "attend-kernels", "attend-nn", "attend-models", "attend-data", "attend-plot"}
     extra = [t for t in attend_targets if t not in allowed]
     if extra:
-        raise RuntimeError("as a subproject attend should build only its libraries, but it also defines: " + ", ".join(extra))
+        raise RuntimeError("as a subproject attend should build only its libraries, but it also defines: "
+                           + ", ".join(extra))
     print("attend's targets as a subproject:", ", ".join(attend_targets))
     run(["ninja", "-C", out_dir])
     run_programs(out_dir)
