@@ -141,11 +141,39 @@ struct TrainFlags {
   std::vector<std::unique_ptr<ModelKind>> kinds;  // one of each, in registration order
   std::vector<std::vector<CLI::Option*>> own;     // each kind's own flags
   CLI::Option *cell = nullptr, *hidden = nullptr, *embed = nullptr, *attention = nullptr, *batch = nullptr;
-  CLI::Option *arch_option = nullptr, *layers = nullptr, *dropout = nullptr, *lr = nullptr, *warmup = nullptr;
+  CLI::Option *arch_option = nullptr, *layers = nullptr, *dropout = nullptr, *lr = nullptr, *warmup = nullptr,
+              *lr_drop = nullptr;
   std::vector<CLI::Option*> fixed;  // what a saved training state fixes: not with --resume
   CLI::Option *epochs = nullptr, *time_limit = nullptr, *max_steps = nullptr, *log_every = nullptr,
               *save_every = nullptr, *out = nullptr, *threads = nullptr;  // what a resumed run may change
 };
+
+// The optimizer's flags: Adam's rate, its schedule (--warmup or --lr-drop) and clipping, all fixed by a saved state.
+void add_optimizer_flags(CLI::App& command, TrainSettings& s, TrainFlags& flags) {
+  flags.lr = command
+                 .add_option("--lr", s.learning_rate,
+                             "Adam's learning rate (with --warmup: its peak; "
+                             "transformer: 0.001)")
+                 ->check(number_in(1e-7, 10.0))
+                 ->capture_default_str();
+  flags.warmup = command
+                     .add_option("--warmup", s.warmup,
+                                 "raise the learning rate linearly to --lr over N steps, "
+                                 "then decay it as 1/√step (the Transformer's schedule; transformer: 1000); 0: "
+                                 "constant")
+                     ->check(CLI::Range(std::size_t{0}, many))
+                     ->capture_default_str();
+  flags.lr_drop = command
+                      .add_option("--lr-drop", s.lr_drop,
+                                  "after this fraction of the steps of --epochs, the learning rate is --lr / 10 "
+                                  "(the chapters' schedule; captioner: 0.7); 0: constant")
+                      ->check(number_in(0.0, 0.999))
+                      ->capture_default_str();
+  CLI::Option* clip = command.add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
+                          ->check(number_in(0.0, 1e6))
+                          ->capture_default_str();
+  flags.fixed.insert(flags.fixed.end(), {flags.lr, flags.warmup, flags.lr_drop, clip});
+}
 
 CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags) {
   CLI::App* command = app.add_subcommand("train", "train a model and save the best one (by validation score)");
@@ -187,32 +215,9 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
                           ->check(CLI::IsMember(model_kind_names()));
   flags.kinds = model_kinds();
   for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command, s));
-  flags.lr = command
-                 ->add_option("--lr", s.learning_rate,
-                              "Adam's learning rate (with --warmup: its peak; "
-                              "transformer: 0.001)")
-                 ->check(number_in(1e-7, 10.0))
-                 ->capture_default_str();
-  flags.warmup = command
-                     ->add_option("--warmup", s.warmup,
-                                  "raise the learning rate linearly to --lr over N steps, "
-                                  "then decay it as 1/√step (the Transformer's schedule; transformer: 1000); 0: "
-                                  "constant")
-                     ->check(CLI::Range(std::size_t{0}, many))
-                     ->capture_default_str();
-  flags.fixed = {flags.cell,
-                 flags.hidden,
-                 flags.embed,
-                 flags.attention,
-                 flags.layers,
-                 flags.dropout,
-                 flags.batch,
-                 flags.arch_option,
-                 flags.lr,
-                 flags.warmup,
-                 command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
-                     ->check(number_in(0.0, 1e6))
-                     ->capture_default_str()};
+  flags.fixed = {flags.cell,   flags.hidden,  flags.embed, flags.attention,
+                 flags.layers, flags.dropout, flags.batch, flags.arch_option};
+  add_optimizer_flags(*command, s, flags);
   for (const auto& own : flags.own) flags.fixed.insert(flags.fixed.end(), own.begin(), own.end());
   flags.epochs = command->add_option("--epochs", s.epochs, "passes over the training data")
                      ->check(whole(many))
@@ -301,8 +306,13 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   m.dropout_given = flags.dropout->count() > 0;
   m.lr_given = flags.lr->count() > 0;
   m.warmup_given = flags.warmup->count() > 0;
+  m.lr_drop_given = flags.lr_drop->count() > 0;
   if (flags.batch->count() == 0) train.settings.batch_size = train.task->default_batch_size();
   train.model->finish(m, train.settings, *train.task);
+  if (train.settings.lr_drop > 0 && train.settings.warmup > 0) {
+    throw InputError("--lr-drop with --warmup " + std::to_string(train.settings.warmup) +
+                     ": one learning-rate schedule at a time (--warmup 0 for a constant rate before the drop)");
+  }
 }
 
 // ---- eval, predict, data --------------------------------------------------------------------------------------

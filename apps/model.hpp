@@ -24,7 +24,7 @@ namespace attend::app {
 struct TrainSettings;
 
 // The flags several model kinds read (--cell, --hidden, --embed, --attention-size, --layers, --dropout) and the
-// training settings a kind may give its own default (--lr, --warmup): the values and which were given.
+// training settings a kind may give its own default (--lr, --warmup, --lr-drop): the values and which were given.
 struct ModelFlags {
   std::string cell = "gru";
   std::size_t hidden_size = 128;
@@ -33,7 +33,7 @@ struct ModelFlags {
   std::size_t layers = 1;
   double dropout = 0.0;
   bool cell_given = false, hidden_given = false, embed_given = false, attention_given = false;
-  bool layers_given = false, dropout_given = false, lr_given = false, warmup_given = false;
+  bool layers_given = false, dropout_given = false, lr_given = false, warmup_given = false, lr_drop_given = false;
 };
 
 // Inputs to decode: token ids (text) or images, as the model reads them.

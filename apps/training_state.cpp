@@ -9,6 +9,7 @@ nlohmann::json TrainSettings::to_json() const {
   nlohmann::json json = nlohmann::json::object();
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
   if (warmup > 0) json["warmup"] = warmup;
+  if (lr_drop > 0) json["lr_drop"] = lr_drop;
   json["threads"] = threads;
   json["ranks"] = ranks;
   return json;
@@ -18,6 +19,7 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   TrainSettings settings;
   fields(settings, [&](const char* key, auto& value) { value = json.at(key).get<std::decay_t<decltype(value)>>(); });
   if (json.contains("warmup")) settings.warmup = json.at("warmup").get<std::size_t>();
+  if (json.contains("lr_drop")) settings.lr_drop = json.at("lr_drop").get<double>();
   if (json.contains("threads")) settings.threads = json.at("threads").get<std::size_t>();
   if (json.contains("ranks")) settings.ranks = json.at("ranks").get<std::size_t>();
   if (settings.threads == 0) throw std::invalid_argument("threads: 0");

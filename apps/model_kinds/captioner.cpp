@@ -1,7 +1,8 @@
 // The captioner model kind (model.hpp): models::Captioner, an image encoder (patches or convolutions) and a Bahdanau
 // decoder over the image's grid ("Show, Attend and Tell" at toy scale, docs/13-visual-attention.md); reads images.
 // Its flags: --encoder, --patch, --stride, --patch-hidden, --channels, --annotation-size, --doubly-stochastic, and the
-// shared --cell, --hidden, --embed, --attention-size when given (its own defaults otherwise: H 128, E 16).
+// shared --cell, --hidden, --embed, --attention-size when given (its own defaults otherwise: H 128, E 16); --lr-drop
+// is 0.7 unless given (or --warmup is).
 #include "models/captioner.hpp"
 
 #include <CLI/CLI.hpp>
@@ -119,7 +120,7 @@ class CaptionerKind : public ModelKind {
     };
   }
 
-  void finish(const ModelFlags& flags, TrainSettings&, const Task& task) override {
+  void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) override {
     if (flags.layers_given) throw InputError("--layers is only for the text models (--arch seq2seq, transformer)");
     if (flags.dropout_given) throw InputError("--dropout is only for the text models (--arch seq2seq, transformer)");
     config_.encoder = models::image_encoder_from_string(encoder_);
@@ -129,6 +130,8 @@ class CaptionerKind : public ModelKind {
     if (flags.embed_given) config_.embedding_dim = flags.embedding_dim;
     if (flags.attention_given) config_.attention_size = flags.attention_size;
     config_.seed = task.settings.seed;
+    // chapter 13's schedule: the last 30% of the steps at a tenth of the learning rate (docs/results.md, digits)
+    if (!flags.lr_drop_given && settings.warmup == 0) settings.lr_drop = 0.7;
   }
 
   // The vocabulary is not known yet: the smallest a caption model accepts stands in.

@@ -122,6 +122,48 @@ BOOST_AUTO_TEST_CASE(a_transformer_run_resumes_to_the_same_bits) {
   BOOST_TEST((tensor_bytes(last) == final_state));
 }
 
+// --lr-drop: the steps after the given fraction of the epochs' steps run at a tenth of --lr. The progress lines show
+// the rate of each step; runs stopped by --max-steps before and after the drop resume to the bits of the whole run
+// (the drop is a fraction of the epochs' steps, not of the limit's).
+BOOST_AUTO_TEST_CASE(a_learning_rate_drop_is_kept_across_a_resume) {
+  Scratch scratch;
+  const std::string small =
+      "train --task dates --train-size 512 --valid-size 16 --test-size 16 --hidden 16 --embed 8 --batch 32 --seed 3 "
+      "--epochs 3 --log-every 1 ";
+  const Run whole = run_attend(small + "--lr-drop 0.5 --out '" + scratch.path("a.safetensors") + "'");
+  BOOST_TEST_REQUIRE(whole.status == 0, whole.err);
+  const std::size_t steps = 3 * 512 / 32, drop = steps / 2;
+  const auto line_of = [&](std::size_t step) {
+    const std::string key = "step " + std::to_string(step) + "/" + std::to_string(steps) + " ";
+    const std::size_t at = whole.err.find(key);
+    BOOST_TEST_REQUIRE(at != std::string::npos, key << "\n" << whole.err);
+    return whole.err.substr(at, whole.err.find('\n', at) - at);
+  };
+  BOOST_TEST(line_of(1).find("lr 2.0e-03") != std::string::npos, line_of(1));
+  BOOST_TEST(line_of(drop).find("lr 2.0e-03") != std::string::npos, line_of(drop));
+  BOOST_TEST(line_of(drop + 1).find("lr 2.0e-04") != std::string::npos, line_of(drop + 1));
+  BOOST_TEST(line_of(steps).find("lr 2.0e-04") != std::string::npos, line_of(steps));
+  const std::string final_state = tensor_bytes(scratch.path("a.last.safetensors"));
+  BOOST_TEST_REQUIRE(run_attend(small + "--out '" + scratch.path("constant.safetensors") + "'").status == 0);
+  BOOST_TEST(tensor_bytes(scratch.path("constant.last.safetensors")) != final_state);
+
+  for (const std::size_t stop : {drop - 4, drop + 4}) {
+    const std::string name = "b" + std::to_string(stop);
+    const std::string last = scratch.path(name + ".last.safetensors");
+    const Run first = run_attend(small + "--lr-drop 0.5 --max-steps " + std::to_string(stop) + " --out '" +
+                                 scratch.path(name + ".safetensors") + "'");
+    BOOST_TEST_REQUIRE(first.status == 0, first.err);
+    const Run rest = run_attend("train --resume '" + last + "' --max-steps 0");
+    BOOST_TEST_REQUIRE(rest.status == 0, rest.err);
+    BOOST_TEST_INFO("stopped after step " << stop);
+    BOOST_TEST((tensor_bytes(last) == final_state));
+  }
+  // one schedule at a time: the Transformer's warm-up is its default
+  check_usage_error(run_attend("train --task dates --arch transformer --lr-drop 0.5 --out x.safetensors"),
+                    {"--lr-drop with --warmup 1000", "--warmup 0"});
+  check_usage_error(run_attend(small + "--lr-drop 1.5 --out x.safetensors"), {"--lr-drop"});
+}
+
 BOOST_AUTO_TEST_CASE(resume_errors) {
   Scratch scratch;
   check_usage_error(run_attend("train --resume '" + scratch.path("none.safetensors") + "'"),
