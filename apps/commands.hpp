@@ -28,7 +28,7 @@ struct TrainSettings {
   std::string decoder = "bahdanau";  // the --decoder flag as given (text models), as model files of version 1 keep it
   std::size_t warmup = 0;            // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
                                      // (kept in the files only when not 0, so older files read as 0)
-  double lr_drop = 0;                // from this fraction of the run's steps on, `learning_rate` / 10; 0: never
+  double lr_drop = 0;                // after this fraction of the epochs' steps, `learning_rate` / 10; 0: never
                                      // (kept only when not 0, as warmup)
   std::size_t threads = 1;           // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
                                      // (files without it were trained on one)
