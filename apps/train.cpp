@@ -361,8 +361,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
          << "); " << saved_files(run) << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
     throw std::runtime_error(what.str());
   }
-  if (run.settings.lr_drop > 0)
-    run.adam->lr = run.settings.learning_rate * (run.state.step >= run.drop_step ? 0.1 : 1.0);
+  if (run.drop_step > 0) run.adam->lr = run.settings.learning_rate * (run.state.step >= run.drop_step ? 0.1 : 1.0);
   run.step_lr = run.adam->lr;
   run.adam->step();
   if (run.warmup) run.warmup->step();
