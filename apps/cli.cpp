@@ -326,7 +326,9 @@ CLI::App* add_eval_flags(CLI::App& app, EvalOptions& eval) {
       ->check(CLI::IsMember({"test", "validation", "train"}))
       ->capture_default_str();
   command->add_option("--data", eval.data, "pairs, digits: the data file, if it moved since training");
-  command->add_option("--output", eval.output, "write the outputs to this file, one per line as tokens");
+  CLI::Option* output =
+      command->add_option("--output", eval.output, "write the outputs to this file, one per line as tokens");
+  command->add_flag("--force", eval.force, "replace the file --output names if it exists")->needs(output);
   add_beam(*command, eval.beam);
   add_threads(*command, eval.threads);
   return command;
@@ -353,6 +355,7 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
                    "transformer: the attention head --svg draws (1: the first; default: the mean of the heads)")
       ->check(whole(1024))
       ->needs(svg);
+  command->add_flag("--force", predict.force, "replace the pictures --svg names if they exist")->needs(svg);
   add_threads(*command, predict.threads);
   command->add_flag("--scores", predict.scores,
                     "after each output, a TAB and its length-normalised log-probability log p(y | x) / |y| (|y| "
@@ -365,9 +368,13 @@ CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
   CLI::App* command =
       app.add_subcommand("data", "read, tokenise and split a task's data; print a summary and optionally write it out");
   add_task_flags(*command, flags, false);
-  command->add_option("--write", data.write,
-                      "folder to write the splits and vocabularies (digits: the held-out images and their "
-                      "captions) to (created if missing)");
+  CLI::Option* write = command->add_option("--write", data.write,
+                                           "folder to write the splits and vocabularies (digits: the held-out images "
+                                           "and their captions) to (created if missing)");
+  command
+      ->add_flag("--force", data.force,
+                 "write into a --write folder that is not empty (its files of the same names are replaced)")
+      ->needs(write);
   return command;
 }
 
@@ -530,7 +537,10 @@ int run_command_line(const CommandLine& line) {
         if (!line.train.settings.out.empty()) check_output_path(line.train.settings.out, "--out");
         return run_train(line.train);
       case Command::eval:
-        if (!line.eval.output.empty()) check_output_path(line.eval.output, "--output");
+        if (!line.eval.output.empty()) {
+          check_output_path(line.eval.output, "--output");
+          check_not_replacing(line.eval.output, "--output", line.eval.force);
+        }
         return run_eval(line.eval);
       case Command::predict:
       case Command::none:

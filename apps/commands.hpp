@@ -82,6 +82,7 @@ struct EvalOptions {
   std::string output;  // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
+  bool force = false;  // replace the file --output names if it exists
 };
 
 struct PredictOptions {
@@ -93,12 +94,14 @@ struct PredictOptions {
   std::size_t layer = 0, head = 0;  // which attention the picture shows (Model::choose_attention); 0: the default
   std::size_t threads = 1;
   bool scores = false;  // after each output, a TAB and its score log p(y | x) / |y|
+  bool force = false;   // replace the pictures --svg names if they exist
 };
 
 struct DataOptions {
   std::shared_ptr<Task> task;
-  std::string write;  // folder to write the splits and vocabularies (image tasks: the held-out images and their
-                      // captions) to; empty: only the summary
+  std::string write;   // folder to write the splits and vocabularies (image tasks: the held-out images and their
+                       // captions) to; empty: only the summary
+  bool force = false;  // write into a folder that is not empty (files of the same names are replaced)
 };
 
 int run_train(const TrainOptions& options);

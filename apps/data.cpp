@@ -2,6 +2,7 @@
 // vocabularies as plain files, so that another program (bench/torch_translate.py) can train on exactly the same data.
 // Each task says what it writes (task.hpp's write_data): the text tasks their splits as tokens and the vocabularies,
 // the digits task its held-out images as PGM files with their captions.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -13,11 +14,36 @@
 
 namespace attend::app {
 
+namespace {
+
+// Whether `folder` holds nothing but "." and ".." (one that cannot be listed counts as not empty).
+bool folder_is_empty(const std::string& folder) {
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return false;
+  bool empty = true;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") {
+      empty = false;
+      break;
+    }
+  }
+  ::closedir(dir);
+  return empty;
+}
+
+}  // namespace
+
 int run_data(const DataOptions& options) {
   struct stat status {};
   const bool folder_exists = !options.write.empty() && ::stat(options.write.c_str(), &status) == 0;
   if (folder_exists && !S_ISDIR(status.st_mode)) {
     throw InputError("--write " + options.write + ": exists and is not a folder");
+  }
+  if (folder_exists && !options.force && !folder_is_empty(options.write)) {
+    throw InputError("--write " + options.write +
+                     ": the folder is not empty; give --force to write into it (files of the same names are "
+                     "replaced), or another --write");
   }
   const Task& task = *options.task;
   const std::unique_ptr<TaskData> made = task.make_data();

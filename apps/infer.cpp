@@ -173,6 +173,9 @@ int run_predict(const PredictOptions& options) {
       images ? read_images(file, options, inputs) : encode_texts(file, options, texts, inputs);
   if (read.empty()) return 2;  // every input's error written
   const std::size_t count = images ? options.images.size() : texts.size();
+  if (!options.svg.empty()) {
+    for (std::size_t k : read) check_not_replacing(numbered(options.svg, k, count), "--svg", options.force);
+  }
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;
   for (std::size_t k = 0, shown = 0; k < outputs.size(); ++k) {

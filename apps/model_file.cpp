@@ -97,6 +97,17 @@ void check_output_path(const std::string& path, const char* flag) {
   unlink(probe.c_str());
 }
 
+bool file_exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
+}
+
+void check_not_replacing(const std::string& path, const char* flag, bool force) {
+  if (!force && file_exists(path)) {
+    throw InputError(std::string(flag) + " " + path + ": exists; give --force to replace it, or another " + flag);
+  }
+}
+
 ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& examples) {
   ModelInputs inputs;
   for (const Example& e : examples) {

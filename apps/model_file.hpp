@@ -36,6 +36,11 @@ ModelFile load_model_file(const std::string& path);
 
 // Throws InputError unless `path` can be written: not empty, not a directory, in an existing writable folder.
 void check_output_path(const std::string& path, const char* flag);
+// Whether anything (a file, a folder, a link) is at `path`.
+bool file_exists(const std::string& path);
+// Throws InputError when `path` exists and `force` is not given: no command silently replaces a user's file ("--svg
+// a.svg: exists; give --force to replace it, or another --svg").
+void check_not_replacing(const std::string& path, const char* flag, bool force);
 
 // The examples as the model reads them (text: their sources' token ids; images: the images).
 ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& examples);

@@ -45,11 +45,6 @@ std::string duration_text(double seconds) {
   return text;
 }
 
-bool file_exists(const std::string& path) {
-  struct stat info {};
-  return stat(path.c_str(), &info) == 0;
-}
-
 // One progress line: rewritten in place on a terminal, printed as plain lines otherwise.
 class Progress {
  public:
@@ -152,7 +147,7 @@ std::string saved_files(const Run& run) {
 
 // Refuses to replace a model file that --out names (or its training state, or its curve) unless --force: a trained
 // model is not silently lost to a new run. A resumed run writes over its own files.
-void check_not_replacing(const std::string& out, const std::string& own_out, bool force) {
+void check_not_replacing_model(const std::string& out, const std::string& own_out, bool force) {
   if (force || out == own_out) return;
   for (const std::string& path : {out, last_state_path(out), curve_path(out)}) {
     if (file_exists(path)) {
@@ -165,7 +160,7 @@ void check_not_replacing(const std::string& out, const std::string& own_out, boo
 void build(Run& run, const TrainOptions& options) {
   run.settings = options.settings;
   run.settings.ranks = run.ranks.size();
-  check_not_replacing(run.settings.out, "", options.force);
+  check_not_replacing_model(run.settings.out, "", options.force);
   try {
     options.model->check(*options.task);
   } catch (const std::invalid_argument& e) {
@@ -188,7 +183,7 @@ void resume(Run& run, const TrainOptions& options) {
   run.settings.ranks = run.ranks.size();
   check_output_path(run.settings.out, "--out");
   const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
-  check_not_replacing(run.settings.out, saved_out, options.force);
+  check_not_replacing_model(run.settings.out, saved_out, options.force);
   run.data = run.file.task->make_data();  // the same data: the file's fingerprint is checked
   if (run.ranks.lead() && run.settings.out != saved_out && run.state.best >= 0 && file_exists(saved_out)) {
     std::ifstream in(saved_out, std::ios::binary);

@@ -128,6 +128,7 @@ const std::string& fixtures() {
   write(f + "/small.pgm", "P5\n8 8\n255\n" + std::string(64, '\0'));
   write(f + "/truncated.pgm", "P5\n64 12\n255\n" + std::string(40, '\0'));
   write(f + "/blank.pgm", "P5\n64 12\n255\n" + std::string(12 * 64, '\0'));
+  write(f + "/picture-2.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>\n");  // a user's picture: not replaced
   made = true;
   return scratch.dir;
 }

@@ -206,6 +206,38 @@ BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
   BOOST_TEST(!exists(scratch.path("b.svg")));
 }
 
+// eval --output, predict --svg and data --write refuse to replace what is there (the user's file is left as it was)
+// unless --force; with it, they write as on a first run
+BOOST_AUTO_TEST_CASE(outputs_replace_an_existing_file_only_with_force) {
+  Scratch scratch;
+  const std::string mine = "a file of the user's\n";
+  BOOST_TEST_REQUIRE(mkdir(scratch.path("split").c_str(), 0777) == 0);
+  for (const char* name : {"out.txt", "h.svg", "split/notes.txt"}) std::ofstream(scratch.path(name)) << mine;
+  const std::string model = "--model '" + tiny_model() + "' ";
+  const std::string eval = "eval " + model + "--split validation --output '" + scratch.path("out.txt") + "'";
+  const std::string predict = "predict " + model + "--svg '" + scratch.path("h.svg") + "' 'May 9, 2018'";
+  const std::string data = "data --train-size 64 --valid-size 8 --test-size 8 --write '" + scratch.path("split") + "'";
+  for (const std::string& command : {eval, predict, data}) {
+    const Run refused = run_attend(command);
+    BOOST_TEST(refused.status == 2, command << ": " << refused.err);
+    BOOST_TEST(refused.err.find("--force") != std::string::npos, refused.err);
+    BOOST_TEST(refused.out.empty(), refused.out);  // refused before any work
+  }
+  BOOST_TEST(read_file(scratch.path("out.txt")) == mine);
+  BOOST_TEST(read_file(scratch.path("h.svg")) == mine);
+  BOOST_TEST(!exists(scratch.path("split/test.tsv")));
+  std::vector<Run> forced;
+  for (const std::string& command : {eval, predict, data}) {
+    forced.push_back(run_attend(command + " --force"));
+    BOOST_TEST_REQUIRE(forced.back().status == 0, command << " --force: " << forced.back().err);
+  }
+  const std::size_t count = lines_of(read_file(scratch.path("out.txt"))).size();  // one output a validation date
+  BOOST_TEST(forced[0].out.find("count: " + std::to_string(count) + "\n") != std::string::npos, forced[0].out);
+  BOOST_TEST(read_file(scratch.path("h.svg")).rfind("<svg", 0) == 0u);
+  BOOST_TEST(lines_of(read_file(scratch.path("split/test.tsv"))).size() == 8u);
+  BOOST_TEST(read_file(scratch.path("split/notes.txt")) == mine);  // a file of another name is left alone
+}
+
 BOOST_AUTO_TEST_CASE(the_same_seed_trains_the_same_weights) {
   Scratch scratch;
   auto train = [&](const std::string& name, int seed) {
