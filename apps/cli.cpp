@@ -539,7 +539,7 @@ int run_command_line(const CommandLine& line) {
       case Command::eval:
         if (!line.eval.output.empty()) {
           check_output_path(line.eval.output, "--output");
-          check_not_replacing(line.eval.output, "--output", line.eval.force);
+          check_not_replacing("--output", line.eval.output, {line.eval.output}, line.eval.force);
         }
         return run_eval(line.eval);
       case Command::predict:

@@ -174,7 +174,9 @@ int run_predict(const PredictOptions& options) {
   if (read.empty()) return 2;  // every input's error written
   const std::size_t count = images ? options.images.size() : texts.size();
   if (!options.svg.empty()) {
-    for (std::size_t k : read) check_not_replacing(numbered(options.svg, k, count), "--svg", options.force);
+    std::vector<std::string> paths;
+    for (std::size_t k : read) paths.push_back(numbered(options.svg, k, count));
+    check_not_replacing("--svg", options.svg, paths, options.force);
   }
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
   std::vector<std::string> pictures;

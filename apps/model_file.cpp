@@ -102,9 +102,14 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &info) == 0;
 }
 
-void check_not_replacing(const std::string& path, const char* flag, bool force) {
-  if (!force && file_exists(path)) {
-    throw InputError(std::string(flag) + " " + path + ": exists; give --force to replace it, or another " + flag);
+void check_not_replacing(const char* flag, const std::string& value, const std::vector<std::string>& paths,
+                         bool force) {
+  if (force) return;
+  for (const std::string& path : paths) {
+    if (file_exists(path)) {
+      throw InputError(std::string(flag) + " " + value + ": " + (path == value ? "" : path + " ") +
+                       "exists; give --force to replace it, or another " + flag);
+    }
   }
 }
 

@@ -38,9 +38,10 @@ ModelFile load_model_file(const std::string& path);
 void check_output_path(const std::string& path, const char* flag);
 // Whether anything (a file, a folder, a link) is at `path`.
 bool file_exists(const std::string& path);
-// Throws InputError when `path` exists and `force` is not given: no command silently replaces a user's file ("--svg
-// a.svg: exists; give --force to replace it, or another --svg").
-void check_not_replacing(const std::string& path, const char* flag, bool force);
+// Throws InputError when one of `paths` (the files that `flag value` writes) exists and `force` is not given: no
+// command silently replaces a user's file ("--svg a.svg: a-2.svg exists; give --force to replace it, or another
+// --svg").
+void check_not_replacing(const char* flag, const std::string& value, const std::vector<std::string>& paths, bool force);
 
 // The examples as the model reads them (text: their sources' token ids; images: the images).
 ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& examples);

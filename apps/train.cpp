@@ -148,12 +148,7 @@ std::string saved_files(const Run& run) {
 // Refuses to replace a model file that --out names (or its training state, or its curve) unless --force: a trained
 // model is not silently lost to a new run. A resumed run writes over its own files.
 void check_not_replacing_model(const std::string& out, const std::string& own_out, bool force) {
-  if (force || out == own_out) return;
-  for (const std::string& path : {out, last_state_path(out), curve_path(out)}) {
-    if (file_exists(path)) {
-      throw InputError("--out " + out + ": " + path + " exists; give --force to replace it, or another --out");
-    }
-  }
+  if (out != own_out) check_not_replacing("--out", out, {out, last_state_path(out), curve_path(out)}, force);
 }
 
 // A new training: the configuration checked before any work, then the data, the vocabularies and the model.
