@@ -223,7 +223,6 @@ void prepare(Run& run, const TrainOptions& options) {
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
   run.progress.silent = !run.ranks.lead();
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
-  run.adam->set_executor(run.parallel->executor());  // zero_grad and the update, shared out over the threads
   for (std::size_t k = 0; k < run.settings.threads; ++k)
     run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
   run.first_step = run.state.step;
@@ -332,7 +331,7 @@ float forward_backward(Run& run, const TrainingBatch& whole) {
 // One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
 // generators); a loss or gradient that is not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
-  run.adam->zero_grad();
+  run.adam->zero_grad(run.parallel->executor());  // shared out over the threads
   float value = 0, norm = 0;
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
@@ -353,7 +352,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
   }
   if (run.drop_step > 0) run.adam->lr = run.settings.learning_rate * (run.state.step >= run.drop_step ? 0.1 : 1.0);
   run.step_lr = run.adam->lr;
-  run.adam->step();
+  run.adam->step(run.parallel->executor());
   if (run.warmup) run.warmup->step();
   ++run.state.step;
   run.loss_sum += value;

@@ -190,8 +190,7 @@ Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng) {
   // m_i / (1 - p): the kept values are scaled so that the expected output equals x; p = 1 drops everything.
   Tensor<T> scale(x.shape());
   const T keep_scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
-  Rng& draw = tape.generator_or(rng);
-  for (auto& m : scale.flat()) m = draw.uniform() >= p ? keep_scale : T(0);
+  for (auto& m : scale.flat()) m = rng.uniform() >= p ? keep_scale : T(0);
   Tensor<T> y = binary("dropout", x.value(), scale, [](const auto& v, const auto& m) { return v * m; });
   return tape.record("dropout", std::move(y), {x}, [scale = std::move(scale)](BackwardContext<T>& c) {
     xt::noalias(c.dx(0).flat()) += c.dy().flat() * scale.flat();

@@ -194,8 +194,7 @@ Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int6
 // dW[ids[...], :] += dy[..., :] (scatter-add: a repeated id accumulates), except for ids equal to padding_id (if ≥ 0)
 template <class T>
 Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id = -1);
-// y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng (or from the tape's generator, when it has one:
-// Tape::set_generator); y = x (the same node) when not training or p = 0
+// y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0
 // dx += dy ⊙ m / (1 - p)
 template <class T>
 Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
@@ -309,7 +308,7 @@ struct AttentionOptions {
   std::size_t heads = 1;  // H: q, k, v hold H heads side by side in their last axis
   Mask key_padding;       // (B, T_k): 1 = a real key, 0 = padding (never attended to); empty: every key is real
   bool causal = false;    // query i attends to keys k ≤ i only (needs T_q = T_k)
-  double dropout = 0.0;   // p: dropout on the weights α (when training), drawn from *rng (or the tape's generator)
+  double dropout = 0.0;   // p: dropout on the weights α (when training), drawn from *rng
   bool training = true;   // false: no dropout whatever p is
   Rng* rng = nullptr;
   double scale = 0.0;  // the factor of Q Kᵀ; 0 means 1/√d

@@ -311,7 +311,10 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
     Node<T>& n = nodes_[i];
     if (!n.has_grad) continue;
     if (n.param != nullptr) {
-      if (defer_parameter_gradients_) continue;  // stays in n.grad until add_parameter_gradients()
+      if (gradient_sink_ != nullptr) {
+        gradient_sink_->receive(*n.param, n.grad);
+        continue;
+      }
       if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
       xt::noalias(n.param->grad.flat()) += n.grad.flat();
       continue;
@@ -332,24 +335,6 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
       n.grad_released = true;
     }
   }
-}
-
-template <class T>
-void Tape<T>::add_parameter_gradients() {
-  for (Node<T>& n : nodes_) {
-    if (n.param == nullptr || !n.has_grad) continue;
-    if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
-    xt::noalias(n.param->grad.flat()) += n.grad.flat();
-  }
-}
-
-template <class T>
-std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> Tape<T>::parameter_gradients() const {
-  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> result;
-  for (const Node<T>& n : nodes_) {
-    if (n.param != nullptr && n.has_grad) result.emplace_back(n.param, &n.grad);
-  }
-  return result;
 }
 
 template <class T>

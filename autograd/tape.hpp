@@ -115,6 +115,18 @@ struct Node {
   BackwardFn<T> backward;  // empty for leaves and for nodes made without gradients
 };
 
+// What a tape hands parameter gradients to instead of adding them into p.grad (Tape::set_gradient_sink): a training
+// loop that runs one model on several tapes at once (nn::BatchParallel, nn/parallel.hpp) collects each tape's
+// gradients this way and adds them up afterwards in an order of its own.
+template <class T>
+class GradientSink {
+ public:
+  virtual ~GradientSink() = default;
+  // ∂loss/∂p from one backward pass, once for each parameter that received one, in the order backward reaches them
+  // (the reverse of first use). `gradient` is the tape's own: valid until the tape is cleared or runs backward again.
+  virtual void receive(Parameter<T>& p, const Tensor<T>& gradient) = 0;
+};
+
 template <class T>
 class Tape {
  public:
@@ -149,17 +161,9 @@ class Tape {
   void set_retain_gradients(bool retain) { retain_gradients_ = retain; }
   bool retain_gradients() const { return retain_gradients_; }
 
-  // Deferred parameter gradients, for running one model on several tapes at once (nn/parallel.hpp): while on,
-  // backward leaves each parameter's gradient on this tape instead of adding it into p.grad, so that tapes on other
-  // threads can run backward at the same time; add_parameter_gradients() then adds them into p.grad, one tape after
-  // the other, in a fixed order. Off by default.
-  void set_defer_parameter_gradients(bool defer) { defer_parameter_gradients_ = defer; }
-  bool defer_parameter_gradients() const { return defer_parameter_gradients_; }
-  // p.grad += this tape's gradient of p, for every parameter that received one in the last backward.
-  void add_parameter_gradients();
-  // Those gradients, each with its parameter, in the order the parameters were first used on this tape (to add them
-  // some other way: nn::BatchParallel shares the sums out over its threads). Valid until the tape changes.
-  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> parameter_gradients() const;
+  // Where backward delivers each parameter's gradient: into p.grad (+=) when no sink is set (the default), else to
+  // sink->receive(p, gradient) and p.grad is left alone. The tape does not own the sink.
+  void set_gradient_sink(GradientSink<T>* sink) { gradient_sink_ = sink; }
 
   // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
   void clear();
@@ -175,15 +179,6 @@ class Tape {
   std::vector<Variable<T>> truncate_keeping(std::size_t size, const std::vector<Variable<T>>& keep);
   std::size_t size() const { return nodes_.size(); }
   std::uint32_t generation() const { return generation_; }
-
-  // A generator that replaces the one a random op is given (dropout, the attention's dropout) for the ops recorded on
-  // this tape, while set (nullptr: none, the default). Data parallelism needs it: the shards of one batch run the same
-  // modules on their own tapes at once, and each must draw its own random numbers in a fixed order (nn/parallel.hpp)
-  // instead of sharing a module's generator. The tape does not own it: it must outlive the ops that draw from it.
-  void set_generator(Rng* generator) { generator_ = generator; }
-  Rng* generator() const { return generator_; }
-  // The generator an op draws from: this tape's, if set, else the op's own.
-  Rng& generator_or(Rng& own) const { return generator_ ? *generator_ : own; }
 
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
@@ -223,9 +218,8 @@ class Tape {
   std::uint32_t generation_ = 0;
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;
-  bool defer_parameter_gradients_ = false;
   bool retain_gradients_ = true;
-  Rng* generator_ = nullptr;
+  GradientSink<T>* gradient_sink_ = nullptr;
 };
 
 // Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that

@@ -170,7 +170,7 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
   Tensor<T> y(Shape{B, Tq, ldv}, uninitialized);
   std::vector<T> dropped(dropping ? Tq * Tk : 0);
   const T keep_scale = dropping ? static_cast<T>(1.0 / (1.0 - options.dropout)) : T(1);
-  Rng* draw = dropping ? &tape.generator_or(*options.rng) : nullptr;
+  Rng* draw = dropping ? options.rng : nullptr;
   for (std::size_t b = 0; b < B; ++b) {
     const std::uint8_t* pad = options.key_padding.size() > 0 ? options.key_padding.data() + b * Tk : nullptr;
     for (std::size_t h = 0; h < H; ++h) {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/generator.hpp"
+
 namespace attend::nn {
 
 template <class T>
@@ -96,7 +98,7 @@ Dropout<T>::Dropout(double p, std::uint64_t seed) : p_(p), rng_(seed) {
 
 template <class T>
 Variable<T> Dropout<T>::forward(const Variable<T>& x) {
-  return dropout(x, p_, this->training(), rng_);
+  return dropout(x, p_, this->training(), generator_for(x.tape(), rng_));
 }
 
 CrossEntropyLoss::CrossEntropyLoss(std::int64_t ignore_id, double label_smoothing)

@@ -89,7 +89,7 @@ std::int64_t Optimizer<T>::step_count() const {
 }
 
 template <class T>
-void Optimizer<T>::step() {
+void Optimizer<T>::step(const Executor& executor) {
   require(is_nonnegative(lr), name_, "learning rate", lr, "finite and >= 0");
   for (const auto& [param_name, p] : parameters_) {
     if (p->grad.shape() != p->value.shape()) {
@@ -109,7 +109,7 @@ void Optimizer<T>::step() {
       }
     }
   }
-  update(t);
+  update(t, executor);
   step_.data()[0] = static_cast<T>(t);
 }
 
@@ -123,24 +123,25 @@ void for_each_part(const std::vector<std::size_t>& sizes, std::size_t from, std:
 }
 
 template <class T>
-void Optimizer<T>::for_each_part(const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const {
-  if (!executor_) {
+void Optimizer<T>::for_each_part(const Executor& executor,
+                                 const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const {
+  if (!executor) {
     for (std::size_t i = 0; i < parameters_.size(); ++i) f(i, 0, parameters_[i].second->value.size());
     return;
   }
   std::vector<std::size_t> sizes;
   std::size_t total = 0;
   for (const auto& named : parameters_) total += sizes.emplace_back(named.second->value.size());
-  executor_(total, [&](std::size_t from, std::size_t to) { nn::for_each_part(sizes, from, to, f); });
+  executor(total, [&](std::size_t from, std::size_t to) { nn::for_each_part(sizes, from, to, f); });
 }
 
 template <class T>
-void Optimizer<T>::zero_grad() {
+void Optimizer<T>::zero_grad(const Executor& executor) {
   for (const auto& named : parameters_) {
     Parameter<T>& p = *named.second;
     if (p.grad.shape() != p.value.shape()) p.grad = Tensor<T>(p.value.shape(), uninitialized);
   }
-  for_each_part([&](std::size_t i, std::size_t begin, std::size_t end) {
+  for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
     T* g = parameters_[i].second->grad.data();
     std::fill(g + begin, g + end, T(0));
   });
@@ -187,7 +188,7 @@ Sgd<T>::Sgd(NamedParameters<T> parameters, const SgdOptions& options)
 }
 
 template <class T>
-void Sgd<T>::update(std::int64_t step) {
+void Sgd<T>::update(std::int64_t step, const Executor&) {
   const T lr = static_cast<T>(this->lr);
   const T momentum = static_cast<T>(momentum_);
   const T one_minus_dampening = static_cast<T>(1.0 - dampening_);
@@ -249,7 +250,7 @@ Adam<T>::Adam(std::string name, std::string kind, NamedParameters<T> parameters,
 }
 
 template <class T>
-void Adam<T>::update(std::int64_t step) {
+void Adam<T>::update(std::int64_t step, const Executor& executor) {
   // The scalars in double, as PyTorch computes them in Python, then rounded to T once.
   const double bias_correction1 = 1.0 - std::pow(beta1_, static_cast<double>(step));
   const double bias_correction2 = 1.0 - std::pow(beta2_, static_cast<double>(step));
@@ -262,7 +263,7 @@ void Adam<T>::update(std::int64_t step) {
   const T decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
   // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
   // reads only that element, so the result is the same however the elements are shared out)
-  this->for_each_part([&](std::size_t i, std::size_t begin, std::size_t end) {
+  this->for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
     Parameter<T>& p = *this->parameters_[i].second;
     const std::array<std::size_t, 1> n{end - begin};
     const auto part = [&](T* data) { return xt::adapt(data + begin, end - begin, xt::no_ownership(), n); };

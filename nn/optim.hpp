@@ -61,13 +61,13 @@ class Optimizer {
 
   // One update of every parameter from its gradient. Throws std::invalid_argument for an invalid lr or a gradient whose
   // shape is not its parameter's, and std::runtime_error for a restored state of the wrong shape or step count.
-  void step();
-  // Sets every parameter's gradient to zero (PyTorch 1.13's zero_grad(set_to_none=False)), in place.
-  void zero_grad();
-  // Lets zero_grad() and Adam's and AdamW's step() work on several threads at once (nn::BatchParallel::executor()):
-  // their work is elementwise, cut into ranges of all parameters' elements, so the numbers are the same on any number
-  // of threads. Unset (the default): the calling thread does it all.
-  void set_executor(Executor executor) { executor_ = std::move(executor); }
+  // With an executor (nn::BatchParallel::executor()), Adam's and AdamW's elementwise work is cut into ranges of all
+  // parameters' elements and shared out over its threads; the numbers are the same on any number of threads. Without
+  // one (the default), the calling thread does it all.
+  void step(const Executor& executor = {});
+  // Sets every parameter's gradient to zero (PyTorch 1.13's zero_grad(set_to_none=False)), in place; on the executor's
+  // threads when one is given.
+  void zero_grad(const Executor& executor = {});
   // The number of steps taken (restored with the state; std::runtime_error when a restored one is not a count).
   std::int64_t step_count() const;
 
@@ -85,7 +85,7 @@ class Optimizer {
   Optimizer(std::string name, std::string kind, NamedParameters<T> parameters, double lr);
 
   // The update itself, for every parameter; `step` is this step's number t (1 for the first).
-  virtual void update(std::int64_t step) = 0;
+  virtual void update(std::int64_t step, const Executor& executor) = 0;
 
   // Registers one zero-initialised state tensor per parameter, shaped like it, named "<quantity>.<param name>";
   // returns the handle buffer() takes. Called from constructors only.
@@ -98,10 +98,10 @@ class Optimizer {
   NamedParameters<T> parameters_;
   // f(i, begin, end) on elements [begin, end) of parameter i, for every element of every parameter; on the executor's
   // threads when there is one (different i, or different ranges of one i, at once).
-  void for_each_part(const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const;
+  void for_each_part(const Executor& executor,
+                     const std::function<void(std::size_t, std::size_t, std::size_t)>& f) const;
 
  private:
-  Executor executor_;
   struct Buffer {
     std::string quantity;
     std::vector<Tensor<T>> tensors;  // one per parameter, in the order of parameters_
@@ -137,7 +137,7 @@ class Sgd : public Optimizer<T> {
   bool nesterov() const { return nesterov_; }
 
  protected:
-  void update(std::int64_t step) override;
+  void update(std::int64_t step, const Executor& executor) override;
 
  private:
   double momentum_, dampening_, weight_decay_;
@@ -179,7 +179,7 @@ class Adam : public Optimizer<T> {
  protected:
   // For AdamW: `decoupled` applies the weight decay to w directly instead of adding it to g.
   Adam(std::string name, std::string kind, NamedParameters<T> parameters, const AdamOptions& options, bool decoupled);
-  void update(std::int64_t step) override;
+  void update(std::int64_t step, const Executor& executor) override;
 
  private:
   double beta1_, beta2_, eps_, weight_decay_;

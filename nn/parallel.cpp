@@ -29,7 +29,8 @@ BatchParallel<T>::BatchParallel(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
   for (std::size_t k = 0; k < threads; ++k) {
     tapes_.push_back(std::make_unique<Tape<T>>());
-    tapes_.back()->set_defer_parameter_gradients(true);
+    gradients_.push_back(std::make_unique<Gradients>());
+    tapes_.back()->set_gradient_sink(gradients_.back().get());
     tapes_.back()->set_retain_gradients(false);
   }
   errors_.resize(threads);
@@ -126,13 +127,13 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
     const std::size_t begin = rows * k / shards, end = rows * (k + 1) / shards;
     Tape<T>& tape = *tapes_[k];
     tape.clear();
-    tape.set_generator(generators_.empty() ? nullptr : &generators_[k]);
+    gradients_[k]->received.clear();
     {
+      const ShardGenerator draws(&tape, generators_.empty() ? nullptr : &generators_[k]);
       NoGradGuard<T> guard(tape);
       tape.set_grad_enabled(record);
       losses[k] = f(tape, begin, end);
     }
-    tape.set_generator(nullptr);
     tape.check(losses[k].loss, "BatchParallel");
     if (losses[k].loss.value().size() != 1) {
       throw std::invalid_argument("BatchParallel: shard " + std::to_string(k) + " returned a loss of shape " +
@@ -177,7 +178,9 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   std::vector<std::vector<const Tensor<T>*>> gradients;  // of parameters[i], in shard order
   std::unordered_map<const Parameter<T>*, std::size_t> index;
   for (std::size_t k = 0; k < shards; ++k) {
-    for (const auto& [p, g] : tapes_[k]->parameter_gradients()) {
+    const auto& received = gradients_[k]->received;
+    for (auto it = received.rbegin(); it != received.rend(); ++it) {  // in the order of first use on the tape
+      const auto [p, g] = *it;
       const auto [at, added] = index.emplace(p, parameters.size());
       if (added) {
         parameters.push_back(p);

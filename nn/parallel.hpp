@@ -17,7 +17,7 @@
 //
 // The model must not change state while running forward on several threads at once: no modules that cache per-call
 // data, and no draws from a module's own generator. Dropout in training mode is fine after seed_shards(s) before each
-// step: every shard's tape then draws from its own generator, made from s and the shard's index (Tape::set_generator),
+// step: every shard's modules then draw from its own generator, made from s and the shard's index (nn/generator.hpp),
 // so that the random numbers depend only on s and the thread count, never on which thread runs first; the modules'
 // generators are not used. OpenBLAS should run one thread per caller then (openblas_set_num_threads(1)); the shards
 // are the parallelism.
@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
+#include "nn/generator.hpp"
 #include "nn/optim.hpp"
 
 namespace attend::nn {
@@ -85,9 +86,9 @@ class BatchParallel {
   // f(begin, end) on every thread at once, on contiguous ranges that cover [0, count) (one range a thread, as equal as
   // can be; fewer when count is small); returns when all are done. An exception is rethrown here, as in step().
   void for_ranges(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f);
-  // for_ranges as an nn::Executor, for the optimizer's elementwise work (Optimizer::set_executor, clip_grad_norm);
-  // fewer than 2^15 elements are done by the calling thread alone (waking the others would cost more). The pool must
-  // outlive its use.
+  // for_ranges as an nn::Executor, for the optimizer's elementwise work (Optimizer::step and zero_grad,
+  // clip_grad_norm); fewer than 2^15 elements are done by the calling thread alone (waking the others would cost more).
+  // The pool must outlive its use.
   Executor executor() {
     return [this](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
       if (count < (std::size_t(1) << 15)) {
@@ -109,9 +110,17 @@ class BatchParallel {
                                         const std::function<double(double)>& total_of = {});
   void worker(std::size_t index);
 
+  // What a shard's tape hands its parameter gradients to (Tape::set_gradient_sink): they stay on the tape, and step()
+  // adds them into p.grad in shard order once every shard's backward is done.
+  struct Gradients : GradientSink<T> {
+    std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> received;  // in the order backward reached them
+    void receive(Parameter<T>& p, const Tensor<T>& gradient) override { received.emplace_back(&p, &gradient); }
+  };
+
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
-  std::vector<Rng> generators_;        // one a shard, while seed_ is in use
-  std::optional<std::uint64_t> seed_;  // seed_shards(), until the next step
+  std::vector<std::unique_ptr<Gradients>> gradients_;  // one a tape
+  std::vector<Rng> generators_;                        // one a shard, while seed_ is in use
+  std::optional<std::uint64_t> seed_;                  // seed_shards(), until the next step
   std::size_t first_shard_ = 0;
   std::vector<std::thread> workers_;
   std::mutex mutex_;

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/generator.hpp"
+
 namespace attend::nn {
 
 // ---- the cells --------------------------------------------------------------------------------------------------
@@ -371,7 +373,9 @@ RecurrentOutput<T> RecurrentStack<T>::forward(const Variable<T>& x, const std::v
     }
     // [h→_t ; h←_t]: (batch, time, D·H)
     input = D == 1 ? direction_outputs[0] : concat(direction_outputs, 2);
-    if (layer + 1 < config_.num_layers) input = dropout(input, config_.dropout, this->training(), dropout_rng_);
+    if (layer + 1 < config_.num_layers) {
+      input = dropout(input, config_.dropout, this->training(), generator_for(input.tape(), dropout_rng_));
+    }
   }
   // Padded steps: the forward direction carried its last state through them; the output there is exactly 0.
   result.outputs = masks.all.empty() ? input : input * masks.all;

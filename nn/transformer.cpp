@@ -6,6 +6,8 @@
 #include <string>
 #include <tuple>
 
+#include "nn/generator.hpp"
+
 namespace attend::nn {
 
 // ---- LayerNorm ---------------------------------------------------------------------------------------------------
@@ -85,7 +87,7 @@ Variable<T> MultiHeadAttention<T>::attend(const Variable<T>& q, const Variable<T
   options.causal = mask.causal;
   options.dropout = dropout_;
   options.training = this->training();
-  options.rng = &rng_;
+  options.rng = &generator_for(q.tape(), rng_);
   return out_proj(scaled_dot_product_attention(q, k, v, options, weights));
 }
 

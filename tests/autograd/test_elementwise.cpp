@@ -456,27 +456,6 @@ BOOST_AUTO_TEST_CASE(dropout_same_seed_gives_same_mask) {
   BOOST_TEST(same_ac < ya.size());  // another seed, another mask
 }
 
-BOOST_AUTO_TEST_CASE(dropout_draws_from_the_tapes_generator_when_it_has_one) {
-  // Tape::set_generator (for data parallelism): the mask comes from the tape's generator, the op's is not used
-  const Tensor<double> xv = away_from_zero(random_tensor(Shape{6, 7}, 5), 0.01);
-  Tape<double> plain;
-  Rng rng_a(42);
-  const Tensor<double> expected = dropout(plain.leaf(xv), 0.5, true, rng_a).value();
-  Tape<double> tape;
-  Rng tapes(42), own(7);
-  const Rng::State own_before = own.state();
-  tape.set_generator(&tapes);
-  BOOST_TEST(tape.generator() == &tapes);
-  const Tensor<double> y = dropout(tape.leaf(xv), 0.5, true, own).value();
-  BOOST_TEST((y.flat() == expected.flat()));
-  BOOST_TEST((own.state() == own_before));
-  BOOST_TEST((tapes.state() == rng_a.state()));  // as many numbers drawn
-  tape.set_generator(nullptr);
-  Rng own_again(7);
-  BOOST_TEST((dropout(tape.leaf(xv), 0.5, true, own).value().flat() ==
-              dropout(plain.leaf(xv), 0.5, true, own_again).value().flat()));
-}
-
 BOOST_AUTO_TEST_CASE(dropout_zeroes_or_scales_each_element) {
   // y_i is 0 (dropped) or x_i / (1 - p) (kept), and dy flows back through the same mask and scale
   const double p = 0.25;

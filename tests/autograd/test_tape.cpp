@@ -414,17 +414,29 @@ BOOST_AUTO_TEST_CASE(without_retained_gradients_parameters_and_leaves_still_get_
   BOOST_TEST((param_a.flat() == param_b.flat()));
 }
 
-BOOST_AUTO_TEST_CASE(deferred_parameter_gradients_arrive_when_added) {
+BOOST_AUTO_TEST_CASE(a_gradient_sink_receives_parameter_gradients_instead_of_p_grad) {
+  struct Received : GradientSink<double> {
+    std::vector<std::pair<Parameter<double>*, Tensor<double>>> got;
+    void receive(Parameter<double>& p, const Tensor<double>& gradient) override { got.emplace_back(&p, gradient); }
+  } sink;
   Parameter<double> W(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
+  Parameter<double> b(Tensor<double>(Shape{2}, {0.5, -0.5}));
   Tape<double> tape;
-  tape.set_defer_parameter_gradients(true);
+  tape.set_gradient_sink(&sink);
   Variable<double> x = tape.constant(Tensor<double>(Shape{1, 2}, {1.0, -1.0}));
+  const Variable<double> W_node = tape.param(W), b_node = tape.param(b);  // b's node comes after W's
+  tape.backward(sum(linear(x, W_node, b_node) * 2.0));
+  BOOST_TEST((W.grad.flat() == Tensor<double>(Shape{2, 2}).flat()));  // p.grad untouched
+  BOOST_TEST((b.grad.flat() == Tensor<double>(Shape{2}).flat()));
+  BOOST_TEST_REQUIRE(sink.got.size() == 2u);  // once each, in the order backward reaches them: b (used last), then W
+  BOOST_TEST(sink.got[0].first == &b);
+  BOOST_TEST(testing::values_are(sink.got[0].second, Shape{2}, {2.0, 2.0}));
+  BOOST_TEST(sink.got[1].first == &W);
+  BOOST_TEST(testing::values_are(sink.got[1].second, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
+  tape.set_gradient_sink(nullptr);  // without a sink backward adds into p.grad again
   tape.backward(sum(linear(x, tape.param(W))));
-  BOOST_TEST((W.grad.flat() == Tensor<double>(Shape{2, 2}).flat()));  // nothing yet
-  tape.add_parameter_gradients();
   BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));
-  tape.add_parameter_gradients();  // adds again: it accumulates like backward does
-  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
+  BOOST_TEST(sink.got.size() == 2u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -281,20 +281,6 @@ BOOST_AUTO_TEST_CASE(dropout_on_the_weights_is_seeded_checked_and_off_in_evaluat
   BOOST_TEST(elements(with_dropout(3, true, nullptr)) == elements(with_dropout(3, true, nullptr)),
              boost::test_tools::per_element());
   BOOST_TEST(elements(with_dropout(3, true, nullptr)) != elements(with_dropout(4, true, nullptr)));
-  {
-    // a tape with its own generator: the op draws from it, as if given it, and leaves its own untouched
-    Tape<double> tape;
-    Rng own(4), tapes(3);
-    const Rng::State before = own.state();
-    tape.set_generator(&tapes);
-    AttentionOptions o;
-    o.dropout = 0.5;
-    o.rng = &own;
-    const Tensor<double> y =
-        scaled_dot_product_attention(tape.constant(qv), tape.constant(kv), tape.constant(vv), o).value();
-    BOOST_TEST(elements(y) == elements(with_dropout(3, true, nullptr)), boost::test_tools::per_element());
-    BOOST_TEST((own.state() == before));
-  }
   Tape<double> tape;
   const Tensor<double> plain =
       scaled_dot_product_attention(tape.constant(qv), tape.constant(kv), tape.constant(vv)).value();

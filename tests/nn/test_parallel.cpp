@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/parallel.hpp"
 #include "nn/recurrent.hpp"
@@ -136,15 +137,16 @@ BOOST_AUTO_TEST_CASE(an_exception_in_one_shard_changes_no_gradient) {
 }
 
 BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
-  // dropout in training mode on several threads: after seed_shards(s), shard k's tape draws from a generator made from
-  // s and k — the same numbers run after run and whichever thread runs first, a new seed new numbers, the module's
-  // own generator untouched, and the seed used for one step only
+  // dropout in training mode on several threads: after seed_shards(s), a module's draws on shard k's tape come from a
+  // generator made from s and k (nn::generator_for) — the same numbers run after run and whichever thread runs first,
+  // a new seed new numbers, the module's own generator untouched, and the seed used for one step only
   Model model;
   Rng module_rng(3);
   const Rng::State module_state = module_rng.state();
   const auto dropped_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
     Variable<double> l = model.loss(t, begin, end);
-    Variable<double> h = dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, module_rng);
+    Variable<double> h =
+        dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, nn::generator_for(t, module_rng));
     return nn::ShardLoss<double>{add(l, mean(h)), double(end - begin)};
   };
   std::vector<double> losses;
@@ -164,6 +166,41 @@ BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
   BOOST_TEST((module_rng.state() != module_state));
 }
 
+BOOST_AUTO_TEST_CASE(a_shard_generator_replaces_the_modules_own_on_its_tape_only) {
+  // nn::ShardGenerator (what BatchParallel sets for each shard): while alive, a module's random op on that tape draws
+  // from the shard's generator — the same mask as dropout given that generator — and leaves the module's untouched;
+  // on another tape, and once the scope ends, the module draws from its own again; nested scopes restore the outer
+  const Tensor<double> ones(Shape{6, 7}, 1.0);
+  nn::Dropout<double> layer(0.5, 7);
+  const Rng::State own_before = layer.generators()[0].second->state();
+  Tape<double> tape, other;
+  Rng shard(42), same(42);
+  Tape<double> plain;
+  const Tensor<double> expected = dropout(plain.constant(ones), 0.5, true, same).value();
+  {
+    const nn::ShardGenerator scope(&tape, &shard);
+    BOOST_TEST((layer(tape.constant(ones)).value().flat() == expected.flat()));
+    BOOST_TEST((shard.state() == same.state()));  // as many numbers drawn
+    BOOST_TEST((layer.generators()[0].second->state() == own_before));
+    layer(other.constant(ones));  // another tape: the module's own generator
+    BOOST_TEST((layer.generators()[0].second->state() != own_before));
+    Rng inner(5);
+    {
+      const nn::ShardGenerator nested(&tape, &inner);
+      layer(tape.constant(ones));
+      BOOST_TEST((inner.state() != Rng(5).state()));
+    }
+    const Rng::State shard_before = shard.state();
+    layer(tape.constant(ones));
+    BOOST_TEST((shard.state() != shard_before));  // the outer scope again
+  }
+  const Rng::State own_after = layer.generators()[0].second->state();
+  const Rng::State shard_after = shard.state();
+  layer(tape.constant(ones));
+  BOOST_TEST((shard.state() == shard_after));
+  BOOST_TEST((layer.generators()[0].second->state() != own_after));
+}
+
 BOOST_AUTO_TEST_CASE(for_ranges_covers_every_index_once) {
   nn::BatchParallel<double> parallel(3);
   for (const std::size_t count : {0u, 1u, 2u, 3u, 10u, 100001u}) {
@@ -178,7 +215,8 @@ BOOST_AUTO_TEST_CASE(for_ranges_covers_every_index_once) {
                                           if (begin > 0) throw std::runtime_error("range failed");
                                         }),
                     std::runtime_error);
-  // the gradient sum shared out over the threads adds in shard order, as one tape after the other would
+  // the gradient sum shared out over the threads adds in shard order, as the shards' backward passes one after the
+  // other on plain tapes would (rows [0, 3) then [3, 7), each seeded with its share of the weight)
   Model model;
   for (auto& [name, p] : model.parameters()) p->zero_grad();
   nn::BatchParallel<double> two(2);
@@ -188,7 +226,11 @@ BOOST_AUTO_TEST_CASE(for_ranges_covers_every_index_once) {
   two.step(7, f);
   const std::vector<Tensor<double>> shared = model.gradients();
   for (auto& [name, p] : model.parameters()) p->zero_grad();
-  for (std::size_t k = 0; k < 2; ++k) two.tape(k).add_parameter_gradients();
+  for (const auto& [begin, end] : {std::pair<std::size_t, std::size_t>{0, 3}, {3, 7}}) {
+    Tape<double> tape;
+    const Variable<double> loss = model.loss(tape, begin, end);
+    tape.backward(loss, Tensor<double>(Shape{}, static_cast<double>(end - begin) / 7.0));
+  }
   BOOST_TEST(max_difference(model.gradients(), shared) == 0.0);
 }
 
