@@ -120,6 +120,7 @@ Variable<T> neg(const Variable<T>& x) {
                      [](BackwardContext<T>& c) { xt::noalias(c.dx(0).flat()) -= c.dy().flat(); });
 }
 
+// [docs:tanh]
 template <class T>
 Variable<T> tanh(const Variable<T>& x) {
   Tape<T>& tape = tape_of("tanh", {&x});
@@ -129,6 +130,7 @@ Variable<T> tanh(const Variable<T>& x) {
                        xt::noalias(c.dx(0).flat()) += c.dy().flat() * (T(1) - y * y);
                      });
 }
+// [docs:end]
 
 template <class T>
 Variable<T> sigmoid(const Variable<T>& x) {

@@ -1,6 +1,6 @@
 // The gradient checker: compares the tape's gradients with central finite differences, in double precision.
 // Public so that users can check their own ops and layers the same way the project checks its own.
-// Chapter: docs/01-autograd.md ("Checking gradients"); how to use it for a new op: docs/reference/adding-an-op.md.
+// Chapter: docs/01-autograd.md ("The gradient checker"); how to use it for a new op: docs/reference/adding-an-op.md.
 #pragma once
 
 #include <cstdint>

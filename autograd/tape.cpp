@@ -3,9 +3,7 @@
 
 #include <atomic>
 #include <cmath>
-#include <iomanip>
 #include <iterator>
-#include <ostream>
 #include <sstream>
 #include <xtensor/xnoalias.hpp>
 
@@ -187,6 +185,7 @@ Tensor<T>& Tape<T>::grad_slot_uninitialized(std::uint32_t index) {
   return n.grad;
 }
 
+// [docs:push]
 template <class T>
 Variable<T> Tape<T>::push(Node<T> node, const Variable<T>* inputs, std::size_t count) {
   if (nodes_.size() >= UINT32_MAX) throw std::length_error("Tape: more than 2^32 - 1 nodes");
@@ -198,6 +197,7 @@ Variable<T> Tape<T>::push(Node<T> node, const Variable<T>* inputs, std::size_t c
   nodes_.push_back(std::move(node));
   return Variable<T>(this, index, generation_);
 }
+// [docs:end]
 
 template <class T>
 Variable<T> Tape<T>::constant(Tensor<T> value) {
@@ -250,6 +250,7 @@ Variable<T> Tape<T>::record(const char* op, Tensor<T> value, const std::vector<V
   return record_impl(op, std::move(value), inputs.data(), inputs.size(), std::move(backward));
 }
 
+// [docs:record]
 template <class T>
 Variable<T> Tape<T>::record_impl(const char* op, Tensor<T> value, const Variable<T>* inputs, std::size_t count,
                                  BackwardFn<T> backward) {
@@ -269,6 +270,7 @@ Variable<T> Tape<T>::record_impl(const char* op, Tensor<T> value, const Variable
   }
   return push(std::move(n), nullptr, 0);  // a constant: no links, nothing saved
 }
+// [docs:end]
 
 template <class T>
 void Tape<T>::check_finite(const Tensor<T>& t, std::uint32_t node, const char* op, const std::string& what) const {
@@ -305,6 +307,7 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
     n.has_grad = false;
     n.grad_released = false;
   }
+  // [docs:backward-loop]
   grad_slot(output.index_).flat() = seed.flat();
   // Creation order is a topological order: walking it backwards visits every node after all its consumers.
   for (std::uint32_t i = output.index_ + 1; i-- > 0;) {
@@ -335,6 +338,7 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
       n.grad_released = true;
     }
   }
+  // [docs:end]
 }
 
 template <class T>
@@ -381,73 +385,6 @@ std::vector<Variable<T>> Tape<T>::truncate_keeping(std::size_t size, const std::
     }
   }
   return result;
-}
-
-template <class T>
-void Tape<T>::print(std::ostream& out) const {
-  // "%3  mul(%0, %1)   ()   value=-1.2   grad=0.5": scalars show their value and, after backward, their gradient
-  auto number = [](T v) {
-    std::ostringstream s;
-    s << std::setprecision(6) << v;
-    return s.str();
-  };
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node<T>& n = nodes_[i];
-    std::string call = n.op;
-    if (n.input_count > 0) {
-      call += "(";
-      for (std::uint32_t k = 0; k < n.input_count; ++k) call += (k ? ", %" : "%") + std::to_string(input_of(i, k));
-      call += ")";
-    }
-    const Tensor<T>& v = value_of(i);
-    std::ostringstream line;
-    line << std::left << std::setw(5) << ("%" + std::to_string(i)) << std::setw(22) << call << std::setw(8)
-         << to_string(v.shape());
-    if (v.size() == 1) line << std::setw(18) << ("value=" + number(v.data()[0]));
-    if (n.has_grad)
-      line << (v.size() == 1 ? "grad=" + number(n.grad.data()[0]) : std::string("grad set"));
-    else if (!n.requires_grad)
-      line << "(no grad)";
-    std::string text = line.str();
-    text.erase(text.find_last_not_of(' ') + 1);
-    out << text << "\n";
-  }
-}
-
-template <class T>
-void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
-  // "[0.5, -1]": the elements of a small tensor, in order
-  auto elements = [](const Tensor<T>& t) {
-    std::ostringstream s;
-    s << std::setprecision(4) << "[";
-    for (std::size_t k = 0; k < t.size(); ++k) s << (k ? ", " : "") << t.data()[k];
-    s << "]";
-    return s.str();
-  };
-  out << "digraph tape {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\", fontsize=11];\n";
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node<T>& n = nodes_[i];
-    const Tensor<T>& v = value_of(i);
-    std::string label = "%" + std::to_string(i) + " " + n.op + " | " + to_string(v.shape());
-    if (v.size() <= max_elements) {
-      label += " | value " + elements(v);
-      if (n.has_grad) label += " | grad " + elements(n.grad);
-    }
-    // a record label treats these as structure: escape them
-    std::string escaped;
-    for (const char c : label) {
-      if (c == '{' || c == '}' || c == '<' || c == '>' || c == '"' || c == '[' || c == ']') escaped += '\\';
-      escaped += c;
-    }
-    const std::string op = n.op;
-    const char* style = op == "leaf" || op == "param" ? ", style=filled, fillcolor=\"#dde8f5\""
-                        : op == "constant"            ? ", style=dashed"
-                                                      : "";
-    // left to right, a record's fields stack top to bottom: op, shape, value, gradient
-    out << "  n" << i << " [label=\"" << escaped << "\"" << style << "];\n";
-    for (std::uint32_t k = 0; k < n.input_count; ++k) out << "  n" << input_of(i, k) << " -> n" << i << ";\n";
-  }
-  out << "}\n";
 }
 
 // ---- free functions ----------------------------------------------------------------------------------------------

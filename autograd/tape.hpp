@@ -100,6 +100,7 @@ class BackwardContext {
 template <class T>
 using BackwardFn = std::function<void(BackwardContext<T>&)>;
 
+// [docs:node]
 template <class T>
 struct Node {
   const char* op = "";  // "leaf", "param", "constant", or the op's name
@@ -114,6 +115,7 @@ struct Node {
   std::uint32_t input_count = 0;
   BackwardFn<T> backward;  // empty for leaves and for nodes made without gradients
 };
+// [docs:end]
 
 // What a tape hands parameter gradients to instead of adding them into p.grad (Tape::set_gradient_sink): a training
 // loop that runs one model on several tapes at once (nn::BatchParallel, nn/parallel.hpp) collects each tape's

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -166,6 +167,12 @@ Tensor<T> strided_gather(const Tensor<T>& t, const Shape& shape, const std::arra
 template <class T>
 Tensor<T> broadcast_to(const Tensor<T>& t, const Shape& shape);
 
+// Prints t as NumPy does, nested brackets row by row, then its shape — "[[1, 2, 3],\n [4, 5, 6]] (2,3)" — and a
+// scalar as its value; past 1,000 elements every axis shows its first and last three entries around "...". For
+// float, double, Ids and Mask (autograd/print.cpp).
+template <class T>
+std::ostream& operator<<(std::ostream& out, const Tensor<T>& t);
+
 // Integer ids (tokens, class labels) with a shape, e.g. a (batch, time) batch of token ids.
 using Ids = Tensor<std::int64_t>;
 
@@ -176,7 +183,7 @@ class Rng {
   explicit Rng(std::uint64_t seed = 0);
   // A generator for building modules whose every weight will be loaded (Module::load, nn::load_checkpoint):
   // uniform_tensor and normal_tensor return zeros without drawing, like PyTorch's skip_init. Everything else draws
-  // as from Rng(0). Usage: Rng none = Rng::no_init(); nn::GRUCell<float> cell(4, 5, none);
+  // as from Rng(0). Usage: Rng none = Rng::no_init(); nn::GruCell<float> cell(4, 5, none);
   static Rng no_init();
   std::uint64_t next();  // 64 random bits (xoshiro256**)
   double uniform();      // in [0, 1)

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "autograd/ops.hpp"
+#include "fast/fused.hpp"
 #include "nn/module.hpp"
 
 namespace attend::nn {

@@ -3,7 +3,7 @@
 // lstm_cell: one tape node with a hand-written backward); gru_step_composed and lstm_step_composed write the same step
 // with the small ops and are tested equal. The input part of the gates is computed for all steps at once (one linear
 // per layer and direction). RecurrentStack runs a GRU or LSTM layer as one node over all steps (gru_sequence,
-// lstm_sequence in autograd/recurrence.cpp: the same cell code, padded steps keep the state); the RNN step by step.
+// lstm_sequence in fast/recurrence.cpp: the same cell code, padded steps keep the state); the RNN step by step.
 #include "nn/recurrent.hpp"
 
 #include <algorithm>
@@ -110,24 +110,6 @@ Variable<T> GruCell<T>::step(const Variable<T>& gx, const Variable<T>& h) {
 }
 
 template <class T>
-Variable<T> gru_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h) {
-  tape_of("gru_step_composed", {&gx, &gh, &h});
-  const std::size_t H = h.shape().rank() == 2 ? h.shape()[1] : 0;
-  if (gx.shape().rank() != 2 || gh.shape() != gx.shape() || gx.shape()[1] != 3 * H) {
-    throw std::invalid_argument("gru_step_composed: gx " + to_string(gx.shape()) + ", gh " + to_string(gh.shape()) +
-                                " and h " + to_string(h.shape()) + " do not fit (expected (batch, 3H) and (batch, H))");
-  }
-  // [r, z] = σ(gx[:, :2H] + gh[:, :2H]): both gates with one add and one sigmoid, (batch, 2H)
-  const Variable<T> rz = sigmoid(slice(gx, 1, 0, 2 * H) + slice(gh, 1, 0, 2 * H));
-  const Variable<T> r = slice(rz, 1, 0, H);
-  const Variable<T> z = slice(rz, 1, H, 2 * H);
-  // n = tanh(W_n x + b_in + r ⊙ (U_n h + b_hn)): (batch, H)
-  const Variable<T> n = tanh(slice(gx, 1, 2 * H, 3 * H) + r * slice(gh, 1, 2 * H, 3 * H));
-  // h' = (1 - z) ⊙ n + z ⊙ h, computed as n + z ⊙ (h - n) like PyTorch
-  return n + z * (h - n);
-}
-
-template <class T>
 LstmCell<T>::LstmCell(std::size_t input_size, std::size_t hidden_size, Rng& rng, Init init)
     : RecurrentCell<T>("LstmCell", input_size, hidden_size, 4, rng, init) {}
 
@@ -145,28 +127,6 @@ LstmState<T> LstmCell<T>::step(const Variable<T>& gx, const LstmState<T>& state)
   // the rest of the step in one node (lstm_step_composed writes it op by op), y = [h', c']: (2, batch, H)
   //   i, f, o = σ(gx + gh), g = tanh(gx + gh) (their parts), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
   return hidden_and_cell(lstm_cell(gx, gh, state.c));
-}
-
-template <class T>
-LstmState<T> lstm_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c) {
-  tape_of("lstm_step_composed", {&gx, &gh, &c});
-  const std::size_t H = c.shape().rank() == 2 ? c.shape()[1] : 0;
-  if (gx.shape().rank() != 2 || gh.shape() != gx.shape() || gx.shape()[1] != 4 * H) {
-    throw std::invalid_argument("lstm_step_composed: gx " + to_string(gx.shape()) + ", gh " + to_string(gh.shape()) +
-                                " and c " + to_string(c.shape()) + " do not fit (expected (batch, 4H) and (batch, H))");
-  }
-  // all four pre-activations: (W x + b_ih) + (U h + b_hh), (batch, 4H) in the order i, f, g, o
-  const Variable<T> gates = gx + gh;
-  // [i, f] = σ(gates[:, :2H]): (batch, 2H)
-  const Variable<T> input_forget = sigmoid(slice(gates, 1, 0, 2 * H));
-  const Variable<T> i = slice(input_forget, 1, 0, H);
-  const Variable<T> f = slice(input_forget, 1, H, 2 * H);
-  // g = tanh(gates[:, 2H:3H]), o = σ(gates[:, 3H:])
-  const Variable<T> g = tanh(slice(gates, 1, 2 * H, 3 * H));
-  const Variable<T> o = sigmoid(slice(gates, 1, 3 * H, 4 * H));
-  // c' = f ⊙ c + i ⊙ g;  h' = o ⊙ tanh(c')
-  const Variable<T> c_next = f * c + i * g;
-  return {o * tanh(c_next), c_next};
 }
 
 // ---- the recurrent stack ----------------------------------------------------------------------------------------
@@ -451,14 +411,6 @@ template class GruCell<double>;
 template class LstmCell<float>;
 template class LstmCell<double>;
 template class RecurrentStack<float>;
-template Variable<float> gru_step_composed<float>(const Variable<float>&, const Variable<float>&,
-                                                  const Variable<float>&);
-template Variable<double> gru_step_composed<double>(const Variable<double>&, const Variable<double>&,
-                                                    const Variable<double>&);
-template LstmState<float> lstm_step_composed<float>(const Variable<float>&, const Variable<float>&,
-                                                    const Variable<float>&);
-template LstmState<double> lstm_step_composed<double>(const Variable<double>&, const Variable<double>&,
-                                                      const Variable<double>&);
 template AnyCell<float> make_cell<float>(CellKind, std::size_t, std::size_t, Rng&, Init);
 template AnyCell<double> make_cell<double>(CellKind, std::size_t, std::size_t, Rng&, Init);
 template LstmState<float> cell_forward<float>(AnyCell<float>&, const Variable<float>&, const LstmState<float>&);

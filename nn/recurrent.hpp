@@ -21,7 +21,7 @@
 #include <variant>
 #include <vector>
 
-#include "autograd/ops.hpp"
+#include "fast/fused.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
 
@@ -118,17 +118,6 @@ class LstmCell : public RecurrentCell<T> {
   // The same step from precomputed input gates gx = input_gates(x): (batch, 4H).
   LstmState<T> step(const Variable<T>& gx, const LstmState<T>& state);
 };
-
-// The GRU and LSTM steps written out with the small autograd ops, from the gate pre-activations gx = x W_ihᵀ + b_ih and
-// gh = h W_hhᵀ + b_hh (gate order as the cells'). GruCell::step and LstmCell::step compute the same with one fused op
-// (gru_cell, lstm_cell in autograd/ops.hpp) and are tested equal to these; the tutorials use these to show the
-// equations op by op.
-//   gru:  gx, gh (batch, 3H), h (batch, H) → h' (batch, H)
-//   lstm: gx, gh (batch, 4H), c (batch, H) → {h', c'} (batch, H) each (the previous h enters through gh)
-template <class T>
-Variable<T> gru_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h);
-template <class T>
-LstmState<T> lstm_step_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c);
 
 // Which cell a recurrent stack is made of. Names as in configuration files: "rnn_tanh", "rnn_relu", "gru", "lstm".
 enum class CellKind { rnn_tanh, rnn_relu, gru, lstm };

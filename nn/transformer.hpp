@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/ops.hpp"
+#include "fast/fused.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
 

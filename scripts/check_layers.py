@@ -1,10 +1,11 @@
 """The include graph of the architecture, checked (meson test "layers"):
 
-    apps, tutorials -> models -> nn -> autograd;   data, plot -> autograd (beside models, never under it)
+    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd (beside models, never under it)
 
 Each folder below may include the project headers of the folders listed for it and nothing else of the project; the
 third-party headers that need a library to link (utf8proc, zlib) may be included only where that library is linked
-(data, plot). A violation names the file, the line and the rule.
+(data, plot). The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel.
+A violation names the file, the line and the rule.
 
 Usage: check_layers.py SOURCE_DIR"""
 import pathlib
@@ -13,15 +14,17 @@ import sys
 
 ALLOWED = {
     "autograd": {"autograd"},
-    "nn": {"autograd", "nn"},
+    "fast": {"autograd", "fast"},
+    "nn": {"autograd", "fast", "nn"},
     "data": {"autograd", "data"},
     "plot": {"autograd", "plot"},
-    "models": {"autograd", "nn", "models"},
-    "apps": {"autograd", "nn", "models", "data", "plot", "apps"},
-    "tutorials": {"autograd", "nn", "models", "data", "plot", "tutorials"},
+    "models": {"autograd", "fast", "nn", "models"},
+    "apps": {"autograd", "fast", "nn", "models", "data", "plot", "apps"},
+    "tutorials": {"autograd", "fast", "nn", "models", "data", "plot", "tutorials"},
 }
+THREADS = {"thread", "mutex", "condition_variable", "future", "shared_mutex", "barrier", "latch", "semaphore"}
 LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
-PROJECT = {"autograd", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
+PROJECT = {"autograd", "fast", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 source = pathlib.Path(sys.argv[1]).resolve()
@@ -41,6 +44,9 @@ for folder, allowed in ALLOWED.items():
             if top in PROJECT and "/" in header and top not in allowed:
                 errors.append(f"{where}: {folder}/ includes {header}, but {folder}/ may include only "
                               + ", ".join(sorted(allowed)))
+            if folder == "autograd" and header in THREADS:
+                errors.append(f"{where}: autograd/ includes <{header}>, but the reference engine holds nothing for "
+                              "threads (nn/parallel does)")
             if header in LINKED and folder not in LINKED[header]:
                 errors.append(f"{where}: {folder}/ includes {header}, which only "
                               + ", ".join(sorted(LINKED[header])) + " link")

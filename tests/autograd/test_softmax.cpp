@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "fast/fused.hpp"
 #include "tests/autograd/helpers.hpp"
 
 namespace tt = boost::test_tools;

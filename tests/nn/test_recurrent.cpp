@@ -16,6 +16,7 @@
 
 #include "autograd/autograd.hpp"
 #include "autograd/helpers.hpp"
+#include "fast/composed.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/reference.hpp"
 

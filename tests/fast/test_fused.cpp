@@ -1,4 +1,4 @@
-// Tests of the fused ops (autograd/fused.cpp, recurrence.cpp): gru_cell, lstm_cell, additive_attention,
+// Tests of the fused ops (fast/fused.cpp, recurrence.cpp): gru_cell, lstm_cell, additive_attention,
 // batched_matvec, batched_vecmat, and the whole-layer recurrences gru_sequence and lstm_sequence. Each is checked equal
 // to what it replaces (the composition of small ops; for a recurrence, the loop of cells with padding masks, in either
 // direction) — its value and the gradient of every input, in float and double — on sizes that exercise both the
@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "fast/composed.hpp"
+#include "fast/fused.hpp"
 #include "tests/autograd/helpers.hpp"
 
 using namespace attend;
@@ -21,7 +23,11 @@ using namespace attend::testing;
 
 namespace {
 
-std::int64_t dim(std::size_t n) { return static_cast<std::int64_t>(n); }
+// lstm_cell's output layout, (2, B, H) = [h'; c'], from the composed step's two halves
+template <class T>
+Variable<T> stacked(const LstmState<T>& s) {
+  return stack<T>({s.h, s.c}, 0);
+}
 
 std::vector<double> elements(const Tensor<double>& t) { return std::vector<double>(t.data(), t.data() + t.size()); }
 template <class T>
@@ -45,51 +51,6 @@ Tensor<double> mixed_tensor(const Shape& shape, std::uint64_t seed) {
     if (i % 7 == 3) t.data()[i] *= 4.0;
   }
   return t;
-}
-
-// The composed ops each fused op replaces, written as nn/recurrent.cpp and models/attention.cpp wrote them.
-
-template <class T>
-Variable<T> gru_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& h) {
-  const std::size_t H = h.shape()[1];
-  const Variable<T> rz = sigmoid(slice(gx, 1, 0, 2 * H) + slice(gh, 1, 0, 2 * H));
-  const Variable<T> r = slice(rz, 1, 0, H);
-  const Variable<T> z = slice(rz, 1, H, 2 * H);
-  const Variable<T> n = tanh(slice(gx, 1, 2 * H, 3 * H) + r * slice(gh, 1, 2 * H, 3 * H));
-  return n + z * (h - n);
-}
-
-template <class T>
-Variable<T> lstm_composed(const Variable<T>& gx, const Variable<T>& gh, const Variable<T>& c) {
-  const std::size_t H = c.shape()[1];
-  const Variable<T> gates = gx + gh;
-  const Variable<T> input_forget = sigmoid(slice(gates, 1, 0, 2 * H));
-  const Variable<T> i = slice(input_forget, 1, 0, H);
-  const Variable<T> f = slice(input_forget, 1, H, 2 * H);
-  const Variable<T> g = tanh(slice(gates, 1, 2 * H, 3 * H));
-  const Variable<T> o = sigmoid(slice(gates, 1, 3 * H, 4 * H));
-  const Variable<T> c_next = f * c + i * g;
-  return stack<T>({o * tanh(c_next), c_next}, 0);
-}
-
-template <class T>
-Variable<T> additive_composed(const Variable<T>& q, const Variable<T>& keys, const Variable<T>& v) {
-  const Shape& k = keys.shape();
-  const Variable<T> v_row = v.shape().rank() == 1 ? reshape(v, {1, dim(k[2])}) : v;
-  const Variable<T> hidden = tanh(reshape(q, {dim(k[0]), 1, dim(k[2])}) + keys);
-  return reshape(linear(hidden, v_row), {dim(k[0]), dim(k[1])});
-}
-
-template <class T>
-Variable<T> matvec_composed(const Variable<T>& M, const Variable<T>& q) {
-  const Shape& m = M.shape();
-  return reshape(matmul(M, reshape(q, {dim(m[0]), dim(m[2]), 1})), {dim(m[0]), dim(m[1])});
-}
-
-template <class T>
-Variable<T> vecmat_composed(const Variable<T>& w, const Variable<T>& M) {
-  const Shape& m = M.shape();
-  return reshape(matmul(reshape(w, {dim(m[0]), 1, dim(m[1])}), M), {dim(m[0]), dim(m[2])});
 }
 
 // A graph built from the input variables (leaves, or constants for the inputs that need no gradient).
@@ -118,7 +79,7 @@ Outcome<T> run(const Build<T>& f, const std::vector<Tensor<double>>& inputs, con
 }
 
 // Element tolerance of fused against composed, relative to max(1, |value|). In double a few roundings apart. In float
-// the fused ops' tanh (autograd/kernels.hpp, within 5e-7 relative) and the composed ops' (xsimd's, within about 1e-7)
+// the fused ops' tanh (fast/kernels.hpp, within 5e-7 relative) and the composed ops' (xsimd's, within about 1e-7)
 // differ by a few units in the last place, and a derivative 1 - t² of a saturated tanh (|x| ≈ 4..8, 1 - t² ≈
 // 1e-3..1e-6) turns that into up to ~1e-5 of dy·v; a wrong formula is off by far more.
 template <class T>
@@ -153,7 +114,7 @@ BOOST_AUTO_TEST_SUITE(fused)
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(gru_cell_equals_composed, T, float_types) {
   const Build<T> fused = [](const auto& x) { return gru_cell(x[0], x[1], x[2]); };
-  const Build<T> composed = [](const auto& x) { return gru_composed(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return gru_step_composed(x[0], x[1], x[2]); };
   for (const std::size_t H : {std::size_t{5}, std::size_t{16}}) {
     const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 3 * H}, 1), mixed_tensor(Shape{3, 3 * H}, 2),
                                                 mixed_tensor(Shape{3, H}, 3)};
@@ -170,7 +131,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(gru_cell_equals_composed, T, float_types) {
 BOOST_AUTO_TEST_CASE_TEMPLATE(gru_cell_same_value_as_gx_and_gh, T, float_types) {
   // gh = gx: the one leaf receives both contributions
   const Build<T> fused = [](const auto& x) { return gru_cell(x[0], x[0], x[1]); };
-  const Build<T> composed = [](const auto& x) { return gru_composed(x[0], x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return gru_step_composed(x[0], x[0], x[1]); };
   check_equal(fused, composed, {mixed_tensor(Shape{2, 12}, 4), mixed_tensor(Shape{2, 4}, 5)}, {true, true},
               "gru_cell(g, g, h)");
 }
@@ -200,7 +161,7 @@ BOOST_AUTO_TEST_CASE(gru_cell_shape_errors) {
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_equals_composed, T, float_types) {
   const Build<T> fused = [](const auto& x) { return lstm_cell(x[0], x[1], x[2]); };
-  const Build<T> composed = [](const auto& x) { return lstm_composed(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return stacked(lstm_step_composed(x[0], x[1], x[2])); };
   for (const std::size_t H : {std::size_t{5}, std::size_t{16}}) {
     const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4 * H}, 11), mixed_tensor(Shape{3, 4 * H}, 12),
                                                 mixed_tensor(Shape{3, H}, 13)};
@@ -216,7 +177,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_equals_composed, T, float_types) {
 BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_gradient_of_one_half_only, T, float_types) {
   // only h' = y[0] is used (as a decoder's last step would): dy[1] is zero
   const Build<T> fused = [](const auto& x) { return select(lstm_cell(x[0], x[1], x[2]), 0, 0); };
-  const Build<T> composed = [](const auto& x) { return select(lstm_composed(x[0], x[1], x[2]), 0, 0); };
+  const Build<T> composed = [](const auto& x) { return lstm_step_composed(x[0], x[1], x[2]).h; };
   check_equal(fused, composed,
               {mixed_tensor(Shape{2, 24}, 14), mixed_tensor(Shape{2, 24}, 15), mixed_tensor(Shape{2, 6}, 16)}, all_want,
               "lstm_cell h' only");
@@ -224,7 +185,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_gradient_of_one_half_only, T, float_type
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(lstm_cell_same_value_as_gx_and_gh, T, float_types) {
   const Build<T> fused = [](const auto& x) { return lstm_cell(x[0], x[0], x[1]); };
-  const Build<T> composed = [](const auto& x) { return lstm_composed(x[0], x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return stacked(lstm_step_composed(x[0], x[0], x[1])); };
   check_equal(fused, composed, {mixed_tensor(Shape{2, 16}, 17), mixed_tensor(Shape{2, 4}, 18)}, {true, true},
               "lstm_cell(g, g, c)");
 }
@@ -252,7 +213,7 @@ BOOST_AUTO_TEST_CASE(lstm_cell_shape_errors) {
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(additive_attention_equals_composed, T, float_types) {
   const Build<T> fused = [](const auto& x) { return additive_attention(x[0], x[1], x[2]); };
-  const Build<T> composed = [](const auto& x) { return additive_composed(x[0], x[1], x[2]); };
+  const Build<T> composed = [](const auto& x) { return additive_attention_composed(x[0], x[1], x[2]); };
   for (const std::size_t A : {std::size_t{7}, std::size_t{16}}) {
     for (const bool v_is_row : {true, false}) {
       const Shape v_shape = v_is_row ? Shape{1, A} : Shape{A};
@@ -280,7 +241,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_gradcheck) {
 BOOST_AUTO_TEST_CASE_TEMPLATE(additive_attention_same_value_as_q_and_v, T, float_types) {
   // with B = 1, q (1,A) can also be v (1,A): both contributions reach it
   const Build<T> fused = [](const auto& x) { return additive_attention(x[0], x[1], x[0]); };
-  const Build<T> composed = [](const auto& x) { return additive_composed(x[0], x[1], x[0]); };
+  const Build<T> composed = [](const auto& x) { return additive_attention_composed(x[0], x[1], x[0]); };
   check_equal(fused, composed, {mixed_tensor(Shape{1, 9}, 38), mixed_tensor(Shape{1, 3, 9}, 39)}, {true, true},
               "additive_attention(q, keys, q)");
 }
@@ -306,7 +267,7 @@ BOOST_AUTO_TEST_CASE(additive_attention_shape_errors) {
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(batched_matvec_equals_composed, T, float_types) {
   const Build<T> fused = [](const auto& x) { return batched_matvec(x[0], x[1]); };
-  const Build<T> composed = [](const auto& x) { return matvec_composed(x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return batched_matvec_composed(x[0], x[1]); };
   for (const std::size_t A : {std::size_t{5}, std::size_t{19}}) {
     const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4, A}, 41), mixed_tensor(Shape{3, A}, 42)};
     const std::string what = "batched_matvec A=" + std::to_string(A);
@@ -335,7 +296,7 @@ BOOST_AUTO_TEST_CASE(batched_matvec_shape_errors) {
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(batched_vecmat_equals_composed, T, float_types) {
   const Build<T> fused = [](const auto& x) { return batched_vecmat(x[0], x[1]); };
-  const Build<T> composed = [](const auto& x) { return vecmat_composed(x[0], x[1]); };
+  const Build<T> composed = [](const auto& x) { return batched_vecmat_composed(x[0], x[1]); };
   for (const std::size_t A : {std::size_t{5}, std::size_t{19}}) {
     const std::vector<Tensor<double>> inputs = {mixed_tensor(Shape{3, 4}, 45), mixed_tensor(Shape{3, 4, A}, 46)};
     const std::string what = "batched_vecmat A=" + std::to_string(A);

@@ -1,11 +1,13 @@
-// The Transformer's ops (autograd/transformer.cpp): layer_norm and scaled_dot_product_attention, each equal to its
+// The Transformer's ops (fast/transformer.cpp): layer_norm and scaled_dot_product_attention, each equal to its
 // composition from the small ops (value and every gradient, float and double), gradient-checked in double, on a hand
 // case, and with the masks' promises tested one by one: masked weights exactly 0, a fully padded query row finite and
 // leaking no gradient, a future key changing no earlier output. Reference: docs/reference/ops.md.
 #include <cmath>
 #include <functional>
 
-#include "helpers.hpp"
+#include "fast/composed.hpp"
+#include "fast/fused.hpp"
+#include "tests/autograd/helpers.hpp"
 
 using namespace attend;
 using attend::testing::float_types;
@@ -54,14 +56,6 @@ void check_equal(const Build<T>& fused, const Build<T>& composed, const std::vec
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     BOOST_TEST(values_are(ga[k], gb[k].shape(), elements(gb[k]), tol), what << ": gradient of input " << k);
   }
-}
-
-// layer_norm written with the small ops
-template <class T>
-Variable<T> layer_norm_composed(const Variable<T>& x, const Variable<T>& gamma, const Variable<T>& beta, double eps) {
-  const Variable<T> centred = x - mean(x, -1, true);
-  const Variable<T> variance = mean(centred * centred, -1, true);
-  return centred / sqrt(variance + static_cast<T>(eps)) * gamma + beta;
 }
 
 // The mask of the composed attention: (B·H, T_q, T_k), 1 where query i of batch entry b may see key k.

@@ -2,7 +2,7 @@
 // e^x = 2^k e^r, e^r by its Taylor series to r⁷ (error < 10⁻⁸ on that interval), 2^k built in the exponent bits.
 // tanh: a rational function from Lambert's continued fraction (below), ±1 from |x| = 9.1 on. σ(x) = 1/(1 + e^{−x}).
 // Every step is a plain arithmetic expression or a select, so a loop over them vectorises.
-#include "autograd/kernels.hpp"
+#include "fast/kernels.hpp"
 
 #include <cmath>
 #include <cstdint>

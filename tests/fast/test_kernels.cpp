@@ -1,4 +1,4 @@
-// The elementwise kernels of the fused ops (autograd/kernels.hpp): the float approximations of exp, tanh and σ against
+// The elementwise kernels of the fused ops (fast/kernels.hpp): the float approximations of exp, tanh and σ against
 // the double-precision library functions, NaN and ±inf behaviour, and the array kernels equal to the scalar functions
 // element by element (whichever instruction-set clone the machine runs). Chapter: docs/performance.md.
 #include <algorithm>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/kernels.hpp"
-#include "helpers.hpp"
+#include "fast/kernels.hpp"
+#include "tests/autograd/helpers.hpp"
 
 using namespace attend;
 

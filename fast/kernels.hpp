@@ -4,7 +4,7 @@
 // with the right one chosen when the program starts (GCC/Clang function multiversioning), so the build needs no
 // -march and runs on any x86-64. The x86-64-v3 clone uses fused multiply-adds, so its results may differ from the
 // baseline clone's in the last bit (as OpenBLAS's gemm kernels differ from CPU to CPU). Accuracy of the float versions,
-// checked in tests/autograd/test_kernels.cpp against the double-precision library functions over [-30, 30]: tanh within
+// checked in tests/fast/test_kernels.cpp against the double-precision library functions over [-30, 30]: tanh within
 // 5·10⁻⁷ relative (±1 from |x| = 9.1 on), σ within 3·10⁻⁷ relative; NaN in gives NaN out. The double versions call
 // std::exp/std::tanh, so gradient checks in double see the exact functions. Chapter: docs/performance.md ("Fused ops").
 #pragma once

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "autograd/kernels.hpp"
+#include "fast/kernels.hpp"
 
 namespace attend::cell_rows {
 
