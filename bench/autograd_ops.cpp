@@ -278,6 +278,60 @@ void softmax_rows(const Matrix& x, Matrix& y) {
   }
 }
 
+// The reverse sweep of plain_segment over a chain of ops (every op but select): adds into dx_m, db_m, dw_m.
+void chain_backward(TinyOp op, TinyInputs& in, const std::vector<Matrix>& values) {
+  // g = d(value i+1), walking the chain from its end; value 0 is x.
+  Matrix g = in.seed_chain_m;
+  for (std::size_t i = segment; i-- > 0;) {
+    const Matrix& y_in = i == 0 ? in.x_m : values[i - 1];
+    const Matrix& y_out = values[i];
+    switch (op) {
+      case TinyOp::add:
+        xt::noalias(in.db_m) += g;  // d(y_in) = g: nothing to compute
+        break;
+      case TinyOp::mul: {
+        xt::noalias(in.db_m) += g * y_in;
+        Matrix next = g * in.b_m;
+        g = std::move(next);
+        break;
+      }
+      case TinyOp::tanh: {
+        Matrix next = g * (1.0f - y_out * y_out);
+        g = std::move(next);
+        break;
+      }
+      case TinyOp::sigmoid: {
+        Matrix next = g * y_out * (1.0f - y_out);
+        g = std::move(next);
+        break;
+      }
+      case TinyOp::matmul: {
+        // dW (8,8) += y_inᵀ (8,4) g (4,8);  d(y_in) (4,8) = g (4,8) Wᵀ (8,8)
+        sgemm(true, false, cols, cols, rows, y_in.data(), g.data(), 1.0f, in.dw_m.data());
+        Matrix next = Matrix::from_shape({rows, cols});
+        sgemm(false, true, rows, cols, cols, g.data(), in.w_m.data(), 0.0f, next.data());
+        g = std::move(next);
+        break;
+      }
+      case TinyOp::softmax: {
+        // d(y_in)_k = y_k (g_k - Σ_j g_j y_j), row by row
+        Matrix next = Matrix::from_shape({rows, cols});
+        for (std::size_t r = 0; r < rows; ++r) {
+          float dot = 0;
+          for (std::size_t k = 0; k < cols; ++k) dot += g(r, k) * y_out(r, k);
+          for (std::size_t k = 0; k < cols; ++k) next(r, k) = y_out(r, k) * (g(r, k) - dot);
+        }
+        g = std::move(next);
+        break;
+      }
+      case TinyOp::select:
+        break;
+    }
+  }
+  xt::noalias(in.dx_m) += g;
+  keep(in.dx_m.data()[0]);
+}
+
 // The same segment without the tape: each op's result is evaluated into a new xtensor and kept in `values` (the tape
 // keeps every value too), and with_backward a hand-written reverse sweep over the kept values adds into dx_m, db_m,
 // dw_m. `values` and `rows_taken` have capacity for a whole segment, so pointers into them stay valid.
@@ -333,56 +387,7 @@ void plain_segment(TinyOp op, TinyInputs& in, bool with_backward, std::vector<Ma
     keep(in.dx_m.data()[0]);
     return;
   }
-  // g = d(value i+1), walking the chain from its end; value 0 is x.
-  Matrix g = in.seed_chain_m;
-  for (std::size_t i = segment; i-- > 0;) {
-    const Matrix& y_in = i == 0 ? in.x_m : values[i - 1];
-    const Matrix& y_out = values[i];
-    switch (op) {
-      case TinyOp::add:
-        xt::noalias(in.db_m) += g;  // d(y_in) = g: nothing to compute
-        break;
-      case TinyOp::mul: {
-        xt::noalias(in.db_m) += g * y_in;
-        Matrix next = g * in.b_m;
-        g = std::move(next);
-        break;
-      }
-      case TinyOp::tanh: {
-        Matrix next = g * (1.0f - y_out * y_out);
-        g = std::move(next);
-        break;
-      }
-      case TinyOp::sigmoid: {
-        Matrix next = g * y_out * (1.0f - y_out);
-        g = std::move(next);
-        break;
-      }
-      case TinyOp::matmul: {
-        // dW (8,8) += y_inᵀ (8,4) g (4,8);  d(y_in) (4,8) = g (4,8) Wᵀ (8,8)
-        sgemm(true, false, cols, cols, rows, y_in.data(), g.data(), 1.0f, in.dw_m.data());
-        Matrix next = Matrix::from_shape({rows, cols});
-        sgemm(false, true, rows, cols, cols, g.data(), in.w_m.data(), 0.0f, next.data());
-        g = std::move(next);
-        break;
-      }
-      case TinyOp::softmax: {
-        // d(y_in)_k = y_k (g_k - Σ_j g_j y_j), row by row
-        Matrix next = Matrix::from_shape({rows, cols});
-        for (std::size_t r = 0; r < rows; ++r) {
-          float dot = 0;
-          for (std::size_t k = 0; k < cols; ++k) dot += g(r, k) * y_out(r, k);
-          for (std::size_t k = 0; k < cols; ++k) next(r, k) = y_out(r, k) * (g(r, k) - dot);
-        }
-        g = std::move(next);
-        break;
-      }
-      case TinyOp::select:
-        break;
-    }
-  }
-  xt::noalias(in.dx_m) += g;
-  keep(in.dx_m.data()[0]);
+  chain_backward(op, in, values);
 }
 
 struct RunSize {

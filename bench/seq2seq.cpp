@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -245,242 +246,264 @@ std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdan
   return p;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Trains the reference seq2seq-attn model with attend and prints one JSON line of timings."};
+// The command line.
+struct Options {
   std::string config_name = "small", cell_name = "gru", attn = "bahdanau", init_file, parallelism = "batch";
   int threads = 2, warmup = 5, steps = 30, fwd_steps = 30, blas_reps = 5;
   std::uint64_t seed = 0;
   bool print_losses = false, no_blas = false, flush_to_zero = false;
   std::vector<std::size_t> rss_at;
   double cache_mib = -1;
-  app.add_option("--config", config_name, "small (B=32 S=32 T=12 E=64 H=128) or large (B=64 S=50 T=20 E=256 H=512)")
+};
+
+void add_flags(CLI::App& app, Options& o) {
+  app.add_option("--config", o.config_name, "small (B=32 S=32 T=12 E=64 H=128) or large (B=64 S=50 T=20 E=256 H=512)")
       ->check(CLI::IsMember({"small", "large"}));
-  app.add_option("--cell", cell_name, "gru or lstm")->check(CLI::IsMember({"gru", "lstm"}));
-  app.add_option("--attn", attn, "bahdanau or general")->check(CLI::IsMember({"bahdanau", "general"}));
-  app.add_option("--threads", threads, "the thread budget")->check(CLI::Range(1, 64));
-  app.add_option("--parallelism", parallelism,
+  app.add_option("--cell", o.cell_name, "gru or lstm")->check(CLI::IsMember({"gru", "lstm"}));
+  app.add_option("--attn", o.attn, "bahdanau or general")->check(CLI::IsMember({"bahdanau", "general"}));
+  app.add_option("--threads", o.threads, "the thread budget")->check(CLI::Range(1, 64));
+  app.add_option("--parallelism", o.parallelism,
                  "batch: one shard of the batch per thread, OpenBLAS on one thread each (nn::BatchParallel); blas: one "
                  "tape, OpenBLAS on all threads")
       ->check(CLI::IsMember({"batch", "blas"}));
-  app.add_option("--warmup", warmup, "untimed training steps first")->check(CLI::Range(1, 100000));
-  app.add_option("--steps", steps, "timed training steps")->check(CLI::Range(1, 1000000));
-  app.add_option("--fwd-steps", fwd_steps, "timed forward passes (with and without recording)")
+  app.add_option("--warmup", o.warmup, "untimed training steps first")->check(CLI::Range(1, 100000));
+  app.add_option("--steps", o.steps, "timed training steps")->check(CLI::Range(1, 1000000));
+  app.add_option("--fwd-steps", o.fwd_steps, "timed forward passes (with and without recording)")
       ->check(CLI::Range(1, 1000000));
-  app.add_option("--seed", seed, "initial weights and the random batch");
-  app.add_option("--init", init_file,
+  app.add_option("--seed", o.seed, "initial weights and the random batch");
+  app.add_option("--init", o.init_file,
                  "safetensors file with the initial weights and the batch (batch.src, batch.tgt), as written by "
                  "bench/torch_same_loss.py")
       ->check(CLI::ExistingFile);
-  app.add_flag("--losses", print_losses, "add the loss of every training step to the JSON line");
-  app.add_flag("--no-blas-bound", no_blas, "skip timing the sgemm-only step");
-  app.add_flag("--flush-to-zero", flush_to_zero,
+  app.add_flag("--losses", o.print_losses, "add the loss of every training step to the JSON line");
+  app.add_flag("--no-blas-bound", o.no_blas, "skip timing the sgemm-only step");
+  app.add_flag("--flush-to-zero", o.flush_to_zero,
                "set FTZ and DAZ (subnormal floats read and written as 0) before any thread starts; the batch shards' "
                "threads inherit it");
-  app.add_option("--blas-reps", blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
-  app.add_option("--rss-at", rss_at,
+  app.add_option("--blas-reps", o.blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
+  app.add_option("--rss-at", o.rss_at,
                  "after these training steps (comma-separated, counted from the first warm-up step, at most "
                  "warmup + steps) record peak and current RSS and the tensor cache's counters: a line each, and "
                  "\"rss_at\" in the JSON line")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app.add_option("--tensor-cache-mib", cache_mib,
+  app.add_option("--tensor-cache-mib", o.cache_mib,
                  "the most MiB of freed tensor blocks each thread keeps for reuse (autograd/memory.hpp; default 1024)")
       ->check(CLI::NonNegativeNumber);
+}
+
+// The random token batch (or the one of --init): tgt[:, 0] plays BOS; tgt_in = tgt[:, :T], tgt_out = tgt[:, 1:].
+struct Batch {
+  Ids src, tgt_in, tgt_out;
+};
+
+Batch make_batch(const Config& c, const Options& o, BenchModel& model) {
+  Rng batch_rng(o.seed + 1);
+  Ids src = random_ids(batch_rng, c.B, c.S, source_vocab);
+  Ids tgt = random_ids(batch_rng, c.B, c.T + 1, target_vocab);
+  if (!o.init_file.empty()) {
+    Tensor<float> src_f(Shape{c.B, c.S}), tgt_f(Shape{c.B, c.T + 1});
+    nn::load_checkpoint<float>(o.init_file, model.parameters(), {{"batch.src", &src_f}, {"batch.tgt", &tgt_f}});
+    src = ids_from(src_f);
+    tgt = ids_from(tgt_f);
+  }
+  Ids tgt_in(Shape{c.B, c.T}), tgt_out(Shape{c.B, c.T});
+  for (std::size_t b = 0; b < c.B; ++b) {
+    for (std::size_t j = 0; j < c.T; ++j) {
+      tgt_in.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j];
+      tgt_out.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j + 1];
+    }
+  }
+  return {std::move(src), std::move(tgt_in), std::move(tgt_out)};
+}
+
+// --rss-at: the memory after a step, read outside the timed part. The tensor counters are per thread, so each shard's
+// thread reads its own, in a forward pass that records nothing (it clears the shards' tapes, as the next step would,
+// so the last step's blocks are counted as cached).
+MemoryPoint memory_after_step(nn::BatchParallel<float>& parallel, std::size_t step, double seconds) {
+  MemoryPoint m;
+  m.step = step;
+  m.seconds = seconds;
+  m.peak_rss_mib = peak_rss_mib();
+  m.rss_mib = current_rss_mib();
+  const std::size_t shards = parallel.threads();
+  std::vector<TensorMemoryStats> per_thread(shards);
+  parallel.forward(shards, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t) {
+    per_thread[begin] = tensor_memory_stats();  // one row per shard: shard k starts at row k
+    return nn::ShardLoss<float>{shard_tape.constant(Tensor<float>::scalar(0.f)), 1.0};
+  });
+  for (const TensorMemoryStats& t : per_thread) {
+    m.tensors.in_use += t.in_use;
+    m.tensors.cached += t.cached;
+    m.tensors.peak_in_use += t.peak_in_use;
+    m.tensors.allocations += t.allocations;
+    m.tensors.cache_hits += t.cache_hits;
+  }
+  const struct mallinfo2 heap = mallinfo2();
+  m.malloc_in_use_mib = double(heap.uordblks + heap.hblkhd) / mib;
+  m.malloc_free_mib = double(heap.fordblks) / mib;
+  return m;
+}
+
+// What one run measured.
+struct Run {
+  std::vector<double> losses, wall, cpu, fwall, nwall;  // per step: loss, wall and CPU seconds; forward passes
+  double rss_start = 0, rss_after_warmup = 0, rss_after_steps = 0, peak_training = 0, peak = 0;
+  std::vector<MemoryPoint> memory_points;
+};
+
+std::vector<double> timed(const std::function<void()>& fn, int n) {
+  std::vector<double> wall;
+  for (int i = 0; i < n; ++i) {
+    const auto start = Clock::now();
+    fn();
+    wall.push_back(seconds_since(start));
+  }
+  return wall;
+}
+
+// Warm-up steps, timed steps, then timed forward passes with the graph recorded (then dropped) and without.
+void train_and_time(const Config& c, const Options& o, BenchModel& model, const Batch& batch, Run& run) {
+  const nn::NamedParameters<float> params = model.parameters();
+  nn::Adam<float> adam(params, nn::AdamOptions{1e-3});
+  nn::BatchParallel<float> parallel(o.parallelism == "batch" ? static_cast<std::size_t>(o.threads) : 1);
+  // the loss on rows [begin, end): the mean over the shard's (end - begin)·T targets, weighted by their count
+  const nn::BatchParallel<float>::ShardFn shard_loss = [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
+    const Variable<float> logits =
+        model.forward(tape, rows_of(batch.src, begin, end), rows_of(batch.tgt_in, begin, end));
+    return nn::ShardLoss<float>{cross_entropy(logits, rows_of(batch.tgt_out, begin, end)), double(end - begin)};
+  };
+  const auto train_step = [&] {
+    adam.zero_grad();
+    const float loss = parallel.step(c.B, shard_loss);
+    adam.step();
+    run.losses.push_back(loss);
+  };
+  std::size_t steps_done = 0;
+  const Clock::time_point training_start = Clock::now();
+  const auto after_step = [&] {
+    if (!std::binary_search(o.rss_at.begin(), o.rss_at.end(), ++steps_done)) return;
+    const MemoryPoint m = memory_after_step(parallel, steps_done, seconds_since(training_start));
+    std::printf("rss-at %s\n", describe(m, run.memory_points.empty() ? nullptr : &run.memory_points.back()).c_str());
+    std::fflush(stdout);
+    run.memory_points.push_back(m);
+  };
+  run.losses.reserve(std::size_t(o.warmup) + std::size_t(o.steps));
+  for (int w = 0; w < o.warmup; ++w) {
+    train_step();
+    after_step();
+  }
+  run.rss_after_warmup = current_rss_mib();
+  for (int i = 0; i < o.steps; ++i) {
+    const std::clock_t c0 = std::clock();
+    const auto start = Clock::now();
+    train_step();
+    run.wall.push_back(seconds_since(start));
+    run.cpu.push_back(double(std::clock() - c0) / CLOCKS_PER_SEC);
+    after_step();
+  }
+  run.rss_after_steps = current_rss_mib();
+  run.peak_training = peak_rss_mib();
+  const auto forward_only = [&](bool grad) { parallel.forward(c.B, shard_loss, grad); };
+  for (int w = 0; w < 3; ++w) forward_only(true);
+  run.fwall = timed([&] { forward_only(true); }, o.fwd_steps);
+  for (int w = 0; w < 3; ++w) forward_only(false);
+  run.nwall = timed([&] { forward_only(false); }, o.fwd_steps);
+  run.peak = peak_rss_mib();
+}
+
+json result_json(const Config& c, const Options& o, std::size_t params, const Run& run) {
+  const double med = median_of(run.wall);
+  return {
+      {"impl", "attend"},
+      {"config", o.config_name},
+      {"B", c.B},
+      {"S", c.S},
+      {"T", c.T},
+      {"E", c.E},
+      {"H", c.H},
+      {"cell", o.cell_name},
+      {"attn", o.attn},
+      {"threads", o.threads},
+      {"parallelism", o.parallelism},
+      {"flush_to_zero", o.flush_to_zero},
+      {"params", params},
+      {"steps", o.steps},
+      {"step_median_s", med},
+      {"step_min_s", *std::min_element(run.wall.begin(), run.wall.end())},
+      {"step_p10_s", quantile_of(run.wall, 0.1)},
+      {"step_p90_s", quantile_of(run.wall, 0.9)},
+      {"cpu_per_step_median_s", median_of(run.cpu)},
+      {"tokens_per_s", double(c.B * c.T) / med},
+      {"fwd_grad_median_s", median_of(run.fwall)},
+      {"fwd_median_s", median_of(run.fwall)},
+      {"fwd_nograd_median_s", median_of(run.nwall)},
+      {"first_loss", run.losses.front()},
+      {"last_loss", run.losses.back()},
+      {"rss_at_start_mib", std::round(run.rss_start * 10) / 10},
+      {"rss_after_warmup_mib", std::round(run.rss_after_warmup * 10) / 10},
+      {"rss_after_steps_mib", std::round(run.rss_after_steps * 10) / 10},
+      {"peak_rss_mib", std::round(run.peak * 10) / 10},
+      {"peak_rss_training_mib", std::round(run.peak_training * 10) / 10},
+  };
+}
+
+// The BLAS-bound step, the losses and the memory points, as the flags ask.
+void add_extras(json& res, const Options& o, const Run& run, const std::vector<Product>& products) {
+  res["matmul_gflop_per_step"] = training_flops(products) / 1e9;
+  if (!o.no_blas) {
+    // sgemm with the whole thread budget, on the whole batch's shapes
+    openblas_set_num_threads(o.threads);
+    const double bound = blas_bound_seconds(products, o.blas_reps);
+    res["blas_bound_step_s"] = bound;
+    res["blas_bound_fraction"] = bound / median_of(run.wall);
+  }
+  if (o.print_losses) res["losses"] = run.losses;
+  if (o.cache_mib >= 0 || !run.memory_points.empty()) {
+    res["tensor_cache_limit_mib"] = round1(double(tensor_cache_limit()) / mib);
+  }
+  if (!run.memory_points.empty()) {
+    json points = json::array();
+    for (const MemoryPoint& m : run.memory_points) points.push_back(to_json(m));
+    res["rss_at"] = points;
+    const MemoryPoint &first = run.memory_points.front(), &last = run.memory_points.back();
+    std::printf("rss-at peak RSS after step %zu: %.1f MiB, after step %zu: %.1f MiB (%+.1f MiB); RSS %.1f → %.1f MiB\n",
+                first.step, first.peak_rss_mib, last.step, last.peak_rss_mib, last.peak_rss_mib - first.peak_rss_mib,
+                first.rss_mib, last.rss_mib);
+  }
+  double load[1] = {0};
+  if (getloadavg(load, 1) == 1) res["loadavg1"] = load[0];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trains the reference seq2seq-attn model with attend and prints one JSON line of timings."};
+  Options o;
+  add_flags(app, o);
   CLI11_PARSE(app, argc, argv);
-  std::sort(rss_at.begin(), rss_at.end());
-  rss_at.erase(std::unique(rss_at.begin(), rss_at.end()), rss_at.end());
-  if (!rss_at.empty() && rss_at.back() > std::size_t(warmup) + std::size_t(steps)) {
-    std::fprintf(stderr, "seq2seq: --rss-at %zu is beyond the run's %d warm-up + %d timed steps\n", rss_at.back(),
-                 warmup, steps);
+  std::sort(o.rss_at.begin(), o.rss_at.end());
+  o.rss_at.erase(std::unique(o.rss_at.begin(), o.rss_at.end()), o.rss_at.end());
+  if (!o.rss_at.empty() && o.rss_at.back() > std::size_t(o.warmup) + std::size_t(o.steps)) {
+    std::fprintf(stderr, "seq2seq: --rss-at %zu is beyond the run's %d warm-up + %d timed steps\n", o.rss_at.back(),
+                 o.warmup, o.steps);
     return 2;
   }
-
   try {
-    if (flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
-    if (cache_mib >= 0) set_tensor_cache_limit(static_cast<std::size_t>(cache_mib * mib));
-    const bool batch_parallel = parallelism == "batch";
-    openblas_set_num_threads(batch_parallel ? 1 : threads);
-    const Config c = config_named(config_name);
-    const nn::CellKind cell = cell_name == "gru" ? nn::CellKind::gru : nn::CellKind::lstm;
-    const bool bahdanau = attn == "bahdanau";
-    const double rss_start = current_rss_mib();
-
-    Rng rng(seed);
+    if (o.flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
+    if (o.cache_mib >= 0) set_tensor_cache_limit(static_cast<std::size_t>(o.cache_mib * mib));
+    openblas_set_num_threads(o.parallelism == "batch" ? 1 : o.threads);
+    const Config c = config_named(o.config_name);
+    const nn::CellKind cell = o.cell_name == "gru" ? nn::CellKind::gru : nn::CellKind::lstm;
+    const bool bahdanau = o.attn == "bahdanau";
+    Run run;
+    run.rss_start = current_rss_mib();
+    Rng rng(o.seed);
     BenchModel model(c, cell, bahdanau, rng);
-    // tgt[:, 0] plays BOS; tgt_in = tgt[:, :T], tgt_out = tgt[:, 1:]
-    Rng batch_rng(seed + 1);
-    Ids src = random_ids(batch_rng, c.B, c.S, source_vocab);
-    Ids tgt = random_ids(batch_rng, c.B, c.T + 1, target_vocab);
-    if (!init_file.empty()) {
-      Tensor<float> src_f(Shape{c.B, c.S}), tgt_f(Shape{c.B, c.T + 1});
-      nn::load_checkpoint<float>(init_file, model.parameters(), {{"batch.src", &src_f}, {"batch.tgt", &tgt_f}});
-      src = ids_from(src_f);
-      tgt = ids_from(tgt_f);
-    }
-    Ids tgt_in(Shape{c.B, c.T}), tgt_out(Shape{c.B, c.T});
-    for (std::size_t b = 0; b < c.B; ++b) {
-      for (std::size_t j = 0; j < c.T; ++j) {
-        tgt_in.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j];
-        tgt_out.data()[b * c.T + j] = tgt.data()[b * (c.T + 1) + j + 1];
-      }
-    }
-
-    const nn::NamedParameters<float> params = model.parameters();
-    nn::Adam<float> adam(params, nn::AdamOptions{1e-3});
-    nn::BatchParallel<float> parallel(batch_parallel ? static_cast<std::size_t>(threads) : 1);
-    std::vector<double> losses;
-
-    auto train_step = [&] {
-      adam.zero_grad();
-      const float loss = parallel.step(c.B, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t end) {
-        const Variable<float> logits = model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
-        // the mean over this shard's (end - begin)·T targets; weighted by their count
-        return nn::ShardLoss<float>{cross_entropy(logits, rows_of(tgt_out, begin, end)), double(end - begin)};
-      });
-      adam.step();
-      losses.push_back(loss);
-    };
-    // forward + loss on the same shards, with the graph recorded (then dropped) or without
-    auto forward_only = [&](bool grad) {
-      return parallel.forward(
-          c.B,
-          [&](Tape<float>& shard_tape, std::size_t begin, std::size_t end) {
-            const Variable<float> logits =
-                model.forward(shard_tape, rows_of(src, begin, end), rows_of(tgt_in, begin, end));
-            return nn::ShardLoss<float>{cross_entropy(logits, rows_of(tgt_out, begin, end)), double(end - begin)};
-          },
-          grad);
-    };
-    auto timed = [](const auto& fn, int n) {
-      std::vector<double> wall;
-      for (int i = 0; i < n; ++i) {
-        const auto start = Clock::now();
-        fn();
-        wall.push_back(seconds_since(start));
-      }
-      return wall;
-    };
-
-    // --rss-at: the memory after a step, read outside the timed part. The tensor counters are per thread, so each
-    // shard's thread reads its own, in a forward pass that records nothing (it clears the shards' tapes, as the next
-    // step would, so the last step's blocks are counted as cached).
-    std::vector<MemoryPoint> memory_points;
-    std::size_t steps_done = 0;
-    const Clock::time_point training_start = Clock::now();
-    auto after_step = [&] {
-      ++steps_done;
-      if (!std::binary_search(rss_at.begin(), rss_at.end(), steps_done)) return;
-      MemoryPoint m;
-      m.step = steps_done;
-      m.seconds = seconds_since(training_start);
-      m.peak_rss_mib = peak_rss_mib();
-      m.rss_mib = current_rss_mib();
-      const std::size_t shards = parallel.threads();
-      std::vector<TensorMemoryStats> per_thread(shards);
-      parallel.forward(shards, [&](Tape<float>& shard_tape, std::size_t begin, std::size_t) {
-        per_thread[begin] = tensor_memory_stats();  // one row per shard: shard k starts at row k
-        return nn::ShardLoss<float>{shard_tape.constant(Tensor<float>::scalar(0.f)), 1.0};
-      });
-      for (const TensorMemoryStats& t : per_thread) {
-        m.tensors.in_use += t.in_use;
-        m.tensors.cached += t.cached;
-        m.tensors.peak_in_use += t.peak_in_use;
-        m.tensors.allocations += t.allocations;
-        m.tensors.cache_hits += t.cache_hits;
-      }
-      const struct mallinfo2 heap = mallinfo2();
-      m.malloc_in_use_mib = double(heap.uordblks + heap.hblkhd) / mib;
-      m.malloc_free_mib = double(heap.fordblks) / mib;
-      std::printf("rss-at %s\n", describe(m, memory_points.empty() ? nullptr : &memory_points.back()).c_str());
-      std::fflush(stdout);
-      memory_points.push_back(m);
-    };
-
-    losses.reserve(std::size_t(warmup) + std::size_t(steps));
-    for (int w = 0; w < warmup; ++w) {
-      train_step();
-      after_step();
-    }
-    const double rss_after_warmup = current_rss_mib();
-    std::vector<double> cpu, wall;
-    cpu.reserve(steps);
-    wall.reserve(steps);
-    for (int i = 0; i < steps; ++i) {
-      const std::clock_t c0 = std::clock();
-      const auto start = Clock::now();
-      train_step();
-      wall.push_back(seconds_since(start));
-      cpu.push_back(double(std::clock() - c0) / CLOCKS_PER_SEC);
-      after_step();
-    }
-    const double rss_after_steps = current_rss_mib();
-    const double peak_training = peak_rss_mib();
-    for (int w = 0; w < 3; ++w) forward_only(true);
-    const std::vector<double> fwall = timed([&] { forward_only(true); }, fwd_steps);
-    for (int w = 0; w < 3; ++w) forward_only(false);
-    const std::vector<double> nwall = timed([&] { forward_only(false); }, fwd_steps);
-    const double peak = peak_rss_mib();
-
-    const double med = median_of(wall);
-    const std::vector<Product> products = products_of(c, cell == nn::CellKind::gru ? 3 : 4, bahdanau);
-    json res = {
-        {"impl", "attend"},
-        {"config", config_name},
-        {"B", c.B},
-        {"S", c.S},
-        {"T", c.T},
-        {"E", c.E},
-        {"H", c.H},
-        {"cell", cell_name},
-        {"attn", attn},
-        {"threads", threads},
-        {"parallelism", parallelism},
-        {"flush_to_zero", flush_to_zero},
-        {"params", model.parameter_count()},
-        {"steps", steps},
-        {"step_median_s", med},
-        {"step_min_s", *std::min_element(wall.begin(), wall.end())},
-        {"step_p10_s", quantile_of(wall, 0.1)},
-        {"step_p90_s", quantile_of(wall, 0.9)},
-        {"cpu_per_step_median_s", median_of(cpu)},
-        {"tokens_per_s", double(c.B * c.T) / med},
-        {"fwd_grad_median_s", median_of(fwall)},
-        {"fwd_median_s", median_of(fwall)},
-        {"fwd_nograd_median_s", median_of(nwall)},
-        {"first_loss", losses.front()},
-        {"last_loss", losses.back()},
-        {"rss_at_start_mib", std::round(rss_start * 10) / 10},
-        {"rss_after_warmup_mib", std::round(rss_after_warmup * 10) / 10},
-        {"rss_after_steps_mib", std::round(rss_after_steps * 10) / 10},
-        {"peak_rss_mib", std::round(peak * 10) / 10},
-        {"peak_rss_training_mib", std::round(peak_training * 10) / 10},
-        {"matmul_gflop_per_step", training_flops(products) / 1e9},
-    };
-    if (!no_blas) {
-      // sgemm with the whole thread budget, on the whole batch's shapes
-      openblas_set_num_threads(threads);
-      const double bound = blas_bound_seconds(products, blas_reps);
-      res["blas_bound_step_s"] = bound;
-      res["blas_bound_fraction"] = bound / med;
-    }
-    if (print_losses) res["losses"] = losses;
-    if (cache_mib >= 0 || !memory_points.empty()) {
-      res["tensor_cache_limit_mib"] = round1(double(tensor_cache_limit()) / mib);
-    }
-    if (!memory_points.empty()) {
-      json points = json::array();
-      for (const MemoryPoint& m : memory_points) points.push_back(to_json(m));
-      res["rss_at"] = points;
-      const MemoryPoint &first = memory_points.front(), &last = memory_points.back();
-      std::printf(
-          "rss-at peak RSS after step %zu: %.1f MiB, after step %zu: %.1f MiB (%+.1f MiB); RSS %.1f → %.1f MiB\n",
-          first.step, first.peak_rss_mib, last.step, last.peak_rss_mib, last.peak_rss_mib - first.peak_rss_mib,
-          first.rss_mib, last.rss_mib);
-    }
-    double load[1] = {0};
-    if (getloadavg(load, 1) == 1) res["loadavg1"] = load[0];
+    const Batch batch = make_batch(c, o, model);
+    train_and_time(c, o, model, batch, run);
+    json res = result_json(c, o, model.parameter_count(), run);
+    add_extras(res, o, run, products_of(c, cell == nn::CellKind::gru ? 3 : 4, bahdanau));
     std::printf("%s\n", res.dump().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "seq2seq: %s\n", e.what());
