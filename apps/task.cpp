@@ -93,8 +93,16 @@ std::vector<std::string> characters_of(const std::string& text) {
   try {
     return data::utf8_characters(text);
   } catch (const std::invalid_argument& e) {
-    throw InputError("input \"" + text + "\": " + e.what());
+    throw InputError("input " + quoted_input(text) + ": " + e.what());
   }
+}
+
+std::string quoted_input(const std::string& text) {
+  constexpr std::size_t whole = 60, shown = 40;
+  if (text.size() <= whole) return "\"" + text + "\"";
+  std::size_t end = shown;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not inside a character
+  return "\"" + text.substr(0, end) + "…\"";
 }
 
 void check_fingerprint(const std::string& path, const std::string& remembered, const std::string& fingerprint) {

@@ -89,7 +89,7 @@ class PairsTask : public TextTask {
     try {
       return data::tokenize(text, tokenization(source_tokens_, "--source-tokens"));
     } catch (const std::invalid_argument& e) {
-      throw InputError("input \"" + text + "\": " + e.what());
+      throw InputError("input " + quoted_input(text) + ": " + e.what());
     }
   }
 

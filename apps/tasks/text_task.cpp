@@ -57,14 +57,14 @@ std::vector<std::int64_t> TextTask::encode_source(const data::Vocabulary& vocabu
   const std::vector<std::string> tokens = source_tokens(text);
   if (tokens.empty()) throw InputError("empty input: nothing to read");
   if (tokens.size() > settings.max_source_length) {
-    throw InputError("input \"" + text + "\" is " + std::to_string(tokens.size()) + " " + token_word() +
+    throw InputError("input " + quoted_input(text) + " is " + std::to_string(tokens.size()) + " " + token_word() +
                      " long; the model reads at most " + std::to_string(settings.max_source_length));
   }
   if (unknown_reads_as_unknown()) return vocabulary.encode(tokens);
   std::vector<std::int64_t> ids;
   for (const auto& token : tokens) {
     if (!vocabulary.contains(token)) {
-      throw InputError("input \"" + text + "\": the character \"" + token + "\" was never seen in training");
+      throw InputError("input " + quoted_input(text) + ": the character \"" + token + "\" was never seen in training");
     }
     ids.push_back(vocabulary.id(token));
   }
