@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "fast/block_cache.hpp"
 
 int main(int argc, char** argv) {
+  attend::use_block_cache();  // before the first tensor: each step reuses the blocks the previous step freed
   const std::vector<std::string> args(argv + 1, argv + argc);
   return attend::app::run_command_line(attend::app::parse_command_line(args));
 }

@@ -21,7 +21,7 @@
 #include "apps/model_file.hpp"
 #include "apps/ranks.hpp"
 #include "apps/training_state.hpp"
-#include "autograd/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"

@@ -16,7 +16,7 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "autograd/memory.hpp"
+#include "autograd/storage.hpp"
 
 namespace attend {
 
@@ -75,9 +75,7 @@ template <class T>
 class Tensor {
  public:
   using value_type = T;
-  // Storage from the per-thread block cache (memory.hpp), so that the tensors of one training step reuse the memory
-  // of the previous step's.
-  using storage_type = xt::xtensor<T, 1, xt::layout_type::row_major, PooledAllocator<T>>;
+  using storage_type = xt::xtensor<T, 1, xt::layout_type::row_major, StorageAllocator<T>>;
 
   Tensor() = default;  // empty: shape (0,), no elements
   explicit Tensor(const Shape& shape) : shape_(shape), data_(std::array<std::size_t, 1>{shape.size()}, T(0)) {}

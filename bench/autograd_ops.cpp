@@ -29,6 +29,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/tape.hpp"
 #include "autograd/tensor.hpp"
+#include "fast/block_cache.hpp"
 
 namespace {
 
@@ -571,6 +572,7 @@ void run_matmul(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  attend::use_block_cache();  // as the attend program does
   const Options options = parse_options(argc, argv);
 
   // Flush subnormals to zero (FTZ, bit 15) and treat subnormal inputs as zero (DAZ, bit 6), as a training run should:

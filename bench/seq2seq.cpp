@@ -37,9 +37,9 @@
 #include <string>
 #include <vector>
 
-#include "autograd/memory.hpp"
 #include "autograd/ops.hpp"
 #include "bench/measure.hpp"
+#include "fast/block_cache.hpp"
 #include "models/attention.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
@@ -177,7 +177,7 @@ class BenchModel : public nn::Module<float> {
 // ---- measuring ----------------------------------------------------------------------------------------------------
 
 // Memory after one training step (--rss-at): the process's peak and current RSS, the tensor cache's counters
-// (autograd/memory.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
+// (fast/block_cache.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
 struct MemoryPoint {
   std::size_t step = 0;  // training steps done, warm-up included
   double seconds = 0;    // since the first training step
@@ -288,7 +288,7 @@ void add_flags(CLI::App& app, Options& o) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   app.add_option("--tensor-cache-mib", o.cache_mib,
-                 "the most MiB of freed tensor blocks each thread keeps for reuse (autograd/memory.hpp; default 1024)")
+                 "the most MiB of freed tensor blocks each thread keeps for reuse (fast/block_cache.hpp; default 1024)")
       ->check(CLI::NonNegativeNumber);
 }
 
@@ -478,6 +478,7 @@ void add_extras(json& res, const Options& o, const Run& run, const std::vector<P
 }  // namespace
 
 int main(int argc, char** argv) {
+  use_block_cache();  // as the attend program does
   CLI::App app{"Trains the reference seq2seq-attn model with attend and prints one JSON line of timings."};
   Options o;
   add_flags(app, o);

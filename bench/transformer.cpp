@@ -28,6 +28,7 @@
 
 #include "autograd/ops.hpp"
 #include "bench/measure.hpp"
+#include "fast/block_cache.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
@@ -380,6 +381,7 @@ json run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  use_block_cache();  // as the attend program does
   CLI::App app{"Trains the reference Transformer with attend and prints one JSON line of timings."};
   Options o;
   app.add_option("--config", o.config,

@@ -29,6 +29,7 @@
 #include "apps/model_file.hpp"
 #include "autograd/blas.hpp"
 #include "bench/measure.hpp"
+#include "fast/block_cache.hpp"
 
 namespace {
 
@@ -135,6 +136,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  attend::use_block_cache();  // as the attend program does
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "autograd/atomic_file.hpp"
 #include "data/data_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace attend::data {
 

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace attend::nn {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "autograd/atomic_file.hpp"
 #include "autograd/tensor.hpp"
+#include "io/atomic_file.hpp"
 
 namespace attend::plot {
 
@@ -82,7 +82,7 @@ std::string line_charts_svg(const std::vector<LineChart>& charts, const std::str
 
 // Writes `contents` to `path` atomically (a temporary file in the same folder, flush to disk, rename), so a failure
 // leaves any previous file untouched and no partial or temporary file. Throws std::runtime_error naming the path and
-// the reason (strerror). The one implementation is autograd/atomic_file.hpp, which checkpoints use too.
+// the reason (strerror). The one implementation is io/atomic_file.hpp, which checkpoints use too.
 using attend::write_file_atomically;
 
 // Text escaped for SVG/XML character data and attribute values (& < > " ' as entities; tab, newline and carriage

@@ -1,10 +1,12 @@
 """The include graph of the architecture, checked (meson test "layers"):
 
-    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd (beside models, never under it)
+    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd/tensor.hpp (beside models)
+    nn, data, plot, apps -> io (files written whole; io includes nothing of the project)
 
-Each folder below may include the project headers of the folders listed for it and nothing else of the project; the
-third-party headers that need a library to link (utf8proc, zlib) may be included only where that library is linked
-(data, plot). The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel.
+Each folder below may include the project headers of the folders listed for it and nothing else of the project; of
+autograd/, data/ and plot/ may include the tensor alone (autograd/tensor.hpp), no part of the tape. The third-party
+headers that need a library to link (utf8proc, zlib) may be included only where that library is linked (data, plot).
+The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel.
 A violation names the file, the line and the rule.
 
 Usage: check_layers.py SOURCE_DIR"""
@@ -13,18 +15,20 @@ import re
 import sys
 
 ALLOWED = {
+    "io": {"io"},
     "autograd": {"autograd"},
     "fast": {"autograd", "fast"},
-    "nn": {"autograd", "fast", "nn"},
-    "data": {"autograd", "data"},
-    "plot": {"autograd", "plot"},
-    "models": {"autograd", "fast", "nn", "models"},
-    "apps": {"autograd", "fast", "nn", "models", "data", "plot", "apps"},
-    "tutorials": {"autograd", "fast", "nn", "models", "data", "plot", "tutorials"},
+    "nn": {"autograd", "fast", "nn", "io"},
+    "data": {"autograd", "data", "io"},
+    "plot": {"autograd", "plot", "io"},
+    "models": {"autograd", "fast", "nn", "models", "io"},
+    "apps": {"autograd", "fast", "nn", "models", "data", "plot", "apps", "io"},
+    "tutorials": {"autograd", "fast", "nn", "models", "data", "plot", "tutorials", "io"},
 }
+TENSOR_ONLY = {"data", "plot"}  # of autograd/, only autograd/tensor.hpp
 THREADS = {"thread", "mutex", "condition_variable", "future", "shared_mutex", "barrier", "latch", "semaphore"}
 LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
-PROJECT = {"autograd", "fast", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
+PROJECT = {"io", "autograd", "fast", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 source = pathlib.Path(sys.argv[1]).resolve()
@@ -44,6 +48,9 @@ for folder, allowed in ALLOWED.items():
             if top in PROJECT and "/" in header and top not in allowed:
                 errors.append(f"{where}: {folder}/ includes {header}, but {folder}/ may include only "
                               + ", ".join(sorted(allowed)))
+            if folder in TENSOR_ONLY and top == "autograd" and header != "autograd/tensor.hpp":
+                errors.append(f"{where}: {folder}/ includes {header}, but of autograd/ {folder}/ may include only the "
+                              "tensor (autograd/tensor.hpp), no part of the tape")
             if folder == "autograd" and header in THREADS:
                 errors.append(f"{where}: autograd/ includes <{header}>, but the reference engine holds nothing for "
                               "threads (nn/parallel does)")

@@ -1,7 +1,9 @@
 // The plumbing every tutorial program shares: its command line, its self-checks, its pictures, and the small helpers
 // several programs use to read, print and compare numbers. These helpers are not part of any article and no chapter
 // explains them beyond this paragraph: `--small` selects the fast settings `meson test` uses, `--figures DIR` makes
-// the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet), check()
+// the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet) — and
+// parse_options, the first line of every main, installs fast/'s block cache as the tensors' storage, as the `attend`
+// program does (fast/block_cache.hpp) — check()
 // prints one line per self-check and remembers a failure, and exit_status() is what main returns. row_of() copies
 // values of a tensor into a std::vector<double>, vector_string() prints such a vector as "[ 0.123 -0.456 ]",
 // worst_difference() is the largest |a_k - b_k| of two of them, and sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain
@@ -24,6 +26,7 @@
 
 #include "autograd/tensor.hpp"
 #include "data/vocabulary.hpp"
+#include "fast/block_cache.hpp"
 #include "plot/svg.hpp"
 
 namespace attend::tutorial {
@@ -74,6 +77,7 @@ inline bool parse_seed(const char* text, std::uint64_t& seed) {
 enum class Seed { fixed, varies };
 
 inline Options parse_options(int argc, char** argv, Seed seed = Seed::fixed, std::string* data_dir = nullptr) {
+  attend::use_block_cache();  // tensors reuse freed blocks, as in the `attend` program (before the first tensor)
   const char* program = argc > 0 ? argv[0] : "tutorial";
   const bool takes_seed = seed == Seed::varies, takes_data_dir = data_dir != nullptr;
   Options options;

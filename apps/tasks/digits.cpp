@@ -10,8 +10,8 @@
 
 #include "apps/flags.hpp"
 #include "apps/task.hpp"
-#include "autograd/atomic_file.hpp"
 #include "data/text.hpp"
+#include "io/atomic_file.hpp"
 
 namespace attend::app {
 

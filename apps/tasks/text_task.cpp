@@ -1,8 +1,8 @@
 // The text tasks' shared parts (text_task.hpp).
 #include "apps/tasks/text_task.hpp"
 
-#include "autograd/atomic_file.hpp"
 #include "data/text.hpp"
+#include "io/atomic_file.hpp"
 #include "models/batch.hpp"
 
 namespace attend::app {

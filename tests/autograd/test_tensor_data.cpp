@@ -3,6 +3,8 @@
 // new shape (Parameter::assign resizes the gradient; a tape refuses a parameter whose gradient has another shape), and
 // Rng::no_init for modules whose weights will be loaded. Reference: docs/reference/autograd.md.
 #include <array>
+#include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <list>
 #include <sstream>
@@ -118,6 +120,19 @@ BOOST_AUTO_TEST_CASE(a_tensor_prints_as_numpy_does_with_its_shape) {
   Tensor<double> wide(Shape{2, 600});
   for (std::size_t i = 0; i < wide.size(); ++i) wide.data()[i] = static_cast<double>(i);
   BOOST_TEST(text(wide) == "[[0, 1, 2, ..., 597, 598, 599],\n [600, 601, 602, ..., 1197, 1198, 1199]] (2,600)");
+}
+
+// The reference engine alone (no fast/ block cache installed in this suite): storage straight from the system,
+// 64-byte aligned; once storage is taken, only the same source may be installed again.
+BOOST_AUTO_TEST_CASE(storage_comes_from_the_system_until_a_source_is_installed) {
+  const Tensor<float> a(Shape{3}), b(Shape{1000});
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(a.data()) % 64 == 0u);
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(b.data()) % 64 == 0u);
+  const StorageSource system = storage_source();
+  set_storage_source(system);  // the same source again: harmless
+  auto other = [](std::size_t bytes) { return std::aligned_alloc(64, (bytes + 63) / 64 * 64); };
+  BOOST_CHECK_EXCEPTION(set_storage_source({other, system.deallocate}), std::logic_error,
+                        message_has({"set_storage_source", "before the first tensor"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -88,7 +88,7 @@ def way_meson(source, build, work):
     run(["meson", "setup", out_dir, examples, "--buildtype=plain", "-Dwerror=true"])
     targets = json.loads(run_quiet(["meson", "introspect", "--targets", out_dir]))
     attend_targets = sorted(t["name"] for t in targets if t.get("subproject") == "attend")
-    allowed = {"attend-autograd", "attend-fast", "attend-kernels", "attend-nn", "attend-models", "attend-data",
+    allowed = {"attend-io", "attend-autograd", "attend-fast", "attend-kernels", "attend-nn", "attend-models", "attend-data",
                "attend-plot"}
     extra = [t for t in attend_targets if t not in allowed]
     if extra:

@@ -1,15 +1,31 @@
-// The per-thread cache of tensor storage (autograd/memory.hpp): a freed block is reused by the next tensor of its size
-// class, empty tensors take no block, the cache limit is kept, blocks of sizes no longer asked for are freed before
-// the thread's memory grows past 5/4 of its largest in-use, and a training-like loop reaches a steady state where
-// every allocation is served from the cache (memory stays flat). Chapter: docs/performance.md ("Memory").
+// The per-thread cache of tensor storage (fast/block_cache.hpp), installed for this suite by main.cpp: a freed block is
+// reused by the next tensor of its size class, empty tensors take no block, the cache limit is kept, blocks of sizes no
+// longer asked for are freed before the thread's memory grows past 5/4 of its largest in-use, and a training-like loop
+// reaches a steady state where every allocation is served from the cache (memory stays flat). Chapter:
+// docs/performance.md ("Memory").
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
-#include "autograd/memory.hpp"
-#include "helpers.hpp"
+#include "fast/block_cache.hpp"
+#include "tests/autograd/helpers.hpp"
 
 using namespace attend;
 
 BOOST_AUTO_TEST_SUITE(tensor_memory)
+
+// A block must go back to the source it came from, so the source is chosen once, before the first tensor.
+BOOST_AUTO_TEST_CASE(the_source_is_chosen_before_the_first_tensor) {
+  use_block_cache();  // again: harmless
+  const StorageSource cache = storage_source();
+  const Tensor<float> held(Shape{10});
+  auto other = [](std::size_t bytes) { return std::aligned_alloc(64, (bytes + 63) / 64 * 64); };
+  BOOST_CHECK_EXCEPTION(set_storage_source({other, cache.deallocate}), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()).find("before the first tensor") != std::string::npos;
+  });
+  BOOST_TEST((storage_source().allocate == cache.allocate));
+}
 
 BOOST_AUTO_TEST_CASE(a_freed_block_is_reused) {
   if (!tensor_cache_enabled()) {

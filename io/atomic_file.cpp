@@ -1,5 +1,5 @@
 // Files written whole or not at all (atomic_file.hpp).
-#include "autograd/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

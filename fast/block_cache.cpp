@@ -1,5 +1,5 @@
-// The per-thread cache of tensor storage blocks (memory.hpp). Size classes: 64-byte blocks up to 256 bytes, then four
-// classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block is at most 25% larger than asked for.
+// The per-thread cache of tensor storage blocks (block_cache.hpp). Size classes: 64-byte blocks up to 256 bytes, then
+// four classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block is at most 25% larger than asked for.
 // (The largest class, 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block
 // freed after that (by a static object's destructor) goes straight back to the system.
 //
@@ -11,12 +11,14 @@
 // asked for least recently first. The 1/4 of slack keeps the batches of other lengths served from the cache: with no
 // slack, the same training takes 4.4–4.7× the page faults and runs 3–5% slower; with it, 1.5× and the same speed
 // (docs/performance.md, "Every core and several processes").
-#include "autograd/memory.hpp"
+#include "fast/block_cache.hpp"
 
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
+
+#include "autograd/tensor.hpp"
 
 namespace attend {
 
@@ -111,16 +113,7 @@ Cache* this_thread_cache() {
   return c;
 }
 
-}  // namespace
-
-namespace detail {
-
-void* empty_block() noexcept {
-  alignas(alignment) static unsigned char block[alignment];
-  return block;
-}
-
-void* pooled_allocate(std::size_t bytes) {
+void* cache_allocate(std::size_t bytes) {
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
   if (sc.index >= class_count) throw std::bad_alloc();
   Cache* c = this_thread_cache();
@@ -151,7 +144,7 @@ void* pooled_allocate(std::size_t bytes) {
   return block;
 }
 
-void pooled_deallocate(void* block, std::size_t bytes) noexcept {
+void cache_deallocate(void* block, std::size_t bytes) noexcept {
   if (block == nullptr) return;
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
   if (!cache_alive) {
@@ -172,7 +165,9 @@ void pooled_deallocate(void* block, std::size_t bytes) noexcept {
   }
 }
 
-}  // namespace detail
+}  // namespace
+
+void use_block_cache() { set_storage_source({cache_allocate, cache_deallocate}); }
 
 TensorMemoryStats tensor_memory_stats() { return this_thread_cache()->stats; }
 
