@@ -2,7 +2,7 @@
 // ops — a GRU or LSTM cell from its two gate pre-activations, the additive (Bahdanau) attention energies, and the two
 // per-sequence products of attention (scores s_jᵀ h_i and the context Σ_i α_ij h_i). Each saves only what its
 // derivative needs, in one buffer, and the tests check it equal to the composed ops it replaces
-// (tests/fast/test_fused.cpp). Formulas: ops.hpp. Chapters: docs/02-encoder.md (the cells), docs/06 and docs/08
+// (tests/fast/test_equals.cpp). Formulas: ops.hpp. Chapters: docs/02-encoder.md (the cells), docs/06 and docs/08
 // (scores, context); docs/11-attention-costs.md says why these steps dominate a training step.
 //
 // Transcendentals (σ, tanh) go through the kernels of kernels.hpp (in float: vectorised approximations within 5·10⁻⁷,

@@ -2,9 +2,10 @@
 // of autograd/ops.hpp would compute in many nodes — a GRU or LSTM step or a whole layer over time, the additive
 // attention energies, the two products of attention, layer normalisation, scaled dot-product attention and the
 // cross-entropy from logits. Each is an ordinary op (it records a node on the tape through Tape::record, like tanh) and
-// each equals a composition of reference ops, which its comment names; tests/fast/ checks every pair (values and
-// every gradient, float and double). Their elementwise loops run the kernels of fast/kernels.hpp (vectorised, with an
-// AVX2 + FMA clone chosen at run time). Why fused, and how it is proved equal: docs/reference/fast.md.
+// each equals a composition of reference ops, which its comment names (fast/composed.hpp); one table-driven test,
+// tests/fast/test_equals.cpp, checks every pair (values and every gradient, float and double). Their elementwise loops
+// run the kernels of fast/kernels.hpp (vectorised, with an AVX2 + FMA clone chosen at run time). Why fused, and how it
+// is proved equal: docs/reference/fast.md.
 #pragma once
 
 #include <cstdint>
@@ -15,20 +16,20 @@
 namespace attend {
 
 // ---- the loss ------------------------------------------------------------------------------------------------------
-// Equals: nll_loss(log_softmax(logits, −1), targets, ignore_id) without label smoothing; with it, (1 − ε) times that
-// plus (ε/C) times the mean over non-ignored rows of −Σ_c log_softmax(x)_c. One node that keeps two numbers a row for
-// backward instead of the (…, C) log-probabilities. Source: fast/losses.cpp.
-// y = (1/N) Σ_{n: t_n ≠ ignore} -log softmax(x_n)[t_n]   for logits x (..., C) and class ids t (...), N = #non-ignored
-// dx_n += dy (softmax(x_n) - onehot(t_n)) / N for non-ignored n; 0 for ignored rows. All rows ignored: y = 0, dx = 0.
-// With label smoothing ε (as PyTorch): the target distribution is (1 - ε) onehot(t) + ε / C, so
-// y = (1/N) Σ_n [(1 - ε)(-log p_n[t_n]) + (ε/C) Σ_c -log p_n[c]] and dx_n += dy (p_n - (1 - ε) onehot(t_n) - ε/C) / N.
+// Equals: cross_entropy_composed — nll_loss(log_softmax(logits, −1), targets, ignore_id) without label smoothing; with
+// it, (1 − ε) times that plus (ε/C) times the mean over non-ignored rows of −Σ_c log_softmax(x)_c. One node that keeps
+// two numbers a row for backward instead of the (…, C) log-probabilities. Source: fast/losses.cpp. y = (1/N) Σ_{n: t_n
+// ≠ ignore} -log softmax(x_n)[t_n]   for logits x (..., C) and class ids t (...), N = #non-ignored dx_n += dy
+// (softmax(x_n) - onehot(t_n)) / N for non-ignored n; 0 for ignored rows. All rows ignored: y = 0, dx = 0. With label
+// smoothing ε (as PyTorch): the target distribution is (1 - ε) onehot(t) + ε / C, so y = (1/N) Σ_n [(1 - ε)(-log
+// p_n[t_n]) + (ε/C) Σ_c -log p_n[c]] and dx_n += dy (p_n - (1 - ε) onehot(t_n) - ε/C) / N.
 template <class T>
 Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id = -100,
                           double label_smoothing = 0.0);
 
 // ---- fused ops: one node for a whole step ----------------------------------------------------------------------
 // Each replaces a chain of reference ops in the hot loop of a recurrent or attention step, with a hand-written
-// backward; each equals the chain its "Equals:" line names (tests/fast/test_fused.cpp). Source: fast/fused.cpp.
+// backward; each equals the chain its "Equals:" line names (tests/fast/test_equals.cpp). Source: fast/fused.cpp.
 
 // GRU step. gx = x W_ihᵀ + b_ih, gh = h W_hhᵀ + b_hh: (B,3H), gates r, z, n (PyTorch's order); h (B,H) → h' (B,H)
 // r = σ(gx_r + gh_r), z = σ(gx_z + gh_z), n = tanh(gx_n + r ⊙ gh_n), h' = n + z ⊙ (h − n)
@@ -64,7 +65,8 @@ Variable<T> batched_vecmat(const Variable<T>& w, const Variable<T>& M);
 // gemm that reads the previous state where it lies in the output, then the cell of gru_cell / lstm_cell row by row
 // (the same code). Backward runs the steps in reverse: each step's gate gradients go into one (B, T, G·H) buffer, which
 // is ∂loss/∂gx, and the weight gradient is one gemm over all steps, dW_hh += Σ_t dgh_tᵀ h_{t−1}. Equal to the loop of
-// cells it replaces (tests/fast/test_fused.cpp). Source: fast/recurrence.cpp.
+// cells it replaces. Equals: gru_sequence_composed / lstm_sequence_composed (fast/composed.hpp), the loop of composed
+// steps with padding masks. Source: fast/recurrence.cpp.
 struct Recurrence {
   // empty: every sequence has all T steps; else one length per batch row, 0 ≤ length ≤ T. At a step t ≥ lengths[b],
   // row b keeps its state (h_t = h_{t−1}, c_t = c_{t−1}) and the step adds nothing to any gradient.
@@ -86,8 +88,8 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
 
 // One step of the same recurrences, for a loop that feeds each output back (a decoder): gx (B,G·H) for this step alone
 // (x W_ihᵀ + b_ih, no time axis), the same W_hh and b_hh, the state before. Equal to gru_cell / lstm_cell after
-// gh = linear(h, W_hh, b_hh) — which is all they do — and to the sequence ops over T = 1
-// (tests/fast/test_fused.cpp). Errors name the op and every shape, as the sequence ops' do.
+// gh = linear(h, W_hh, b_hh) — which is all they do. Equals: gru_step_composed(gx, linear(h, W_hh, b_hh), h),
+// lstm_step_composed(gx, linear(h, W_hh, b_hh), c). Errors name the op and every shape, as the sequence ops' do.
 //   gru_step:  gx (B,3H), W_hh (3H,H), b_hh (3H,), h (B,H) → h' (B,H)
 //   lstm_step: gx (B,4H), W_hh (4H,H), b_hh (4H,), h, c (B,H) → {h', c'} (B,H) each
 template <class T>
@@ -130,8 +132,8 @@ struct AttentionOptions {
 //   allowed key is all 0, so y is 0 there and nothing flows back);  α' = α ⊙ m / (1 − p);  Y = α' V
 // dV += α'ᵀ dY, dα = (dY Vᵀ) ⊙ m / (1 − p), de = α ⊙ (dα − Σ_k dα α) / √d, dQ += de K, dK += deᵀ Q
 // Keeps α (B, H, T_q, T_k) for backward, nothing larger; `weights`, when given, receives a copy of α (for heatmaps).
-// Equals: per head, matmul(dropout(softmax(matmul(Q, transpose(K)) · scale, −1, mask)), V), the heads taken apart and
-// put back with reshape and permute (without dropout: the masks drawn differ).
+// Equals: scaled_dot_product_attention_composed — per head, matmul(softmax(matmul(Q, transpose(K)) · scale, −1, mask),
+// V), the heads taken apart and put back with reshape and transpose (without dropout: the masks drawn differ).
 template <class T>
 Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>& k, const Variable<T>& v,
                                          const AttentionOptions& options = {}, Tensor<T>* weights = nullptr);

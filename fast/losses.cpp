@@ -1,5 +1,6 @@
 // The cross-entropy from logits (fused.hpp): log softmax and the negative log-likelihood in one node, with the row's
-// maximum and log-sum-exp from the kernels of kernels.hpp. Equal to nll_loss(log_softmax(x)) (tests/fast/).
+// maximum and log-sum-exp from the kernels of kernels.hpp. Equal to nll_loss(log_softmax(x)) (cross_entropy_composed,
+// tests/fast/test_equals.cpp).
 #include <algorithm>
 #include <cmath>
 #include <string>

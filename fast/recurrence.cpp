@@ -7,7 +7,7 @@
 // one (B, T, G·H) buffer — which is exactly ∂loss/∂gx — so dW_hh is one gemm over all B·T rows and db_hh one column
 // sum. The walk over time is written once (recurrence<Cell>: Forward and backward below); GruRows and LstmRows say
 // what differs, and their arithmetic is cell_rows.hpp, the same code gru_cell and lstm_cell run. Formulas: ops.hpp.
-// Tests: tests/fast/test_fused.cpp (equal to the loop of cells with masks; gradient checks).
+// Tests: tests/fast/test_equals.cpp (equal to the loop of composed steps with masks), test_fused.cpp (gradient checks).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,8 @@
 // The two ops the Transformer adds to the library: layer normalisation over the last axis, and scaled dot-product
 // attention over every head of a batch at once. Each is one node with a hand-written backward that keeps only what its
 // derivative needs (layer_norm: each row's mean and 1/σ; attention: the weights α), each is tested equal to its
-// composition from the small ops and gradient-checked (tests/fast/test_transformer.cpp). Formulas: ops.hpp.
+// composition from the small ops (tests/fast/test_equals.cpp) and gradient-checked (tests/fast/test_transformer.cpp).
+// Formulas: ops.hpp.
 //
 // Heads without copies: q (B, T_q, H·d) holds head h of position i in columns h·d … h·d + d − 1 of row (b, i), which is
 // exactly how a projection x W_qᵀ lays them out. A head's Q_bh is then the (T_q, d) matrix at q + b·T_q·H·d + h·d with

@@ -61,6 +61,20 @@ inline std::function<bool(const std::exception&)> message_has(std::vector<std::s
   };
 }
 
+// Whether every element is finite (no NaN, no ±inf).
+template <class T>
+boost::test_tools::predicate_result all_finite(const Tensor<T>& t) {
+  boost::test_tools::predicate_result result(true);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!std::isfinite(static_cast<double>(t.data()[i]))) {
+      result = false;
+      result.message() << "flat element " << i << " is " << t.data()[i];
+      return result;
+    }
+  }
+  return result;
+}
+
 // BOOST_TEST(...) of a gradient check, printing the checker's message on failure. Declare f and the inputs as
 // variables first: braces and lambdas with commas would be split by the preprocessor.
 #define ATTEND_CHECK_GRADIENTS(f, inputs, ...)                                               \

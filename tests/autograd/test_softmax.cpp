@@ -1,9 +1,8 @@
-// Tests of softmax, log_softmax (plain and masked) and cross_entropy (autograd/softmax.cpp). Values are checked on
+// Tests of softmax, log_softmax (plain and masked) and nll_loss (autograd/softmax.cpp). Values are checked on
 // hand-computed cases, along the last and a middle axis; masks of the input's shape and broadcast masks must give
 // masked positions exactly zero weight and exactly zero gradient, a single unmasked position weight exactly 1, and a
-// fully masked row zeros without NaN; logits of ±1e4 must stay finite in float and double. Cross-entropy is checked
-// by hand, with ignored targets, on (B,T,C) logits, and against its composition from log_softmax, mul and sum (the
-// fused op must equal the small ops it replaces). Chapter: docs/07 (attention weights) for the masks.
+// fully masked row zeros without NaN; logits of ±1e4 must stay finite in float and double. (The fused cross_entropy
+// is tested in tests/fast/test_losses.cpp.) Chapter: docs/07 (attention weights) for the masks.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -17,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "fast/fused.hpp"
+#include "autograd/ops.hpp"
 #include "tests/autograd/helpers.hpp"
 
 namespace tt = boost::test_tools;
@@ -25,20 +24,6 @@ using namespace attend;
 using namespace attend::testing;
 
 namespace {
-
-// Whether every element is finite (no NaN, no ±inf).
-template <class T>
-tt::predicate_result all_finite(const Tensor<T>& t) {
-  tt::predicate_result result(true);
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!std::isfinite(static_cast<double>(t.data()[i]))) {
-      result = false;
-      result.message() << "flat element " << i << " is " << t.data()[i];
-      return result;
-    }
-  }
-  return result;
-}
 
 std::vector<double> elements(const Tensor<double>& t) { return std::vector<double>(t.data(), t.data() + t.size()); }
 
@@ -103,21 +88,6 @@ void check_softmax_gradients(const Shape& shape, std::ptrdiff_t axis, std::uint6
   }
 }
 
-// -log softmax(x_n)[t_n] averaged over the rows n whose target is not `ignore_id`, for logits (..., C).
-double cross_entropy_by_hand(const Tensor<double>& logits, const Ids& targets, std::int64_t ignore_id = -100) {
-  const std::size_t classes = logits.shape()[logits.rank() - 1];
-  double total = 0;
-  std::size_t counted = 0;
-  for (std::size_t n = 0; n < targets.size(); ++n) {
-    if (targets.data()[n] == ignore_id) continue;
-    double sum_exp = 0;
-    for (std::size_t k = 0; k < classes; ++k) sum_exp += std::exp(logits.data()[n * classes + k]);
-    total += std::log(sum_exp) - logits.data()[n * classes + static_cast<std::size_t>(targets.data()[n])];
-    ++counted;
-  }
-  return total / static_cast<double>(counted);
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(softmax)
@@ -177,13 +147,11 @@ BOOST_AUTO_TEST_CASE(softmax_gradients) {
 BOOST_AUTO_TEST_CASE(softmax_ops_accumulate_into_existing_gradients) {
   // y = op(x) + x: the later add node hands x its gradient first, so the op's backward must add to it
   const Mask mask(Shape{4}, {1, 0, 1, 1});
-  const Ids targets(Shape{3}, {1, -100, 3});
   const std::vector<std::pair<const char*, std::function<Variable<double>(const Variable<double>&)>>> ops{
       {"softmax", [](const Variable<double>& x) { return softmax(x, -1); }},
       {"log_softmax", [](const Variable<double>& x) { return log_softmax(x, 0); }},
       {"masked softmax", [mask](const Variable<double>& x) { return softmax(x, -1, mask); }},
       {"masked log_softmax", [mask](const Variable<double>& x) { return log_softmax(x, -1, mask); }},
-      {"cross_entropy", [targets](const Variable<double>& x) { return cross_entropy(x, targets); }},
   };
   for (const auto& [name, op] : ops) {
     BOOST_TEST_CONTEXT(name) {
@@ -335,129 +303,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(extreme_logits_stay_finite, T, float_types) {
     // row 0: dx = dy - softmax · Σ dy = dy - [1,0,0] · 1.5
     BOOST_TEST(values_are(x.grad(), Shape{2, 3}, {-1, -1, 2, -0.25, -1.5, 1.75}, tol));
   }
-  {
-    Tape<T> tape;
-    const auto x = tape.leaf(logits);
-    const auto loss = cross_entropy(x, Ids(Shape{2}, {1, 0}));
-    // row 0: 1e4 - (-1e4) = 2e4; row 1: ln 3
-    BOOST_TEST(values_are(loss.value(), Shape{}, {10000.549306144334}, tol));
-    tape.backward(loss);
-    BOOST_TEST(all_finite(x.grad()));
-    BOOST_TEST(values_are(x.grad(), Shape{2, 3}, {0.5, -0.5, 0, 1.0 / 6 - 0.5, 1.0 / 6, 1.0 / 6}, tol));
-  }
 }
 
-// ---- cross_entropy --------------------------------------------------------------------------------------------
-
-BOOST_AUTO_TEST_CASE_TEMPLATE(cross_entropy_hand_computed, T, float_types) {
-  // logits [[1,2,3],[1,1,1]], targets [2,0]: (-ln softmax([1,2,3])[2] + ln 3) / 2
-  const double tol = std::is_same_v<T, float> ? 1e-6 : 1e-15;
-  Tape<T> tape;
-  const auto x = tape.leaf(Tensor<T>(Shape{2, 3}, {1, 2, 3, 1, 1, 1}));
-  const auto loss = cross_entropy(x, Ids(Shape{2}, {2, 0}));
-  BOOST_TEST(values_are(loss.value(), Shape{}, {0.7531091265562452}, tol));
-  tape.backward(loss);
-  // (softmax - onehot) / N
-  const double sixth = 1.0 / 6;
-  BOOST_TEST(values_are(x.grad(), Shape{2, 3},
-                        {0.04501528658519023, 0.12236423552739882, -0.1673795221125891, sixth - 0.5, sixth, sixth},
-                        tol));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_excludes_ignored_targets_from_the_mean) {
-  const Tensor<double> logits(Shape{3, 3}, {1, 2, 3, 5, -5, 0, 1, 1, 1});
-  Tape<double> tape;
-  const auto x = tape.leaf(logits);
-  const auto loss = cross_entropy(x, Ids(Shape{3}, {2, -100, 0}));
-  // the mean over rows 0 and 2 only, as on the 2×3 case
-  BOOST_TEST(values_are(loss.value(), Shape{}, {0.7531091265562452}, 1e-15));
-  BOOST_TEST(values_are(loss.value(), Shape{}, {cross_entropy_by_hand(logits, Ids(Shape{3}, {2, -100, 0}))}, 1e-15));
-  tape.backward(loss);
-  const Tensor<double> dx = x.grad();
-  for (std::size_t k = 0; k < 3; ++k) BOOST_TEST(dx.at({1, k}) == 0.0);
-  BOOST_TEST(dx.at({2, 0}) == (1.0 / 3 - 1) / 2, tt::tolerance(1e-15));  // divided by 2 rows, not 3
-
-  // another ignore id: 1 is then skipped, -100 would be a bad target
-  const auto other = cross_entropy(x, Ids(Shape{3}, {2, 1, 0}), 1);
-  BOOST_TEST(values_are(other.value(), Shape{}, {0.7531091265562452}, 1e-15));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_all_ignored_gives_zero_and_zero_gradient) {
-  Tape<double> tape;
-  const auto x = tape.leaf(random_tensor(Shape{2, 3}, 16));
-  const auto loss = cross_entropy(x, Ids(Shape{2}, {-100, -100}));
-  BOOST_TEST(values_are(loss.value(), Shape{}, {0.0}));
-  tape.backward(loss);
-  BOOST_TEST(values_are(x.grad(), Shape{2, 3}, std::vector<double>(6, 0.0)));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_on_batch_time_class_logits) {
-  // logits (B,T,C) = (2,3,4) with targets (B,T): the same as the (B·T, C) rows
-  const Tensor<double> logits = random_tensor(Shape{2, 3, 4}, 17, -4.0, 4.0);
-  const Ids targets(Shape{2, 3}, {3, 0, 1, -100, 2, 2});
-  Tape<double> tape;
-  const auto x = tape.leaf(logits);
-  const auto loss = cross_entropy(x, targets);
-  BOOST_TEST(values_are(loss.value(), Shape{}, {cross_entropy_by_hand(logits, targets)}, 1e-14));
-  const auto flat = cross_entropy(reshape(x, {6, 4}), targets.reshaped(Shape{6}));
-  BOOST_TEST(values_are(loss.value(), Shape{}, {flat.value().item()}));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_rejects_bad_targets) {
-  Tape<double> tape;
-  const auto x = tape.constant(Tensor<double>(Shape{2, 3}));
-  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{2}, {0, 3})), std::invalid_argument,
-                        message_has({"cross_entropy", "target 3", "[0, 3)"}));
-  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{2}, {-1, 0})), std::invalid_argument,
-                        message_has({"cross_entropy", "target -1"}));
-  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{3}, {0, 1, 2})), std::invalid_argument,
-                        message_has({"cross_entropy", "(2,3)", "(3,)"}));
-  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{2, 1}, {0, 1})), std::invalid_argument,
-                        message_has({"cross_entropy", "(2,3)", "(2,1)"}));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_gradients) {
-  struct Case {
-    Shape logits;
-    Ids targets;
-  };
-  for (const Case& c : {Case{Shape{3, 4}, Ids(Shape{3}, {0, 3, 1})},
-                        Case{Shape{2, 3, 5}, Ids(Shape{2, 3}, {4, -100, 0, 2, 2, 1})},  // one row ignored
-                        Case{Shape{4}, Ids::scalar(2)}}) {
-    BOOST_TEST_CONTEXT("logits " << to_string(c.logits)) {
-      const Ids targets = c.targets;
-      const GradcheckFn f = [targets](Tape<double>&, const Vars& v) { return cross_entropy(v[0], targets); };
-      const std::vector<Tensor<double>> inputs{random_tensor(c.logits, 18, -5.0, 5.0)};
-      ATTEND_CHECK_GRADIENTS(f, inputs);
-    }
-  }
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_equals_composition_of_small_ops) {
-  // fused: cross_entropy(x, t); composed: -Σ (log_softmax(x) ⊙ onehot(t)) / N, N = number of non-ignored rows
-  const Tensor<double> logits = random_tensor(Shape{4, 5}, 19, -6.0, 6.0);
-  const Ids targets(Shape{4}, {1, -100, 4, 0});
-  Tensor<double> onehot(Shape{4, 5});
-  onehot.at({0, 1}) = onehot.at({2, 4}) = onehot.at({3, 0}) = 1;
-
-  Tape<double> tape;
-  const auto x_fused = tape.leaf(logits);
-  const auto fused = cross_entropy(x_fused, targets);
-  tape.backward(fused);
-  const Tensor<double> d_fused = x_fused.grad();  // read now: the next backward starts every node's gradient afresh
-  const auto x_composed = tape.leaf(logits);
-  const auto composed = neg(sum(mul(log_softmax(x_composed), tape.constant(onehot)))) / 3.0;
-  tape.backward(composed);
-
-  BOOST_TEST(values_are(fused.value(), Shape{}, {composed.value().item()}, 1e-14));
-  BOOST_TEST(values_are(d_fused, Shape{4, 5}, elements(x_composed.grad()), 1e-14));
-  // and a row picked with select gives the same per-row term
-  const auto row2 = neg(select(select(log_softmax(tape.constant(logits)), 0, 2), 0, 4));
-  const auto single = cross_entropy(tape.constant(logits), Ids(Shape{4}, {-100, -100, 4, -100}));
-  BOOST_TEST(values_are(single.value(), Shape{}, {row2.value().item()}, 1e-14));
-}
-
-// ---- nll_loss and label smoothing ----------------------------------------------------------------------------
+// ---- nll_loss -----------------------------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(nll_loss_hand_computed_and_ignores_padding) {
   Tape<double> tape;
@@ -469,48 +317,10 @@ BOOST_AUTO_TEST_CASE(nll_loss_hand_computed_and_ignores_padding) {
   BOOST_TEST(values_are(logp.grad(), Shape{3, 2}, {-0.5, 0, 0, -0.5, 0, 0}));
   BOOST_CHECK_EXCEPTION(nll_loss(logp, Ids(Shape{3}, {0, 2, 5}), 5), std::invalid_argument,
                         message_has({"nll_loss", "target 2", "position 1"}));
-}
-
-BOOST_AUTO_TEST_CASE(cross_entropy_equals_nll_of_log_softmax) {
-  const Tensor<double> logits = random_tensor(Shape{4, 5}, 31, -3.0, 3.0);
-  const Ids targets(Shape{4}, {1, 0, 4, 0});
-  Tape<double> t1, t2;
-  auto x1 = t1.leaf(logits), x2 = t2.leaf(logits);
-  const auto fused = cross_entropy(x1, targets, 0);
-  const auto composed = nll_loss(log_softmax(x2, -1), targets, 0);
-  BOOST_TEST(fused.value().item() == composed.value().item(), tt::tolerance(1e-13));
-  t1.backward(fused);
-  t2.backward(composed);
-  const Tensor<double> g2 = x2.grad();
-  BOOST_TEST(values_are(x1.grad(), g2.shape(), std::vector<double>(g2.data(), g2.data() + g2.size()), 1e-13));
-}
-
-BOOST_AUTO_TEST_CASE(label_smoothing_hand_computed) {
-  // one row, C = 3, ε = 0.3: target distribution q = 0.7 onehot(t) + 0.1; loss = -Σ q_c log p_c
-  Tape<double> tape;
-  const auto x = tape.leaf(Tensor<double>(Shape{1, 3}, {2.0, -1.0, 0.5}));
-  const auto loss = cross_entropy(x, Ids(Shape{1}, {2}), -100, 0.3);
-  const double lse = std::log(std::exp(2.0) + std::exp(-1.0) + std::exp(0.5));
-  const double logp[3] = {2.0 - lse, -1.0 - lse, 0.5 - lse};
-  const double q[3] = {0.1, 0.1, 0.8};
-  BOOST_TEST(loss.value().item() == -(q[0] * logp[0] + q[1] * logp[1] + q[2] * logp[2]), tt::tolerance(1e-14));
-  tape.backward(loss);
-  // dx = softmax(x) - q
-  BOOST_TEST(values_are(x.grad(), Shape{1, 3},
-                        {std::exp(logp[0]) - q[0], std::exp(logp[1]) - q[1], std::exp(logp[2]) - q[2]}, 1e-14));
-}
-
-BOOST_AUTO_TEST_CASE(label_smoothing_gradients_and_errors) {
-  const Ids targets(Shape{2, 3}, {1, 0, -100, 3, 3, 2});
-  const GradcheckFn f = [targets](Tape<double>&, const Vars& v) { return cross_entropy(v[0], targets, -100, 0.1); };
+  const Ids rows(Shape{2, 3}, {1, 0, -100, 3, 3, 2});
+  const GradcheckFn g = [rows](Tape<double>&, const Vars& v) { return nll_loss(log_softmax(v[0], -1), rows); };
   const std::vector<Tensor<double>> inputs{random_tensor(Shape{2, 3, 4}, 32, -3.0, 3.0)};
-  ATTEND_CHECK_GRADIENTS(f, inputs);
-  const GradcheckFn g = [targets](Tape<double>&, const Vars& v) { return nll_loss(log_softmax(v[0], -1), targets); };
   ATTEND_CHECK_GRADIENTS(g, inputs);
-  Tape<double> tape;
-  const auto x = tape.constant(Tensor<double>(Shape{1, 3}));
-  BOOST_CHECK_EXCEPTION(cross_entropy(x, Ids(Shape{1}, {0}), -100, 1.5), std::invalid_argument,
-                        message_has({"cross_entropy", "label_smoothing"}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
