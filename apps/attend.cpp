@@ -1,10 +1,10 @@
 // The `attend` program: train, evaluate and use the encoder–decoder models with attention.
-//   attend train --task dates --decoder bahdanau --out dates.safetensors
-//   attend eval --model dates.safetensors
-//   attend predict --model dates.safetensors [--beam 5] [--svg heatmap.svg] "Saturday 09 May 2018"
-//   attend train --task pairs --data spa-eng.tsv --source spa --target eng --out spa-eng.safetensors
-//   attend translate --model spa-eng.safetensors "¿Dónde está la biblioteca?"   (translate = predict)
-//   attend data --task pairs --data spa-eng.tsv --write spa-eng-split/
+//   attend train --task TASK [--data FILE] [--arch KIND] [flags] --out m.safetensors
+//   attend eval --model m.safetensors
+//   attend predict --model m.safetensors [--beam 5] [--svg heatmap.svg] "an input"   (translate = predict)
+//   attend data --task TASK [--data FILE] --write split/
+// The tasks and model kinds are one file each in apps/tasks/ and apps/model_kinds/; `attend train --help` lists them,
+// docs/reference/attend.md shows each at work.
 // Exit status: 0 success, 2 a usage or input error (one line naming the problem; nothing written), 1 anything else.
 // The command line is apps/cli.cpp; reference: docs/reference/attend.md.
 #include <string>

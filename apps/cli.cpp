@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -45,37 +46,57 @@ void add_beam(CLI::App& command, std::size_t& beam) {
 // ---- the task's flags (train, data) -------------------------------------------------------------------------
 
 // The flags that describe a task's data: the settings every task has, then each registered task's own, bound to one
-// instance of each task; after parsing, the chosen one is taken and the others' flags refused.
+// instance of each task; after parsing, the chosen one is taken and the others' flags refused. The flags whose default
+// is the task's (TaskDefaults) are held as given (empty: not given).
 struct TaskFlags {
   std::string name = task_names().front();  // the first registered task is the default
   TaskSettings settings;
-  CLI::Option* train_size = nullptr;
-  CLI::Option* validation_size = nullptr;
-  CLI::Option* max_length = nullptr;
-  CLI::Option* data = nullptr;
+  GivenFlags given;
   std::vector<CLI::Option*> common;            // every flag of the settings, --task included
   std::vector<std::unique_ptr<Task>> tasks;    // one of each, in registration order
   std::vector<std::vector<CLI::Option*>> own;  // each task's own flags
 };
 
-// "dates (generated), pairs (a sentence-pair file) or digits (…)"
-std::string task_list(const std::vector<std::unique_ptr<Task>>& tasks) {
-  std::string text;
-  for (std::size_t k = 0; k < tasks.size(); ++k) {
-    text += (k == 0                  ? ""
-             : k + 1 == tasks.size() ? " or "
-                                     : ", ") +
-            tasks[k]->name() + " (" + tasks[k]->description() + ")";
-  }
-  return text;
+// A new instance of every registered task, in registration order.
+std::vector<std::unique_ptr<Task>> every_task() {
+  std::vector<std::unique_ptr<Task>> tasks;
+  for (const std::string& name : task_names()) tasks.push_back(make_task(name));
+  return tasks;
 }
+
+// "a (x), b (y) or c (z)": each registered task's name and `what` of it; tasks for which `what` is empty are left out.
+std::string by_task(const std::vector<std::unique_ptr<Task>>& tasks,
+                    const std::function<std::string(const Task&)>& what, const std::string& separator = ", ",
+                    const std::string& last = " or ", const std::string& after_name = " ") {
+  std::vector<std::string> parts;
+  for (const std::unique_ptr<Task>& task : tasks) {
+    const std::string text = what(*task);
+    if (!text.empty()) parts.push_back(task->name() + after_name + text);
+  }
+  std::string joined;
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    joined += (k == 0 ? "" : k + 1 == parts.size() ? last : separator) + parts[k];
+  return joined;
+}
+
+// `number` or, when given, `text` (a default's wording in --help)
+std::string stated(std::size_t number, const std::string& text) { return text.empty() ? std::to_string(number) : text; }
 
 // `training`: the command trains (the seed also draws the initial weights and the batch order), or only makes the data
 void add_task_flags(CLI::App& command, TaskFlags& flags, bool training) {
-  for (const std::string& name : task_names()) flags.tasks.push_back(make_task(name));
+  flags.tasks = every_task();
+  const auto& tasks = flags.tasks;
   TaskSettings& s = flags.settings;
+  GivenFlags& g = flags.given;
+  const std::string train_sizes = by_task(
+      tasks, [](const Task& t) { return stated(t.defaults().train_size, t.defaults().train_size_help); }, ", ", ", ");
+  const std::string validation_sizes = by_task(
+      tasks, [](const Task& t) { return stated(t.defaults().validation_size, t.defaults().validation_size_help); },
+      ", ", ", ");
   flags.common = {
-      command.add_option("--task", flags.name, "what to learn: " + task_list(flags.tasks))
+      command
+          .add_option("--task", flags.name,
+                      "what to learn: " + by_task(tasks, [](const Task& t) { return "(" + t.description() + ")"; }))
           ->check(CLI::IsMember(task_names()))
           ->capture_default_str(),
       command
@@ -84,27 +105,21 @@ void add_task_flags(CLI::App& command, TaskFlags& flags, bool training) {
               training ? "seed of the data split, the initial weights and the batch order" : "seed of the data split")
           ->check(seed_number())
           ->capture_default_str(),
-      flags.train_size = command
-                             .add_option("--train-size", s.train_size,
-                                         "training pairs (default: dates 40000, pairs all not held out); digits: "
-                                         "images an epoch (default 19200)")
-                             ->check(whole(many)),
-      flags.validation_size = command
-                                  .add_option("--valid-size", s.validation_size,
-                                              "validation examples (default: dates 2000, pairs 1000 sentences, "
-                                              "digits 1000 images)")
-                                  ->check(whole(many)),
+      command.add_option("--train-size", g.train_size, "training examples (default: " + train_sizes + ")")
+          ->check(whole(many)),
+      command.add_option("--valid-size", g.validation_size, "validation examples (default: " + validation_sizes + ")")
+          ->check(whole(many)),
       command.add_option("--test-size", s.test_size, "test examples")->check(whole(many))->capture_default_str(),
-      flags.max_length = command
-                             .add_option("--max-length", s.max_source_length,
-                                         "longest input, in tokens, the model will accept (text tasks)")
-                             ->check(whole(100000))
-                             ->capture_default_str(),
-      flags.data = command.add_option("--data", s.data,
-                                      "pairs: the sentence-pair file (TSV, as ../shared/data/tatoeba/spa-eng.tsv); "
-                                      "digits: the digits file (../shared/data/digits/digits.csv.gz)"),
+      command
+          .add_option("--max-length", g.max_length,
+                      "longest input, in tokens, the model will accept (tasks reading text; default " +
+                          std::to_string(s.max_source_length) + ")")
+          ->check(whole(100000)),
+      command.add_option("--data", g.data,
+                         "the data file: " + by_task(
+                                                 tasks, [](const Task& t) { return t.data_help(); }, "; ", "; ", ": ")),
   };
-  for (const std::unique_ptr<Task>& task : flags.tasks) flags.own.push_back(task->add_flags(command));
+  for (const std::unique_ptr<Task>& task : tasks) flags.own.push_back(task->add_flags(command));
 }
 
 // The chosen task with its settings and defaults; a flag of another task is refused.
@@ -119,9 +134,14 @@ std::shared_ptr<Task> finish_task_flags(TaskFlags& flags) {
       if (option->count() > 0) throw InputError(option->get_name() + " is only for --task " + flags.tasks[k]->name());
     }
   }
+  const GivenFlags& g = flags.given;
+  const TaskDefaults defaults = chosen->defaults();
   chosen->settings = flags.settings;
-  chosen->finish({flags.train_size->count() > 0, flags.validation_size->count() > 0, flags.max_length->count() > 0,
-                  flags.data->count() > 0});
+  chosen->settings.train_size = g.train_size.value_or(defaults.train_size);
+  chosen->settings.validation_size = g.validation_size.value_or(defaults.validation_size);
+  chosen->settings.max_source_length = g.max_length.value_or(flags.settings.max_source_length);
+  chosen->settings.data = g.data.value_or("");
+  chosen->finish(g);
   return chosen;
 }
 
@@ -136,88 +156,106 @@ std::vector<CLI::Option*> all_task_flags(const TaskFlags& flags) {
 
 struct TrainFlags {
   TaskFlags task;
-  ModelFlags model;
+  ModelFlags model;                               // the shared model flags as given (empty: not given)
   std::string arch;                               // --arch: a kind's name; empty: the first that reads the task
   std::vector<std::unique_ptr<ModelKind>> kinds;  // one of each, in registration order
   std::vector<std::vector<CLI::Option*>> own;     // each kind's own flags
-  CLI::Option *cell = nullptr, *hidden = nullptr, *embed = nullptr, *attention = nullptr, *batch = nullptr;
-  CLI::Option *arch_option = nullptr, *layers = nullptr, *dropout = nullptr, *lr = nullptr, *warmup = nullptr,
-              *lr_drop = nullptr;
+  CLI::Option* batch = nullptr;
   std::vector<CLI::Option*> fixed;  // what a saved training state fixes: not with --resume
   CLI::Option *epochs = nullptr, *time_limit = nullptr, *max_steps = nullptr, *log_every = nullptr,
               *save_every = nullptr, *out = nullptr, *threads = nullptr;  // what a resumed run may change
 };
 
-// The optimizer's flags: Adam's rate, its schedule (--warmup or --lr-drop) and clipping, all fixed by a saved state.
-void add_optimizer_flags(CLI::App& command, TrainSettings& s, TrainFlags& flags) {
-  flags.lr = command
-                 .add_option("--lr", s.learning_rate,
-                             "Adam's learning rate (with --warmup: its peak; "
-                             "transformer: 0.001)")
-                 ->check(number_in(1e-7, 10.0))
-                 ->capture_default_str();
-  flags.warmup = command
-                     .add_option("--warmup", s.warmup,
-                                 "raise the learning rate linearly to --lr over N steps, "
-                                 "then decay it as 1/√step (the Transformer's schedule; transformer: 1000); 0: "
-                                 "constant")
-                     ->check(CLI::Range(std::size_t{0}, many))
-                     ->capture_default_str();
-  flags.lr_drop = command
-                      .add_option("--lr-drop", s.lr_drop,
-                                  "after this fraction of the steps of --epochs, the learning rate is --lr / 10 "
-                                  "(the chapters' schedule; captioner: 0.7); 0: constant")
-                      ->check(number_in(0.0, 0.999))
-                      ->capture_default_str();
-  CLI::Option* clip = command.add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
-                          ->check(number_in(0.0, 1e6))
-                          ->capture_default_str();
-  flags.fixed.insert(flags.fixed.end(), {flags.lr, flags.warmup, flags.lr_drop, clip});
+// How a value reads in --help: 0.001, 128, gru.
+template <class T>
+std::string shown(const T& value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// " (default: K 1, L 2)": the kinds' defaults of one shared flag (`field` of ModelFlags), after the
+// default of the kinds that have none (`fallback`, when the flag has one for every kind).
+template <class T>
+std::string kind_defaults(const std::vector<std::unique_ptr<ModelKind>>& kinds, std::optional<T> ModelFlags::*field,
+                          const std::optional<T>& fallback = std::nullopt) {
+  std::string text = fallback ? shown(*fallback) : "";
+  for (const std::unique_ptr<ModelKind>& kind : kinds) {
+    const std::optional<T> value = kind->defaults().*field;
+    if (value && (!fallback || *value != *fallback))
+      text += (text.empty()                                      ? ""
+               : fallback && text.find(' ') == std::string::npos ? "; "
+                                                                 : ", ") +
+              std::string(kind->name()) + " " + shown(*value);
+  }
+  return " (default: " + text + ")";
+}
+
+// The shared model flags and the optimizer's (Adam's rate, its schedule, clipping), all fixed by a saved state.
+void add_shared_model_flags(CLI::App& command, TrainFlags& flags) {
+  ModelFlags& m = flags.model;
+  const auto& kinds = flags.kinds;
+  const TrainSettings global;
+  flags.fixed = {
+      command.add_option("--cell", m.cell, "recurrent cell" + kind_defaults(kinds, &ModelFlags::cell))
+          ->check(CLI::IsMember({"gru", "lstm", "rnn_tanh", "rnn_relu"})),
+      command.add_option("--hidden", m.hidden_size, "hidden size H" + kind_defaults(kinds, &ModelFlags::hidden_size))
+          ->check(whole(16384)),
+      command
+          .add_option("--embed", m.embedding_dim, "embedding size E" + kind_defaults(kinds, &ModelFlags::embedding_dim))
+          ->check(whole(16384)),
+      command
+          .add_option("--attention-size", m.attention_size,
+                      "additive/concat score size, 0: H" + kind_defaults(kinds, &ModelFlags::attention_size))
+          ->check(CLI::Range(0, 1 << 16)),
+      command.add_option("--layers", m.layers, "layers" + kind_defaults(kinds, &ModelFlags::layers))->check(whole(64)),
+      command.add_option("--dropout", m.dropout, "dropout" + kind_defaults(kinds, &ModelFlags::dropout))
+          ->check(number_in(0.0, 0.99)),
+      command
+          .add_option("--lr", m.learning_rate,
+                      "Adam's learning rate (with --warmup: its peak)" +
+                          kind_defaults(kinds, &ModelFlags::learning_rate, std::optional<double>(global.learning_rate)))
+          ->check(number_in(1e-7, 10.0)),
+      command
+          .add_option("--warmup", m.warmup,
+                      "raise the learning rate linearly to --lr over N steps, then decay it as 1/√step (0: constant)" +
+                          kind_defaults(kinds, &ModelFlags::warmup, std::optional<std::size_t>(global.warmup)))
+          ->check(CLI::Range(std::size_t{0}, many)),
+      command
+          .add_option("--lr-drop", m.lr_drop,
+                      "after this fraction of the steps of --epochs, the learning rate is --lr / 10 (0: constant)" +
+                          kind_defaults(kinds, &ModelFlags::lr_drop, std::optional<double>(global.lr_drop)))
+          ->check(number_in(0.0, 0.999)),
+  };
 }
 
 CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags) {
   CLI::App* command = app.add_subcommand("train", "train a model and save the best one (by validation score)");
   add_task_flags(*command, flags.task, true);
   TrainSettings& s = train.settings;
-  ModelFlags& m = flags.model;
-  flags.cell = command->add_option("--cell", m.cell, "recurrent cell of encoder and decoder (digits: of the decoder)")
-                   ->check(CLI::IsMember({"gru", "lstm", "rnn_tanh", "rnn_relu"}))
-                   ->capture_default_str();
-  flags.hidden = command->add_option("--hidden", m.hidden_size, "hidden size H (digits: 128)")
-                     ->check(whole(16384))
-                     ->capture_default_str();
-  flags.embed = command->add_option("--embed", m.embedding_dim, "embedding size E (digits: 16)")
-                    ->check(whole(16384))
-                    ->capture_default_str();
-  flags.attention = command->add_option("--attention-size", m.attention_size, "additive/concat score size (0: H)")
-                        ->check(CLI::Range(0, 1 << 16))
-                        ->capture_default_str();
-  flags.layers = command
-                     ->add_option("--layers", m.layers,
-                                  "layers: recurrent (seq2seq, 1), or encoder and decoder "
-                                  "layers each (transformer, 2)")
-                     ->check(whole(64));
-  flags.dropout = command
-                      ->add_option("--dropout", m.dropout,
-                                   "dropout: between encoder layers (seq2seq, 0), or "
-                                   "everywhere the paper has it (transformer, 0.1)")
-                      ->check(number_in(0.0, 0.99));
-  flags.batch = command->add_option("--batch", s.batch_size, "examples per step (digits: 32)")
-                    ->check(whole(many))
-                    ->capture_default_str();
+  flags.kinds = model_kinds();
+  add_shared_model_flags(*command, flags);
+  flags.batch = command
+                    ->add_option("--batch", s.batch_size,
+                                 "examples per step (default: " +
+                                     by_task(
+                                         flags.task.tasks, [](const Task& t) { return shown(t.defaults().batch_size); },
+                                         ", ", ", ") +
+                                     ")")
+                    ->check(whole(many));
   std::string names;
   for (const std::string& name : model_kind_names()) names += (names.empty() ? "" : ", ") + name;
-  flags.arch_option = command
+  CLI::Option* arch = command
                           ->add_option("--arch", flags.arch,
-                                       "the model: " + names +
-                                           " (default: the first that reads the task's input; "
-                                           "text: seq2seq)")
+                                       "the model: " + names + " (default: the first that reads the task's input)")
                           ->check(CLI::IsMember(model_kind_names()));
-  flags.kinds = model_kinds();
-  for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command, s));
-  flags.fixed = {flags.cell,   flags.hidden,  flags.embed, flags.attention,
-                 flags.layers, flags.dropout, flags.batch, flags.arch_option};
-  add_optimizer_flags(*command, s, flags);
+  for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command));
+  flags.fixed.push_back(flags.batch);
+  flags.fixed.push_back(arch);
+  flags.fixed.push_back(
+      command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
+          ->check(number_in(0.0, 1e6))
+          ->capture_default_str());
   for (const auto& own : flags.own) flags.fixed.insert(flags.fixed.end(), own.begin(), own.end());
   flags.epochs = command->add_option("--epochs", s.epochs, "passes over the training data")
                      ->check(whole(many))
@@ -275,6 +313,36 @@ void finish_resume_flags(TrainOptions& train, const TrainFlags& flags) {
   if (flags.threads->count() > 0) o.threads = s.threads;
 }
 
+// The shared model flags for `kind`: each given one, else the kind's default. A model flag given that the kind has no
+// default for is refused, naming the kinds that take it. The training settings (--lr, --warmup, --lr-drop) as given
+// or the kind's (empty: neither).
+ModelFlags merged_model_flags(const TrainFlags& flags, const ModelKind& kind) {
+  const ModelFlags& given = flags.model;
+  const ModelFlags defaults = kind.defaults();
+  ModelFlags merged;
+  auto merge = [&](auto field, const char* flag, bool model_flag) {
+    if (model_flag && (given.*field) && !(defaults.*field)) {
+      std::string takers;
+      for (const std::unique_ptr<ModelKind>& other : model_kinds())
+        if (other->defaults().*field) takers += (takers.empty() ? "" : ", ") + std::string(other->name());
+      const std::string hint = kind.refusal_hint();
+      throw InputError(std::string(flag) + " is only for --arch " + takers +
+                       (hint.empty() ? "" : " (--arch " + std::string(kind.name()) + ": " + hint + ")"));
+    }
+    merged.*field = (given.*field) ? given.*field : defaults.*field;
+  };
+  merge(&ModelFlags::cell, "--cell", true);
+  merge(&ModelFlags::hidden_size, "--hidden", true);
+  merge(&ModelFlags::embedding_dim, "--embed", true);
+  merge(&ModelFlags::attention_size, "--attention-size", true);
+  merge(&ModelFlags::layers, "--layers", true);
+  merge(&ModelFlags::dropout, "--dropout", true);
+  merge(&ModelFlags::learning_rate, "--lr", false);
+  merge(&ModelFlags::warmup, "--warmup", false);
+  merge(&ModelFlags::lr_drop, "--lr-drop", false);
+  return merged;
+}
+
 // A new training: the task, the model kind that reads its input (another kind's flags refused), their settings.
 void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   if (train.settings.out.empty()) throw InputError("train: --out is required (the model file to write)");
@@ -297,18 +365,14 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
                        (kind.input() == input ? std::string("--arch ") + kind.name() : tasks_reading(kind.input())));
     }
   }
-  ModelFlags& m = flags.model;
-  m.cell_given = flags.cell->count() > 0;
-  m.hidden_given = flags.hidden->count() > 0;
-  m.embed_given = flags.embed->count() > 0;
-  m.attention_given = flags.attention->count() > 0;
-  m.layers_given = flags.layers->count() > 0;
-  m.dropout_given = flags.dropout->count() > 0;
-  m.lr_given = flags.lr->count() > 0;
-  m.warmup_given = flags.warmup->count() > 0;
-  m.lr_drop_given = flags.lr_drop->count() > 0;
-  if (flags.batch->count() == 0) train.settings.batch_size = train.task->default_batch_size();
-  train.model->finish(m, train.settings, *train.task);
+  const ModelFlags m = merged_model_flags(flags, *train.model);
+  TrainSettings& s = train.settings;
+  if (flags.batch->count() == 0) s.batch_size = train.task->defaults().batch_size;
+  s.learning_rate = m.learning_rate.value_or(s.learning_rate);
+  s.warmup = m.warmup.value_or(s.warmup);
+  // a kind's default drop applies only when there is no warm-up (one schedule at a time)
+  if (flags.model.lr_drop || s.warmup == 0) s.lr_drop = m.lr_drop.value_or(s.lr_drop);
+  train.model->finish(m, *train.task);
   if (train.settings.lr_drop > 0 && train.settings.warmup > 0) {
     throw InputError("--lr-drop with --warmup " + std::to_string(train.settings.warmup) +
                      ": one learning-rate schedule at a time (--warmup 0 for a constant rate before the drop)");
@@ -319,13 +383,15 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
 
 CLI::App* add_eval_flags(CLI::App& app, EvalOptions& eval) {
   CLI::App* command = app.add_subcommand(
-      "eval",
-      "score a model on a held-out split (dates: exact match; pairs: BLEU; digits: exact match, left to right)");
+      "eval", "score a model on a held-out split (" +
+                  by_task(
+                      every_task(), [](const Task& t) { return t.scores_help(); }, "; ", "; ", ": ") +
+                  ")");
   command->add_option("--model", eval.model_path, "model file written by attend train")->required();
   command->add_option("--split", eval.split, "which split")
       ->check(CLI::IsMember({"test", "validation", "train"}))
       ->capture_default_str();
-  command->add_option("--data", eval.data, "pairs, digits: the data file, if it moved since training");
+  command->add_option("--data", eval.data, "the data file, if it moved since training (tasks that read one)");
   CLI::Option* output =
       command->add_option("--output", eval.output, "write the outputs to this file, one per line as tokens");
   command->add_flag("--force", eval.force, "replace the file --output names if it exists")->needs(output);
@@ -340,19 +406,22 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
   command->alias("translate");
   command->add_option("--model", predict.model_path, "model file written by attend train")->required();
   add_beam(*command, predict.beam);
-  command->add_option("--image", predict.images, "digits: a PGM image to caption (the flag may be repeated)")
+  command
+      ->add_option("--image", predict.images,
+                   "a PGM image to caption, for " + tasks_reading(InputKind::image) + " (the flag may be repeated)")
       ->allow_extra_args(false);  // one file a flag: a later word is an input, not a second image
   CLI::Option* svg =
       command->add_option("--svg", predict.svg, "write the attention picture here (several inputs: FILE-1.svg, …)");
   command
       ->add_option("--layer", predict.layer,
-                   "transformer: the decoder layer whose cross-attention --svg draws (1: the first; default: the "
-                   "last)")
+                   "models with several attention layers: the decoder layer whose cross-attention --svg draws (1: the "
+                   "first; default: the last)")
       ->check(whole(1024))
       ->needs(svg);
   command
       ->add_option("--head", predict.head,
-                   "transformer: the attention head --svg draws (1: the first; default: the mean of the heads)")
+                   "models with several attention heads: the head --svg draws (1: the first; default: the mean of the "
+                   "heads)")
       ->check(whole(1024))
       ->needs(svg);
   command->add_flag("--force", predict.force, "replace the pictures --svg names if they exist")->needs(svg);
@@ -369,8 +438,8 @@ CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
       app.add_subcommand("data", "read, tokenise and split a task's data; print a summary and optionally write it out");
   add_task_flags(*command, flags, false);
   CLI::Option* write = command->add_option("--write", data.write,
-                                           "folder to write the splits and vocabularies (digits: the held-out images "
-                                           "and their captions) to (created if missing)");
+                                           "folder to write the splits and vocabularies (image tasks: the held-out "
+                                           "images and their captions) to (created if missing)");
   command
       ->add_flag("--force", data.force,
                  "write into a --write folder that is not empty (its files of the same names are replaced)")

@@ -16,23 +16,22 @@ namespace attend::app {
 // The settings of a training run that its saved state keeps and a resumed run takes over: declared here once, each
 // with its JSON key (fields), which to_json and from_json walk; the parser binds the flags to them.
 struct TrainSettings {
-  std::size_t batch_size = 64;       // examples a step (the task's default unless given)
-  std::size_t epochs = 5;            // passes over the training data
-  double learning_rate = 2e-3;       // Adam
-  double clip = 1.0;                 // gradient clipping by global norm; 0: none
-  std::size_t max_steps = 0;         // stop (validate, save) after this many steps; 0: no limit
-  double time_limit_minutes = 0;     // stop (validate, save) after this long; 0: no limit
-  std::size_t log_every = 0;         // plain progress lines every N steps; 0: about 20 an epoch
-  std::size_t save_every = 0;        // write the training state every N steps too; 0: at epoch ends and when stopped
-  std::string out;                   // the best model; the training state goes beside it (last_state_path)
-  std::string decoder = "bahdanau";  // the --decoder flag as given (text models), as model files of version 1 keep it
-  std::size_t warmup = 0;            // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
-                                     // (kept in the files only when not 0, so older files read as 0)
-  double lr_drop = 0;                // after this fraction of the epochs' steps, `learning_rate` / 10; 0: never
-                                     // (kept only when not 0, as warmup)
-  std::size_t threads = 1;           // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
-                                     // (files without it were trained on one)
-  std::size_t ranks = 1;             // processes (mpirun -np), each with `threads` shards: not a flag, but saved
+  std::size_t batch_size = 64;    // examples a step (the task's default unless given)
+  std::size_t epochs = 5;         // passes over the training data
+  double learning_rate = 2e-3;    // Adam
+  double clip = 1.0;              // gradient clipping by global norm; 0: none
+  std::size_t max_steps = 0;      // stop (validate, save) after this many steps; 0: no limit
+  double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
+  std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 an epoch
+  std::size_t save_every = 0;     // write the training state every N steps too; 0: at epoch ends and when stopped
+  std::string out;                // the best model; the training state goes beside it (last_state_path)
+  std::size_t warmup = 0;         // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
+                                  // (kept in the files only when not 0, so older files read as 0)
+  double lr_drop = 0;             // after this fraction of the epochs' steps, `learning_rate` / 10; 0: never
+                                  // (kept only when not 0, as warmup)
+  std::size_t threads = 1;        // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
+                                  // (files without it were trained on one)
+  std::size_t ranks = 1;          // processes (mpirun -np), each with `threads` shards: not a flag, but saved
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>
@@ -46,7 +45,6 @@ struct TrainSettings {
     field("log_every", self.log_every);
     field("save_every", self.save_every);
     field("out", self.out);
-    field("decoder", self.decoder);
   }
   nlohmann::json to_json() const;
   // Throws nlohmann::json::exception for a missing or malformed setting.
@@ -72,7 +70,7 @@ struct TrainOptions {
 };
 
 // Where `attend train --out OUT` keeps its training state, for --resume: OUT with ".last" before the extension
-// (dates.safetensors → dates.last.safetensors), as PyTorch Lightning's last.ckpt beside the best checkpoint.
+// (m.safetensors → m.last.safetensors), as PyTorch Lightning's last.ckpt beside the best checkpoint.
 std::string last_state_path(const std::string& out);
 
 struct EvalOptions {

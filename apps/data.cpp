@@ -1,7 +1,7 @@
 // `attend data`: what a task's data looks like once read, tokenised and split, and (--write DIR) the splits and
 // vocabularies as plain files, so that another program (bench/torch_translate.py) can train on exactly the same data.
 // Each task says what it writes (task.hpp's write_data): the text tasks their splits as tokens and the vocabularies,
-// the digits task its held-out images as PGM files with their captions.
+// an image task its held-out images as PGM files with their captions.
 #include <dirent.h>
 #include <sys/stat.h>
 

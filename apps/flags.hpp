@@ -12,7 +12,7 @@
 
 namespace attend::app {
 
-// A bound for counts (pairs, steps, epochs).
+// A bound for counts (examples, steps, epochs).
 inline constexpr std::size_t many = 100000000;
 
 // Whole numbers from 1 to `most`.
@@ -22,7 +22,7 @@ CLI::Validator number_in(double low, double high);
 // A seed: any whole number that fits in 64 bits (CLI11 would read "-1" as 2^64 - 1).
 CLI::Validator seed_number();
 
-// "--task pairs" or "the text tasks (dates, pairs)": the registered tasks whose input is `input`, for a message that
+// "--task T" or "the text tasks (T, U)": the registered tasks whose input is `input`, for a message that
 // says whom a flag is for.
 std::string tasks_reading(InputKind input);
 

@@ -14,8 +14,8 @@ void Model::add_scores(const std::vector<models::Hypothesis>&, Scores&) const {}
 void Model::choose_attention(std::size_t layer, std::size_t head) {
   if (layer == 0 && head == 0) return;
   const std::string flag = layer ? "--layer" : "--head";
-  throw InputError(flag + " is for models with several attention layers and heads (--arch transformer); this " +
-                   format() + " model has one attention");
+  throw InputError(flag + " is for models with several attention layers and heads; this " + format() +
+                   " model has one attention");
 }
 
 // Sources of similar length go together, so a batch carries little padding; results return in input order.
@@ -48,7 +48,7 @@ std::string text_attention_picture(const PictureInput& input, const std::vector<
 
 // Every weight of the model is a tensor of the file, so a configuration that asks for more weights than the file holds
 // is damaged: refused before building the model would allocate (and initialise) what it asks for, which a few edited
-// digits can make gigabytes, or a million layers.
+// numbers can make gigabytes, or a million layers.
 void check_sizes_fit(const std::string& path, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& products,
                      std::uint64_t tensors) {
   const std::vector<nn::CheckpointTensor> listed = nn::list_checkpoint(path);

@@ -1,10 +1,7 @@
 // The kinds of model the `attend` program trains, behind one interface: a ModelKind owns its flags and its
 // configuration, builds a new model for a task's vocabularies, and reads one back from a model file; a Model computes
-// a training batch's loss, decodes inputs and draws its attention. Today's kinds (one file each in apps/model_kinds/,
-// registered in apps/model_kinds/registry.cpp):
-//   seq2seq      models::Seq2seq, the encoder-decoder with a vanilla, Bahdanau or Luong decoder (reads text)
-//   transformer  models::TransformerModel, Vaswani et al.'s encoder-decoder (reads text)
-//   captioner    models::Captioner, "Show, Attend and Tell" at toy scale (reads images)
+// a training batch's loss, decodes inputs and draws its attention. The kinds are one file each in apps/model_kinds/,
+// registered in apps/model_kinds/registry.cpp (docs/reference/attend.md describes them).
 // A task is trained with the kind `--arch` names, by default the first registered kind that reads its input
 // (task.hpp's InputKind).
 #pragma once
@@ -12,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,19 +19,15 @@
 
 namespace attend::app {
 
-struct TrainSettings;
-
-// The flags several model kinds read (--cell, --hidden, --embed, --attention-size, --layers, --dropout) and the
-// training settings a kind may give its own default (--lr, --warmup, --lr-drop): the values and which were given.
+// The flags several model kinds share: the model's (--cell, --hidden, --embed, --attention-size, --layers,
+// --dropout) and the training settings a kind may give its own default (--lr, --warmup, --lr-drop). Holds the values
+// given on the command line (empty: not given), a kind's defaults (ModelKind::defaults) and the two merged.
 struct ModelFlags {
-  std::string cell = "gru";
-  std::size_t hidden_size = 128;
-  std::size_t embedding_dim = 32;
-  std::size_t attention_size = 0;
-  std::size_t layers = 1;
-  double dropout = 0.0;
-  bool cell_given = false, hidden_given = false, embed_given = false, attention_given = false;
-  bool layers_given = false, dropout_given = false, lr_given = false, warmup_given = false, lr_drop_given = false;
+  std::optional<std::string> cell;
+  std::optional<std::size_t> hidden_size, embedding_dim, attention_size, layers;
+  std::optional<double> dropout;
+  std::optional<double> learning_rate, lr_drop;
+  std::optional<std::size_t> warmup;
 };
 
 // Inputs to decode: token ids (text) or images, as the model reads them.
@@ -51,7 +45,7 @@ struct PictureInput {
 class Model {
  public:
   virtual ~Model() = default;
-  virtual const char* format() const = 0;  // the model file's "format": "attend-seq2seq"
+  virtual const char* format() const = 0;  // the model file's "format": "attend-" and the kind's name
   virtual nn::Module<float>& module() = 0;
   virtual nlohmann::json config_json() const = 0;
   // "model bahdanau gru bidirectional" (the caller adds the parameter count).
@@ -59,7 +53,7 @@ class Model {
   virtual Variable<float> loss(Tape<float>& tape, const TrainingBatch& batch) = 0;
   // Decodes every input with `search` in batches; the model is put in evaluation mode.
   virtual std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) = 0;
-  // Scores the model adds to the task's (the captioner: left_to_right, how often its attention moves rightwards).
+  // Scores the model adds to the task's (an image model's left_to_right: how often its attention moves rightwards).
   virtual void add_scores(const std::vector<models::Hypothesis>& outputs, Scores& scores) const;
   // InputError when the model has no attention to draw (the vanilla decoder).
   virtual void check_picture() const {}
@@ -74,16 +68,21 @@ class Model {
 class ModelKind {
  public:
   virtual ~ModelKind() = default;
-  virtual const char* name() const = 0;    // "seq2seq"
-  virtual const char* format() const = 0;  // "attend-seq2seq"
+  virtual const char* name() const = 0;    // the --arch value
+  virtual const char* format() const = 0;  // "attend-" and the name
   virtual InputKind input() const = 0;
-  // Adds the kind's own flags to `train` (some bound to the training settings, e.g. --decoder) and returns them: given
-  // with a task whose model is another kind, each is refused.
-  virtual std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings& settings) = 0;
-  // After parsing, for the chosen task: the shared flags, the settings and the task's seed into the configuration.
-  // A kind may set the training settings the user did not give to its own defaults (flags.lr_given, …), and throws
-  // InputError for a shared flag it has no use for.
-  virtual void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) = 0;
+  // Adds the kind's own flags to `train` and returns them: given with a task whose model is another kind, each is
+  // refused.
+  virtual std::vector<CLI::Option*> add_flags(CLI::App& train) = 0;
+  // The kind's defaults of the shared flags, which --help lists by kind. A model flag (--cell … --dropout) the kind
+  // has no default for is one it does not take: given, it is refused ("--layers is only for --arch A, B"). A training
+  // setting (--lr, --warmup, --lr-drop) it has none for keeps TrainSettings' default.
+  virtual ModelFlags defaults() const = 0;
+  // What a refusal of a shared flag adds for this kind ("its sizes are --d-model, --heads and --ff"); empty: nothing.
+  virtual std::string refusal_hint() const { return ""; }
+  // After parsing, for the chosen task: the shared model flags (given, else the kind's defaults; the ones the kind
+  // has no default for are empty) and the task's seed into the configuration. InputError for a value it refuses.
+  virtual void finish(const ModelFlags& flags, const Task& task) = 0;
   // Checks the configuration before any data is read (the vocabulary sizes are not known yet: any will do).
   // Throws std::invalid_argument naming the field.
   virtual void check(const Task& task) const = 0;
@@ -101,7 +100,7 @@ class ModelKind {
 std::vector<std::unique_ptr<ModelKind>> model_kinds();
 // The first kind that reads `input`, and the kind of a model file's format (nullptr: none).
 std::unique_ptr<ModelKind> model_kind_for(InputKind input);
-// "seq2seq, transformer, captioner": every kind's name, for --arch.
+// Every kind's name, in registration order, for --arch.
 std::vector<std::string> model_kind_names();
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
 

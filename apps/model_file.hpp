@@ -1,5 +1,5 @@
 // A trained model as the `attend` program keeps it: one safetensors checkpoint holding the weights, and in its metadata
-// the model kind's format ("attend-seq2seq", "attend-captioner") and configuration, the task's description and both
+// the model kind's format ("attend-" and the kind's name) and configuration, the task's description and both
 // vocabularies (so the file alone is enough to predict), plus where training stood. Also the scoring every command
 // shares.
 #pragma once
@@ -46,7 +46,7 @@ void check_not_replacing(const char* flag, const std::string& value, const std::
 // The examples as the model reads them (text: their sources' token ids; images: the images).
 ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& examples);
 
-// The examples decoded with `search` and scored: the task's scores and the model's (the captioner's left_to_right).
+// The examples decoded with `search` and scored: the task's scores and the model's (Model::add_scores).
 // `outputs`, when given, receives the outputs (tokens, end token excluded).
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs = nullptr);

@@ -2,16 +2,15 @@
 // split by seed), its vocabularies, how a text becomes tokens and tokens text again, how a training batch is made and
 // how outputs are scored; the program's commands talk to this interface and never ask which task it is. A task
 // describes itself as JSON in the checkpoint's metadata, so `attend eval` rebuilds exactly the same held-out split.
-// The tasks (one file each in apps/tasks/, registered in apps/tasks/registry.cpp):
-//   dates  the date normalisation of docs/08-attention-decoder.md: generated, character tokens, exact match
-//   pairs  translation of a sentence-pair file (docs/12-translation.md): word or character tokens, BLEU
-//   digits captions of images of handwritten digit strings (docs/13-visual-attention.md)
+// The tasks are one file each in apps/tasks/, registered in apps/tasks/registry.cpp (docs/reference/attend.md describes
+// them).
 // Adding one: docs/reference/adding-a-task.md.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,20 +38,30 @@ enum class InputKind { text, image };
 // The settings every task has (flags --seed, --train-size, --valid-size, --test-size, --max-length, --data).
 struct TaskSettings {
   std::uint64_t seed = 1;              // the data split, the initial weights and the batch order
-  std::size_t train_size = 40000;      // the task's own meaning (pairs: 0 is every pair not held out)
-  std::size_t validation_size = 2000;  // examples
+  std::size_t train_size = 40000;      // the task's own meaning and default (TaskDefaults)
+  std::size_t validation_size = 2000;  // examples (default: TaskDefaults)
   std::size_t test_size = 2000;
   std::size_t max_source_length = 64;  // longest input, in tokens, the program accepts (text tasks)
   std::string data;                    // the data file, as given (tasks that read one)
 };
 
-// Which of the common flags were on the command line: a task's defaults and refusals depend on it.
+// The common flags whose default or use depends on the task, as given on the command line (empty: not given).
 struct GivenFlags {
-  bool train_size = false, validation_size = false, max_length = false, data = false;
+  std::optional<std::size_t> train_size, validation_size, max_length;
+  std::optional<std::string> data;
 };
 
-// A held-out input with every output accepted for it (dates: one; pairs: all translations in the file; digits: the
-// caption's digits as tokens).
+// A task's defaults of the common flags it gives a meaning of its own, and how --help states them (empty: the number).
+struct TaskDefaults {
+  std::size_t train_size = 40000;
+  std::size_t validation_size = 2000;
+  std::size_t batch_size = 64;
+  std::string train_size_help;       // "every pair not held out"
+  std::string validation_size_help;  // "1000 images"
+};
+
+// A held-out input with every output accepted for it (one, or every translation a file gives a sentence; for an image
+// its caption as tokens).
 struct Example {
   std::vector<std::string> source;  // text tasks
   std::vector<std::vector<std::string>> references;
@@ -60,7 +69,7 @@ struct Example {
 };
 
 // A task's data once made: the held-out splits, a summary line, and the training material, which each task keeps in
-// its own subclass (text pairs, a pool of digit images).
+// its own subclass (texts, a pool of images).
 struct TaskData {
   virtual ~TaskData() = default;
   std::vector<Example> validation, test;
@@ -109,9 +118,11 @@ class Task {
 
   // ---- flags ----
   // Adds the task's own flags to `command` (train and data) and returns them: given with another task, each is
-  // refused ("--max-words is only for --task pairs").
+  // refused ("--FLAG is only for --task T").
   virtual std::vector<CLI::Option*> add_flags(CLI::App& command);
-  // After parsing, when this task was chosen: task defaults for flags not given, and the checks (InputError).
+  // The defaults of --train-size, --valid-size and --batch for this task.
+  virtual TaskDefaults defaults() const { return {}; }
+  // After parsing, when this task was chosen, its settings set (given, else defaults()): the checks (InputError).
   virtual void finish(const GivenFlags& given);
 
   // ---- description, saved in model files ----
@@ -119,8 +130,12 @@ class Task {
   nlohmann::json to_json() const;
   // Reads what to_json wrote. Throws InputError naming a missing or malformed field.
   void from_json(const nlohmann::json& json);
+  // The data file the task reads, for --data's help ("the sentence-pair file (TSV)"); empty: it reads none.
+  virtual std::string data_help() const { return ""; }
   // Whether the task reads a data file (`attend eval --data` may point to it after a move).
-  virtual bool reads_file() const { return false; }
+  bool reads_file() const { return !data_help().empty(); }
+  // How `attend eval` scores it, for the help ("BLEU"); empty: not said.
+  virtual std::string scores_help() const { return ""; }
 
   // ---- data ----
   // The data, deterministic by settings.seed. A task trained on a file checks that the file is still that one.
@@ -133,7 +148,7 @@ class Task {
   // The vocabularies of a new model of the task.
   virtual data::Vocabulary source_vocabulary(const TaskData& data) const = 0;
   virtual data::Vocabulary target_vocabulary(const TaskData& data) const = 0;
-  // "N training pairs, M validation; vocabularies a → b; " for the training's summary line.
+  // The training's summary line: the examples of each split and the vocabularies' sizes ("…; vocabularies a → b; ").
   virtual std::string training_summary(const TaskData& data, const data::Vocabulary& source,
                                        const data::Vocabulary& target) const = 0;
 
@@ -141,14 +156,13 @@ class Task {
   virtual InputKind input() const = 0;
   // Image tasks: the size of the images (height, width).
   virtual std::pair<std::size_t, std::size_t> image_size() const;
-  virtual std::size_t default_batch_size() const { return 64; }
   // A text as the model's tokens (InputError for text an image task cannot read) and token ids for a trained model:
   // InputError for an empty or over-long input, or a token the task cannot read.
   virtual std::vector<std::string> source_tokens(const std::string& text) const;
   virtual std::vector<std::int64_t> encode_source(const data::Vocabulary& vocabulary, const std::string& text) const;
   // Output tokens as text.
   virtual std::string join_target(const std::vector<std::string>& tokens) const = 0;
-  // What a reader of an output should be told about it (dates: that it is not a calendar date); empty: nothing.
+  // What a reader of an output should be told about it (that it is no valid value of its kind); empty: nothing.
   virtual std::string output_note(const std::vector<std::string>& tokens) const;
   virtual Scores score(const std::vector<std::vector<std::string>>& outputs,
                        const std::vector<Example>& examples) const = 0;

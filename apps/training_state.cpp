@@ -15,6 +15,8 @@ nlohmann::json TrainSettings::to_json() const {
   return json;
 }
 
+// Files written before a model kind kept its own flags in the model's configuration also hold "decoder" here (the
+// recurrent decoder's kind): ignored, as every key not read below.
 TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   TrainSettings settings;
   fields(settings, [&](const char* key, auto& value) { value = json.at(key).get<std::decay_t<decltype(value)>>(); });

@@ -35,7 +35,7 @@ struct TrainingCurve {
 // epoch (step / steps_per_epoch); `name` titles it.
 std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, const std::string& name);
 
-// Where the curve of the model file `out` goes: "dates.safetensors" → "dates.curve.svg".
+// Where the curve of the model file `out` goes: "m.safetensors" → "m.curve.svg".
 std::string curve_path(const std::string& out);
 
 struct TrainingState {

@@ -6,7 +6,9 @@
 Each folder below may include the project headers of the folders listed for it and nothing else of the project; of
 autograd/, data/ and plot/ may include the tensor alone (autograd/tensor.hpp), no part of the tape. The third-party
 headers that need a library to link (utf8proc, zlib) may be included only where that library is linked (data, plot).
-The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel.
+The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel. And the program's
+shared files (apps/ outside apps/tasks/ and apps/model_kinds/, help texts and comments included) name no task and no
+model kind (the names of those folders' files): adding one is its file and its two lines in its folder.
 A violation names the file, the line and the rule.
 
 Usage: check_layers.py SOURCE_DIR"""
@@ -57,6 +59,18 @@ for folder, allowed in ALLOWED.items():
             if header in LINKED and folder not in LINKED[header]:
                 errors.append(f"{where}: {folder}/ includes {header}, which only "
                               + ", ".join(sorted(LINKED[header])) + " link")
+# apps/ names no task or model kind outside their folders
+names = {p.stem for folder in ("tasks", "model_kinds") for p in (source / "apps" / folder).glob("*.cpp")}
+names -= {"registry", "text_task"}
+word = re.compile(r"\b(" + "|".join(sorted(names)) + r")\b", re.I) if names else None
+for path in sorted((source / "apps").glob("*")):
+    if word is None or not path.is_file() or path.suffix not in (".cpp", ".hpp", ".build"):
+        continue
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        m = word.search(line)
+        if m:
+            errors.append(f"{path.relative_to(source)}:{number}: names the {m.group(1)!r} of apps/tasks/ or "
+                          "apps/model_kinds/; the shared files of apps/ name no task and no kind")
 for e in errors:
     print("error:", e)
 print(f"layers: {checked} includes checked in {', '.join(ALLOWED)}, {len(errors)} problems")

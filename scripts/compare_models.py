@@ -4,6 +4,8 @@ metadata: training time changes from run to run, nothing else may).
 
 Usage: compare_models.py DIR_A DIR_B     compares every *.safetensors of DIR_A with the same name in DIR_B
        compare_models.py FILE_A FILE_B
+       ... --without /PATH/IN/HEADER     a field that A has and a change meant to drop (repeatable), e.g.
+                                         /__metadata__/attend/training/state/options/decoder
 Exits 1 naming the first difference of each file that differs (or is missing)."""
 import json
 import pathlib
@@ -56,11 +58,22 @@ def first_difference(a, b, where=""):
     return None if a == b else f"{where}: {a!r} != {b!r}"
 
 
-def compare(a, b):
+def without(header, paths):
+    """The header with each of `paths` ("/__metadata__/attend/training/state/options/decoder") removed, if present."""
+    for path in paths:
+        keys, node = path.strip("/").split("/"), header
+        for key in keys[:-1]:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(keys[-1], None)
+    return header
+
+
+def compare(a, b, dropped=()):
     if not b.exists():
         return f"{b} missing"
     (ha, da), (hb, db) = read(a), read(b)
-    d = first_difference(masked(ha), masked(hb))
+    d = first_difference(without(masked(ha), dropped), masked(hb))
     if d:
         return f"header {d}"
     if da != db:
@@ -68,11 +81,14 @@ def compare(a, b):
     return None
 
 
-a, b = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+args = sys.argv[1:]
+dropped = [args[k + 1] for k in range(len(args) - 1) if args[k] == "--without"]
+args = [x for k, x in enumerate(args) if x != "--without" and (k == 0 or args[k - 1] != "--without")]
+a, b = pathlib.Path(args[0]), pathlib.Path(args[1])
 pairs = [(f, b / f.name) for f in sorted(a.glob("*.safetensors"))] if a.is_dir() else [(a, b)]
 failures = 0
 for fa, fb in pairs:
-    problem = compare(fa, fb)
+    problem = compare(fa, fb, dropped)
     print(f"{fa.name}: {'same' if problem is None else problem}")
     failures += problem is not None
 print(f"{len(pairs) - failures} of {len(pairs)} model files the same (time fields masked)")

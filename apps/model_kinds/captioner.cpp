@@ -90,7 +90,7 @@ class CaptionerKind : public ModelKind {
   const char* format() const override { return "attend-captioner"; }
   InputKind input() const override { return InputKind::image; }
 
-  std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings&) override {
+  std::vector<CLI::Option*> add_flags(CLI::App& train) override {
     return {
         train.add_option("--encoder", encoder_, "digits: image encoder")
             ->check(CLI::IsMember({"patches", "conv"}))
@@ -120,18 +120,27 @@ class CaptionerKind : public ModelKind {
     };
   }
 
-  void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) override {
-    if (flags.layers_given) throw InputError("--layers is only for the text models (--arch seq2seq, transformer)");
-    if (flags.dropout_given) throw InputError("--dropout is only for the text models (--arch seq2seq, transformer)");
+  // The configuration's own sizes, and chapter 13's schedule: the last 30% of the steps at a tenth of the learning
+  // rate (docs/results.md, digits). No --layers, no --dropout.
+  ModelFlags defaults() const override {
+    const models::CaptionerConfig c;
+    ModelFlags d;
+    d.cell = nn::to_string(c.cell);
+    d.hidden_size = c.hidden_size;
+    d.embedding_dim = c.embedding_dim;
+    d.attention_size = c.attention_size;
+    d.lr_drop = 0.7;
+    return d;
+  }
+
+  void finish(const ModelFlags& flags, const Task& task) override {
     config_.encoder = models::image_encoder_from_string(encoder_);
     config_.patch_height = config_.patch_width;
-    if (flags.cell_given) config_.cell = nn::cell_kind_from_string(flags.cell);
-    if (flags.hidden_given) config_.hidden_size = flags.hidden_size;
-    if (flags.embed_given) config_.embedding_dim = flags.embedding_dim;
-    if (flags.attention_given) config_.attention_size = flags.attention_size;
+    config_.cell = nn::cell_kind_from_string(*flags.cell);
+    config_.hidden_size = *flags.hidden_size;
+    config_.embedding_dim = *flags.embedding_dim;
+    config_.attention_size = *flags.attention_size;
     config_.seed = task.settings.seed;
-    // chapter 13's schedule: the last 30% of the steps at a tenth of the learning rate (docs/results.md, digits)
-    if (!flags.lr_drop_given && settings.warmup == 0) settings.lr_drop = 0.7;
   }
 
   // The vocabulary is not known yet: the smallest a caption model accepts stands in.

@@ -1,11 +1,12 @@
 // The seq2seq model kind (model.hpp): models::Seq2seq, an encoder over the source and a vanilla, Bahdanau or Luong
-// decoder (docs/reference/models.md); reads text. Its flags: --decoder, --bidirectional, --no-input-feeding, and the
-// shared --cell, --hidden, --embed, --attention-size, --layers (default 1), --dropout (between encoder layers, 0).
+// decoder (docs/reference/models.md); reads text. Its flags: --decoder (kept in the model's configuration),
+// --bidirectional,
+// --no-input-feeding, and the shared --cell, --hidden, --embed, --attention-size, --layers, --dropout (between encoder
+// layers), with the defaults of defaults().
 #include "models/seq2seq.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include "apps/commands.hpp"
 #include "apps/flags.hpp"
 #include "apps/model.hpp"
 
@@ -58,9 +59,9 @@ class Seq2seqKind : public ModelKind {
   const char* format() const override { return "attend-seq2seq"; }
   InputKind input() const override { return InputKind::text; }
 
-  std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings& settings) override {
+  std::vector<CLI::Option*> add_flags(CLI::App& train) override {
     return {
-        train.add_option("--decoder", settings.decoder, "decoder and attention score (text tasks)")
+        train.add_option("--decoder", decoder_, "seq2seq: decoder and attention score")
             ->check(CLI::IsMember({"vanilla", "bahdanau", "luong-dot", "luong-general", "luong-concat"}))
             ->capture_default_str(),
         train.add_flag("--bidirectional", bidirectional_, "read the source in both directions"),
@@ -68,20 +69,30 @@ class Seq2seqKind : public ModelKind {
     };
   }
 
-  void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) override {
-    if (flags.layers_given && flags.layers > 8) {
-      throw InputError("--layers: the recurrent model takes 1 to 8 layers, not " + std::to_string(flags.layers));
+  ModelFlags defaults() const override {
+    ModelFlags d;
+    d.cell = "gru";
+    d.hidden_size = 128;
+    d.embedding_dim = 32;
+    d.attention_size = 0;
+    d.layers = 1;
+    d.dropout = 0.0;
+    return d;
+  }
+
+  void finish(const ModelFlags& flags, const Task& task) override {
+    if (*flags.layers > 8) {
+      throw InputError("--layers: the recurrent model takes 1 to 8 layers, not " + std::to_string(*flags.layers));
     }
-    config_.cell = nn::cell_kind_from_string(flags.cell);
-    config_.num_layers = flags.layers_given ? flags.layers : 1;
-    config_.dropout = flags.dropout_given ? flags.dropout : 0.0;
-    config_.hidden_size = flags.hidden_size;
-    config_.embedding_dim = flags.embedding_dim;
-    config_.attention_size = flags.attention_size;
+    config_.cell = nn::cell_kind_from_string(*flags.cell);
+    config_.num_layers = *flags.layers;
+    config_.dropout = *flags.dropout;
+    config_.hidden_size = *flags.hidden_size;
+    config_.embedding_dim = *flags.embedding_dim;
+    config_.attention_size = *flags.attention_size;
     config_.bidirectional = bidirectional_;
     config_.input_feeding = !no_input_feeding_;
     config_.seed = task.settings.seed;
-    decoder_ = settings.decoder;
   }
 
   void check(const Task&) const override { configured(data::Vocabulary().size(), data::Vocabulary().size()); }

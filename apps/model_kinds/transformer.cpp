@@ -83,7 +83,7 @@ class TransformerKind : public ModelKind {
   const char* format() const override { return "attend-transformer"; }
   InputKind input() const override { return InputKind::text; }
 
-  std::vector<CLI::Option*> add_flags(CLI::App& train, TrainSettings&) override {
+  std::vector<CLI::Option*> add_flags(CLI::App& train) override {
     return {
         train.add_option("--d-model", config_.d_model, "transformer: the model's width D")
             ->check(whole(16384))
@@ -108,19 +108,22 @@ class TransformerKind : public ModelKind {
     };
   }
 
-  void finish(const ModelFlags& flags, TrainSettings& settings, const Task& task) override {
-    const std::pair<bool, const char*> recurrent[] = {{flags.cell_given, "--cell"},
-                                                      {flags.hidden_given, "--hidden"},
-                                                      {flags.embed_given, "--embed"},
-                                                      {flags.attention_given, "--attention-size"}};
-    for (const auto& [given, flag] : recurrent) {
-      if (given) {
-        const std::string sizes = "the Transformer's sizes are --d-model, --heads and --ff";
-        throw InputError(std::string(flag) + " is for the recurrent models; " + sizes);
-      }
-    }
-    config_.encoder_layers = config_.decoder_layers = flags.layers_given ? flags.layers : 2;
-    config_.dropout = flags.dropout_given ? flags.dropout : 0.1;
+  // The base model's schedule (Vaswani et al. 2017, §5.3) at the course's scale: a peak rate of 0.001, 1000 warm-up
+  // steps; 2 layers each side, dropout 0.1.
+  ModelFlags defaults() const override {
+    ModelFlags d;
+    d.layers = 2;
+    d.dropout = 0.1;
+    d.learning_rate = 1e-3;
+    d.warmup = 1000;
+    return d;
+  }
+
+  std::string refusal_hint() const override { return "the Transformer's sizes are --d-model, --heads and --ff"; }
+
+  void finish(const ModelFlags& flags, const Task& task) override {
+    config_.encoder_layers = config_.decoder_layers = *flags.layers;
+    config_.dropout = *flags.dropout;
     config_.norm_first = norm_ == "pre";
     config_.positions = models::position_kind_from_string(positions_);
     if (config_.positions == models::PositionKind::learned && task.settings.max_source_length > config_.max_positions) {
@@ -128,8 +131,6 @@ class TransformerKind : public ModelKind {
                        std::to_string(config_.max_positions) + " positions (--positions sinusoidal has no limit)");
     }
     config_.seed = task.settings.seed;
-    if (!flags.lr_given) settings.learning_rate = 1e-3;
-    if (!flags.warmup_given) settings.warmup = 1000;
   }
 
   void check(const Task&) const override { configured(data::Vocabulary().size(), data::Vocabulary().size()); }

@@ -13,6 +13,7 @@ class DatesTask : public TextTask {
  public:
   DatesTask() : TextTask("dates") {}
   std::string description() const override { return "generated"; }
+  std::string scores_help() const override { return "exact match"; }
 
   void finish(const GivenFlags& given) override {
     if (given.data) {

@@ -58,10 +58,7 @@ class DigitsBatches : public Batches {
 
 class DigitsTask : public Task {
  public:
-  DigitsTask() : Task("digits") {
-    settings.train_size = 19200;
-    settings.validation_size = 1000;
-  }
+  DigitsTask() : Task("digits") {}
 
   std::string description() const override { return "captions of images of handwritten digit strings"; }
 
@@ -91,14 +88,24 @@ class DigitsTask : public Task {
     };
   }
 
+  // an epoch of 600 batches of 32 composed images; chapter 13's sizes
+  TaskDefaults defaults() const override {
+    TaskDefaults d;
+    d.train_size = 19200;
+    d.validation_size = 1000;
+    d.batch_size = 32;
+    d.train_size_help = "19200 images an epoch";
+    d.validation_size_help = "1000 images";
+    return d;
+  }
+
   void finish(const GivenFlags& given) override {
     if (given.max_length) throw InputError("--max-length is only for " + tasks_reading(InputKind::text));
-    if (!given.train_size) settings.train_size = 19200;
-    if (!given.validation_size) settings.validation_size = 1000;
     check_composer("");
   }
 
-  bool reads_file() const override { return true; }
+  std::string data_help() const override { return "the digits file (../shared/data/digits/digits.csv.gz)"; }
+  std::string scores_help() const override { return "exact match, left to right"; }
 
   std::unique_ptr<TaskData> make_data() const override {
     if (settings.data.empty()) {
@@ -136,7 +143,6 @@ class DigitsTask : public Task {
     const data::ComposerOptions canvas = composer(false);
     return {canvas.height, canvas.width};
   }
-  std::size_t default_batch_size() const override { return 32; }
 
   std::string join_target(const std::vector<std::string>& tokens) const override { return data::join_tokens(tokens); }
 

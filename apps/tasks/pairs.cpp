@@ -55,12 +55,20 @@ class PairsTask : public TextTask {
     };
   }
 
-  void finish(const GivenFlags& given) override {
-    if (!given.train_size) settings.train_size = 0;  // every pair not held out
-    if (!given.validation_size) settings.validation_size = 1000;
+  // train_size 0: every pair not held out
+  TaskDefaults defaults() const override {
+    TaskDefaults d;
+    d.train_size = 0;
+    d.validation_size = 1000;
+    d.train_size_help = "every pair not held out";
+    d.validation_size_help = "1000 sentences";
+    return d;
   }
 
-  bool reads_file() const override { return true; }
+  std::string data_help() const override {
+    return "the sentence-pair file (TSV, as ../shared/data/tatoeba/spa-eng.tsv)";
+  }
+  std::string scores_help() const override { return "BLEU"; }
 
   std::unique_ptr<TaskData> make_data() const override {
     if (settings.data.empty()) throw InputError("task pairs needs a sentence-pair file: --data FILE");

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
@@ -92,6 +93,39 @@ BOOST_AUTO_TEST_CASE(a_run_can_be_extended) {
   check_usage_error(run_attend("train --resume '" + c_last + "'"), {"step limit of 5", "--max-steps"});
   BOOST_TEST_REQUIRE(run_attend("train --resume '" + c_last + "' --max-steps 0").status == 0);
   BOOST_TEST((tensor_bytes(c_last) == tensor_bytes(scratch.path("a.last.safetensors"))));
+}
+
+// Training states written before the seq2seq kind kept --decoder in the model's configuration hold it among the
+// training settings too ("options": {"decoder": …}); such a state still resumes, to the same bits.
+BOOST_AUTO_TEST_CASE(an_older_state_with_the_decoder_among_its_settings_resumes) {
+  Scratch scratch;
+  const std::string small =
+      "train --task dates --train-size 256 --valid-size 16 --test-size 16 --hidden 8 --embed 4 --batch 32 --seed 2 "
+      "--decoder luong-general ";
+  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 2 --out '" + scratch.path("a.safetensors") + "'").status == 0);
+  BOOST_TEST_REQUIRE(run_attend(small + "--epochs 1 --out '" + scratch.path("b.safetensors") + "'").status == 0);
+  const std::string last = scratch.path("b.last.safetensors");
+  // the header rewritten as the older program wrote it: "decoder" among the options
+  std::string bytes = read_file(last);
+  std::uint64_t size = 0;
+  for (int k = 7; k >= 0; --k) size = size * 256 + static_cast<unsigned char>(bytes[static_cast<std::size_t>(k)]);
+  nlohmann::json header = nlohmann::json::parse(bytes.substr(8, size));
+  nlohmann::json metadata = nlohmann::json::parse(header["__metadata__"]["attend"].get<std::string>());
+  nlohmann::json& options = metadata["training"]["state"]["options"];
+  BOOST_TEST_REQUIRE(options.is_object());
+  BOOST_TEST(!options.contains("decoder"));  // written now: the decoder is the model's
+  options["decoder"] = "luong-general";
+  header["__metadata__"]["attend"] = metadata.dump();
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  std::string older(8, '\0');
+  for (std::size_t k = 0; k < 8; ++k) older[k] = static_cast<char>((text.size() >> (8 * k)) & 0xff);
+  older += text + bytes.substr(8 + size);
+  { std::ofstream(last, std::ios::binary) << older; }
+  const Run more = run_attend("train --resume '" + last + "' --epochs 2");
+  BOOST_TEST_REQUIRE(more.status == 0, more.err);
+  BOOST_TEST((tensor_bytes(last) == tensor_bytes(scratch.path("a.last.safetensors"))));
+  BOOST_TEST((tensor_bytes(scratch.path("b.safetensors")) == tensor_bytes(scratch.path("a.safetensors"))));
 }
 
 // The Transformer's state has more parts: dropout everywhere, the warm-up schedule's step, label smoothing in the
