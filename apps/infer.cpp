@@ -188,7 +188,7 @@ int run_predict(const PredictOptions& options) {
     std::cout << text;
     if (options.scores) std::cout << "\t" << score_text(outputs[k].score);
     std::cout << "\n";
-    const std::string note = file.task->output_note(tokens);
+    const std::string note = file.task->output_note(images ? "" : texts[read[k]], tokens);
     if (!note.empty())
       std::cerr << "attend predict: " << input_place(options, read[k]) << ": " << text << " is " << note << "\n";
     if (options.svg.empty()) continue;

@@ -112,7 +112,7 @@ void check_fingerprint(const std::string& path, const std::string& remembered, c
   }
 }
 
-std::string Task::output_note(const std::vector<std::string>&) const { return ""; }
+std::string Task::output_note(const std::string&, const std::vector<std::string>&) const { return ""; }
 
 std::string kept_path(const std::string& path) {
   if (path.empty()) return path;

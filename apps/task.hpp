@@ -162,8 +162,9 @@ class Task {
   virtual std::vector<std::int64_t> encode_source(const data::Vocabulary& vocabulary, const std::string& text) const;
   // Output tokens as text.
   virtual std::string join_target(const std::vector<std::string>& tokens) const = 0;
-  // What a reader of an output should be told about it (that it is no valid value of its kind); empty: nothing.
-  virtual std::string output_note(const std::vector<std::string>& tokens) const;
+  // What a reader of an output should be told about it, given the input text it answers (empty for an image): that it
+  // is no valid value of its kind, or that the input cannot mean it. Completes "OUTPUT is …"; empty: nothing.
+  virtual std::string output_note(const std::string& input, const std::vector<std::string>& tokens) const;
   virtual Scores score(const std::vector<std::vector<std::string>>& outputs,
                        const std::vector<Example>& examples) const = 0;
   virtual std::unique_ptr<Batches> batches(const TaskData& data, const data::Vocabulary& source,

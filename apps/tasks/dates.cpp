@@ -3,6 +3,9 @@
 // disjoint by date; tokens are characters; scored by exact match and per field.
 #include "data/dates.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "apps/tasks/text_task.hpp"
 
 namespace attend::app {
@@ -61,8 +64,20 @@ class DatesTask : public TextTask {
   std::vector<std::string> source_tokens(const std::string& text) const override { return characters_of(text); }
   std::string join_target(const std::vector<std::string>& tokens) const override { return joined(tokens); }
   // A model can write any string of its output characters, "2021-02-31" and "1980-13-45" too.
-  std::string output_note(const std::vector<std::string>& tokens) const override {
-    return data::dates::from_iso(joined(tokens)) ? "" : "not a calendar date from 1900-01-01 to 2099-12-31";
+  // An output that is no date, or a date the input cannot mean: the parser lists every reading a text can have, and a
+  // model reads any string of its characters ("32 May 2019" and "tomorrow" have none, yet get a date).
+  std::string output_note(const std::string& input, const std::vector<std::string>& tokens) const override {
+    const std::optional<data::dates::Date> output = data::dates::from_iso(joined(tokens));
+    if (!output) return "not a calendar date from 1900-01-01 to 2099-12-31";
+    if (input.empty()) return "";
+    const std::vector<data::dates::Date> readings = data::dates::parse_readings(input);
+    if (readings.empty()) return "a guess: the input " + quoted_input(input) + " is no date from 1900 to 2099";
+    if (std::find(readings.begin(), readings.end(), *output) != readings.end()) return "";
+    std::string dates;
+    for (std::size_t k = 0; k < readings.size() && k < 3; ++k)
+      dates += (k == 0 ? "" : k + 1 == readings.size() || k == 2 ? " or " : ", ") + data::dates::to_iso(readings[k]);
+    return "not what the input says: " + quoted_input(input) + " reads as " + dates +
+           (readings.size() > 3 ? " (and " + std::to_string(readings.size() - 3) + " more)" : "");
   }
 
   Scores score(const std::vector<std::vector<std::string>>& outputs,

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/task.hpp"
 #include "data/dates.hpp"
 #include "nn/checkpoint.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -183,6 +185,59 @@ BOOST_AUTO_TEST_CASE(predict_prints_scores_and_names_outputs_that_are_not_dates)
     flagged += date ? 0 : 1;
   }
   BOOST_TEST(flagged >= 1u, plain.out);  // impossible dates among the inputs: the tiny model writes some
+}
+
+// An output that is a date the input cannot mean is named too: "32 May 2019" and "tomorrow" read as no date at all
+// (a guess), a valid input as its readings (the parser lists them); an output among its input's readings is not named.
+BOOST_AUTO_TEST_CASE(predict_names_outputs_the_input_cannot_mean) {
+  const std::string model = tiny_model();
+  const std::vector<std::string> inputs = {"32 May 2019", "tomorrow",   "May 9, 2018",
+                                           "9 May 2018",  "2018-05-09", "03/04/2018"};
+  std::string args;
+  for (const std::string& input : inputs) args += " '" + input + "'";
+  const Run run = run_attend("predict --model '" + model + "'" + args);
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  const auto outputs = lines_of(run.out);
+  BOOST_TEST_REQUIRE(outputs.size() == inputs.size(), run.out);
+  std::size_t named = 0;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::string place = "argument " + std::to_string(k + 1) + ": " + outputs[k] + " is ";
+    const auto output = attend::data::dates::from_iso(outputs[k]);
+    const auto readings = attend::data::dates::parse_readings(inputs[k]);
+    const bool meant = output && std::find(readings.begin(), readings.end(), *output) != readings.end();
+    const std::string expected = !output            ? "not a calendar date"
+                                 : readings.empty() ? "a guess: the input \"" + inputs[k] + "\" is no date"
+                                 : meant            ? ""
+                                                    : "not what the input says: \"" + inputs[k] + "\" reads as ";
+    BOOST_TEST_INFO(inputs[k] << " -> " << outputs[k] << "\n" << run.err);
+    if (expected.empty()) {
+      BOOST_TEST(run.err.find(place) == std::string::npos);
+    } else {
+      BOOST_TEST(run.err.find(place + expected) != std::string::npos);
+      ++named;
+    }
+  }
+  BOOST_TEST(named >= 2u);  // the first two inputs mean no date: whatever the model writes is named
+}
+
+// The note itself, on outputs chosen by hand (a tiny model rarely writes a valid date for a wrong input).
+BOOST_AUTO_TEST_CASE(the_dates_task_names_an_output_its_input_cannot_mean) {
+  const std::unique_ptr<attend::app::Task> task = attend::app::make_task("dates");
+  auto characters = [](const std::string& text) {
+    std::vector<std::string> tokens;
+    for (const char c : text) tokens.emplace_back(1, c);
+    return tokens;
+  };
+  BOOST_TEST(task->output_note("9 May 2018", characters("2018-05-09")) == "");
+  BOOST_TEST(task->output_note("03/04/2018", characters("2018-04-03")) == "");  // one of its two readings
+  BOOST_TEST(task->output_note("32 May 2019", characters("2019-05-30")) ==
+             "a guess: the input \"32 May 2019\" is no date from 1900 to 2099");
+  BOOST_TEST(task->output_note("tomorrow", characters("1980-08-01")).rfind("a guess: ", 0) == 0u);
+  BOOST_TEST(task->output_note("9 May 2018", characters("2018-05-08")) ==
+             "not what the input says: \"9 May 2018\" reads as 2018-05-09");
+  BOOST_TEST(task->output_note("03/04/2018", characters("2018-05-03")) ==
+             "not what the input says: \"03/04/2018\" reads as 2018-03-04 or 2018-04-03");
+  BOOST_TEST(task->output_note("31 February 2019", characters("2019-02-31")).rfind("not a calendar date", 0) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(svg_heatmaps_are_written_one_per_input) {
