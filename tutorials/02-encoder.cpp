@@ -16,16 +16,8 @@
 #include "nn/recurrent.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-using attend::tutorial::row_of;
-using attend::tutorial::sigmoid;
-using attend::tutorial::vector_string;
-namespace nn = attend::nn;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
 

@@ -22,7 +22,6 @@ using namespace attend;
 using namespace attend::data;
 using namespace attend::models;
 using namespace attend::plot;
-namespace tutorial = attend::tutorial;
 
 namespace {
 

@@ -21,18 +21,8 @@
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-using attend::tutorial::row_of;
-using attend::tutorial::vector_string;
-namespace models = attend::models;
-namespace plot = attend::plot;
-namespace nn = attend::nn;
-namespace tutorial = attend::tutorial;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
 
@@ -95,17 +85,8 @@ std::string lower(std::string word) {
 }
 
 // [docs:annotations]
-// The annotations h_t: chapter 2's GRU encoder (untrained, seed 5) over the source; the words get ids 1..4.
-nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
-  nn::EncoderConfig config;
-  config.vocab_size = T_x + 1;
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = H;
-  return config;
-}
-
+// The annotations h_t: chapter 2's GRU encoder (untrained, seed 5; its configuration encoder_config is in common.hpp)
+// over the source, the words as ids 1..4.
 Variable<double> annotations(Tape<double>& tape, nn::Encoder<double>& encoder, std::size_t T_x) {
   const Ids tokens(Shape{1, T_x}, {1, 2, 3, 4});
   return encoder(tape, tokens, {static_cast<std::int64_t>(T_x)}).outputs;  // h: (1, T_x, H)

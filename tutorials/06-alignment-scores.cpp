@@ -17,17 +17,8 @@
 #include "nn/recurrent.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-using attend::tutorial::row_of;
-using attend::tutorial::vector_string;
-namespace models = attend::models;
-namespace nn = attend::nn;
-namespace tutorial = attend::tutorial;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
 
@@ -60,17 +51,6 @@ std::vector<std::vector<double>> scores_by_hand(const Tensor<double>& W_a, const
         e[j][i] += v_a.at({0, a}) * std::tanh(W_a_s_prev[a] + U_a_h[i][a]);
   }
   return e;
-}
-
-// Chapter 5's encoder: a GRU over the four words (ids 1..4), embeddings and states of size E and H.
-nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
-  nn::EncoderConfig config;
-  config.vocab_size = T_x + 1;
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = H;
-  return config;
 }
 
 // [docs:setup]

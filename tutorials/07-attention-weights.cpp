@@ -18,32 +18,10 @@
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Mask;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-using attend::tutorial::row_of;
-using attend::tutorial::vector_string;
-namespace models = attend::models;
-namespace plot = attend::plot;
-namespace nn = attend::nn;
-namespace tutorial = attend::tutorial;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
-
-// Chapter 6's encoder: a GRU over the four words (ids 1..4), embeddings and states of size E and H.
-nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
-  nn::EncoderConfig config;
-  config.vocab_size = T_x + 1;
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = H;
-  return config;
-}
 
 // Chapter 6's decoder states: s_0 = h_Tx, then T_y - 1 random stand-ins (seed 7).
 std::vector<Variable<double>> decoder_states(Tape<double>& tape, const Variable<double>& h_Tx, std::size_t T_y) {

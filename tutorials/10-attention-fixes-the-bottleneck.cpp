@@ -23,7 +23,6 @@ using namespace attend;
 using namespace attend::data;
 using namespace attend::models;
 using namespace attend::plot;
-namespace tutorial = attend::tutorial;
 
 namespace {
 

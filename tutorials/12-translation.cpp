@@ -36,14 +36,8 @@
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Rng;
-using attend::Tape;
-using attend::Variable;
-namespace models = attend::models;
-namespace data = attend::data;
-namespace plot = attend::plot;
-namespace nn = attend::nn;
-namespace tutorial = attend::tutorial;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
 

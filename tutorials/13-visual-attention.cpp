@@ -23,21 +23,8 @@
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-using attend::tutorial::row_of;
-using attend::tutorial::row_times;
-using attend::tutorial::seconds_since;
-using attend::tutorial::worst_difference;
-namespace models = attend::models;
-namespace data = attend::data;
-namespace plot = attend::plot;
-namespace nn = attend::nn;
-namespace tutorial = attend::tutorial;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 
 namespace {
 

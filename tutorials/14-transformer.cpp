@@ -33,19 +33,9 @@
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
-using attend::Ids;
-using attend::Mask;
-using attend::Rng;
-using attend::Shape;
-using attend::Tape;
-using attend::Tensor;
-using attend::Variable;
-namespace data = attend::data;
+using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::
+using namespace attend::tutorial;  // this folder's helpers (common.hpp)
 namespace dates = attend::data::dates;
-namespace models = attend::models;
-namespace nn = attend::nn;
-namespace plot = attend::plot;
-namespace tutorial = attend::tutorial;
 
 namespace {
 

@@ -1,13 +1,14 @@
 // The plumbing every tutorial program shares: its command line, its self-checks, its pictures, and the small helpers
 // several programs use to read, print and compare numbers. These helpers are not part of any article and no chapter
 // explains them beyond this paragraph: `--small` selects the fast settings `meson test` uses, `--figures DIR` makes
-// the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet) — and
-// parse_options, the first line of every main, installs fast/'s block cache as the tensors' storage, as the `attend`
-// program does (fast/block_cache.hpp) — check()
-// prints one line per self-check and remembers a failure, and exit_status() is what main returns. row_of() copies
-// values of a tensor into a std::vector<double>, vector_string() prints such a vector as "[ 0.123 -0.456 ]",
-// worst_difference() is the largest |a_k - b_k| of two of them, and sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain
-// double. A helper that computes one of a chapter's equations stays in that chapter's program, next to the equation.
+// the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet), and
+// parse_options, the first line of every main, also installs fast/'s block cache as the tensors' storage, as the
+// `attend` program does (fast/block_cache.hpp). check() prints one line per self-check and remembers a failure, and
+// exit_status() is what main returns. row_of() copies values of a tensor into a std::vector<double>, vector_string()
+// prints such a vector as "[ 0.123 -0.456 ]", worst_difference() is the largest |a_k - b_k| of two of them, and
+// sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain double; encoder_config() is the untrained encoder chapters 5–7 share
+// (chapter 5 quotes it). A helper that computes one of a chapter's equations stays in that chapter's program, next to
+// the equation.
 // Header-only: each program is a single translation unit.
 #pragma once
 
@@ -27,6 +28,7 @@
 #include "autograd/tensor.hpp"
 #include "data/vocabulary.hpp"
 #include "fast/block_cache.hpp"
+#include "nn/recurrent.hpp"
 #include "plot/svg.hpp"
 
 namespace attend::tutorial {
@@ -197,5 +199,19 @@ inline double row_times(const Tensor<float>& W, std::size_t row, const std::vect
   for (std::size_t k = 0; k < v.size(); ++k) sum += W.at({row, first + k}) * v[k];
   return sum;
 }
+
+// [docs:encoder-config]
+// The encoder of chapters 5, 6 and 7: chapter 2's GRU encoder over the source's T_x words (ids 1..T_x; 0 is padding),
+// embeddings of size E and states of size H.
+inline nn::EncoderConfig encoder_config(std::size_t T_x, std::size_t E, std::size_t H) {
+  nn::EncoderConfig config;
+  config.vocab_size = T_x + 1;
+  config.embedding_dim = E;
+  config.padding_id = 0;
+  config.rnn.cell = nn::CellKind::gru;
+  config.rnn.hidden_size = H;
+  return config;
+}
+// [docs:end]
 
 }  // namespace attend::tutorial
