@@ -78,7 +78,8 @@ void Tape<T>::print(std::ostream& out) const {
 }
 
 template <class T>
-void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
+void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements,
+                        const std::vector<std::pair<Variable<T>, std::string>>& names) const {
   // "[0.5, -1]": the elements of a small tensor, in order
   auto elements = [](const Tensor<T>& t) {
     std::ostringstream s;
@@ -91,7 +92,11 @@ void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
   for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
     const Node<T>& n = nodes_[i];
     const Tensor<T>& v = value_of(i);
-    std::string label = "%" + std::to_string(i) + " " + n.op + " | " + to_string(v.shape());
+    std::string name;
+    for (const auto& [variable, text] : names)
+      if (variable.owner() == this && variable.index() == i) name = text;
+    const std::string op_text = name.empty() ? std::string(n.op) : name + " (" + n.op + ")";
+    std::string label = "%" + std::to_string(i) + " " + op_text + " | " + to_string(v.shape());
     if (v.size() <= max_elements) {
       label += " | value " + elements(v);
       if (n.has_grad) label += " | grad " + elements(n.grad);
@@ -113,9 +118,10 @@ void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements) const {
   out << "}\n";
 }
 
-#define ATTEND_INSTANTIATE(T)                        \
-  template void Tape<T>::print(std::ostream&) const; \
-  template void Tape<T>::write_dot(std::ostream&, std::size_t) const;
+#define ATTEND_INSTANTIATE(T)                                  \
+  template void Tape<T>::print(std::ostream&) const;           \
+  template void Tape<T>::write_dot(std::ostream&, std::size_t, \
+                                   const std::vector<std::pair<Variable<T>, std::string>>&) const;
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

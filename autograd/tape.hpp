@@ -199,8 +199,9 @@ class Tape {
   // The recorded graph in Graphviz's DOT language (`dot -Tsvg graph.dot > graph.svg` draws it; micrograd's draw_dot
   // in C++): one box per node with its number, op and shape, and for tensors of at most `max_elements` elements their
   // values and, after backward, their gradients; an arrow from each input to the op that reads it. Leaves and
-  // parameters are drawn filled, constants dashed.
-  void write_dot(std::ostream& out, std::size_t max_elements = 4) const;
+  // parameters are drawn filled, constants dashed. `names` labels the nodes of some variables ("%0 w (leaf)").
+  void write_dot(std::ostream& out, std::size_t max_elements = 4,
+                 const std::vector<std::pair<Variable<T>, std::string>>& names = {}) const;
 
  private:
   friend class BackwardContext<T>;

@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   tape.print(std::cout);
   // the same tape as a graph in Graphviz's DOT language; scripts/make_figures draws it with `dot -Tsvg`
   std::ostringstream dot;
-  tape.write_dot(dot);
+  tape.write_dot(dot, 4, {{neuron.w, "w"}, {neuron.x, "x"}, {neuron.b, "b"}});
   attend::tutorial::write_figure(options, "01-graph.dot", dot.str());
   const bool routes_agree = compare(neuron, hand, fd);
 

@@ -135,7 +135,9 @@ inline void write_figure(const Options& options, const std::string& name, const 
     std::filesystem::create_directories(options.figures, error);  // an error shows up as the write's failure below
     plot::write_file_atomically((std::filesystem::path(options.figures) / name).string(), svg);
   }
-  std::printf("figure: %s\n", name.c_str());
+  // without --figures nothing is written, and the line says so
+  std::printf(options.figures.empty() ? "figure: %s (not written: --figures DIR writes it)\n" : "figure: %s\n",
+              name.c_str());
 }
 
 // n values of a tensor from flat position `first` on, in double: row_of(h, i * H, H) is h_i of a (1, T_x, H) tensor.

@@ -302,6 +302,22 @@ BOOST_AUTO_TEST_CASE(print_lists_every_node) {
   BOOST_TEST(text.find("grad=") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(write_dot_labels_named_variables) {
+  Tape<double> tape;
+  Variable<double> w = tape.leaf(Tensor<double>::scalar(2.0));
+  Variable<double> x = tape.leaf(Tensor<double>::scalar(3.0));
+  Variable<double> y = w * x;
+  Tape<double> other;
+  Variable<double> elsewhere = other.leaf(Tensor<double>::scalar(1.0));  // of another tape: names nothing here
+  std::ostringstream out;
+  tape.write_dot(out, 4, {{w, "w"}, {y, "y"}, {elsewhere, "z"}});
+  const std::string dot = out.str();
+  BOOST_TEST(dot.find("n0 [label=\"%0 w (leaf) | ()") != std::string::npos, dot);
+  BOOST_TEST(dot.find("n1 [label=\"%1 leaf | ()") != std::string::npos, dot);  // x: no name given
+  BOOST_TEST(dot.find("n2 [label=\"%2 y (mul) | ()") != std::string::npos, dot);
+  BOOST_TEST(dot.find(" z ") == std::string::npos, dot);
+}
+
 BOOST_AUTO_TEST_CASE(write_dot_draws_every_node_and_edge) {
   // y = tanh(x·x + x) at x = 0.5, beside a constant: five edges (mul reads x twice, add reads mul and x, tanh add)
   Tape<double> tape;
