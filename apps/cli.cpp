@@ -179,15 +179,14 @@ std::string shown(const T& value) {
 template <class T>
 std::string kind_defaults(const std::vector<std::unique_ptr<ModelKind>>& kinds, std::optional<T> ModelFlags::*field,
                           const std::optional<T>& fallback = std::nullopt) {
-  std::string text = fallback ? shown(*fallback) : "";
+  std::string by_kind;
   for (const std::unique_ptr<ModelKind>& kind : kinds) {
     const std::optional<T> value = kind->defaults().*field;
     if (value && (!fallback || *value != *fallback))
-      text += (text.empty()                                      ? ""
-               : fallback && text.find(' ') == std::string::npos ? "; "
-                                                                 : ", ") +
-              std::string(kind->name()) + " " + shown(*value);
+      by_kind += (by_kind.empty() ? "" : ", ") + std::string(kind->name()) + " " + shown(*value);
   }
+  std::string text = fallback ? shown(*fallback) : "";
+  if (!by_kind.empty()) text += (text.empty() ? "" : "; ") + by_kind;
   return " (default: " + text + ")";
 }
 
