@@ -106,9 +106,9 @@ struct Run {
   std::unique_ptr<TaskData> data;
   std::unique_ptr<Batches> batches;
   std::unique_ptr<nn::Adam<float>> adam;
-  std::unique_ptr<nn::NoamLR> warmup;  // --warmup: sets adam's lr before every step
-  double step_lr = 0;                  // the learning rate of the last step (for the progress line)
-  std::size_t drop_step = 0;           // --lr-drop: the steps after this many run at --lr / 10; 0: none
+  std::unique_ptr<nn::NoamLR> warmup;     // --warmup: sets adam's lr before every step
+  double step_lr = 0;                     // the learning rate of the last step (for the progress line)
+  std::unique_ptr<nn::MultiStepLR> drop;  // --lr-drop: the steps after its milestone run at --lr / 10
   TrainingState state;
   Rng order_rng;             // the batch-order generator
   std::string resumed_from;  // empty: a new training
@@ -216,8 +216,11 @@ void prepare(Run& run, const TrainOptions& options) {
   run.total_steps = run.settings.max_steps > 0 ? std::min(run.settings.max_steps, all) : all;
   // a fraction of the epochs' steps: --max-steps and --time-limit stop a run without moving it, so a run stopped
   // early and resumed keeps the schedule of the whole (a resume that changes --epochs moves it)
-  if (run.settings.lr_drop > 0)
-    run.drop_step = static_cast<std::size_t>(std::ceil(run.settings.lr_drop * static_cast<double>(all)));
+  if (run.settings.lr_drop > 0) {
+    const auto milestone = static_cast<std::int64_t>(std::ceil(run.settings.lr_drop * static_cast<double>(all)));
+    run.drop = std::make_unique<nn::MultiStepLR>(*run.adam, std::vector<std::int64_t>{milestone}, 0.1);
+    run.drop->load_state({static_cast<std::int64_t>(run.state.step)});
+  }
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
   run.curve_every = std::max<std::size_t>(1, run.steps_per_epoch / 10);
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
@@ -350,10 +353,10 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
          << "); " << saved_files(run) << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
     throw std::runtime_error(what.str());
   }
-  if (run.drop_step > 0) run.adam->lr = run.settings.learning_rate * (run.state.step >= run.drop_step ? 0.1 : 1.0);
   run.step_lr = run.adam->lr;
   run.adam->step(run.parallel->executor());
   if (run.warmup) run.warmup->step();
+  if (run.drop) run.drop->step();
   ++run.state.step;
   run.loss_sum += value;
   run.state.curve.add_loss(run.state.step, value, run.curve_every);
@@ -382,8 +385,7 @@ void after_step(Run& run) {
     line << "epoch " << run.state.epoch << "/" << s.epochs << "  step " << run.state.step << "/" << run.total_steps
          << "  loss " << run.loss_sum / static_cast<double>(run.loss_count);
     if (!run.last_validation.empty()) line << "  val " << run.last_validation;
-    if (run.warmup || run.drop_step > 0)
-      line << "  lr " << std::setprecision(1) << std::scientific << run.step_lr << std::fixed;
+    if (run.warmup || run.drop) line << "  lr " << std::setprecision(1) << std::scientific << run.step_lr << std::fixed;
     line.precision(0);
     const double done = static_cast<double>(run.state.step - run.first_step);
     const double left = static_cast<double>(run.total_steps - std::min(run.total_steps, run.state.step));

@@ -384,6 +384,33 @@ void StepLR::load_state(const State& state) {
   state_ = state;
 }
 
+MultiStepLR::MultiStepLR(double& lr, const std::string& optimizer, std::vector<std::int64_t> milestones, double gamma)
+    : lr_(&lr), base_lr_(lr), milestones_(std::move(milestones)), gamma_(gamma) {
+  const std::string who = "MultiStepLR(" + optimizer + ")";
+  for (const std::int64_t milestone : milestones_) {
+    require(milestone >= 0, who, "milestone", static_cast<double>(milestone), ">= 0");
+  }
+  require(is_nonnegative(gamma), who, "gamma", gamma, "finite and >= 0");
+  std::sort(milestones_.begin(), milestones_.end());
+  *lr_ = lr_at(state_.epoch);
+}
+
+double MultiStepLR::lr_at(std::int64_t s) const {
+  const auto passed = std::upper_bound(milestones_.begin(), milestones_.end(), s) - milestones_.begin();
+  return base_lr_ * std::pow(gamma_, static_cast<double>(passed));  // γ^0 = 1: η₀ exactly
+}
+
+void MultiStepLR::step() {
+  ++state_.epoch;
+  *lr_ = lr_at(state_.epoch);
+}
+
+void MultiStepLR::load_state(const State& state) {
+  require(state.epoch >= 0, "MultiStepLR", "epoch", static_cast<double>(state.epoch), ">= 0");
+  state_ = state;
+  *lr_ = lr_at(state_.epoch);
+}
+
 NoamLR::NoamLR(double& lr, const std::string& optimizer, std::size_t d_model, std::int64_t warmup, double factor)
     : lr_(&lr), d_model_(static_cast<double>(d_model)), warmup_(warmup), factor_(factor) {
   const std::string who = "NoamLR(" + optimizer + ")";

@@ -1,8 +1,8 @@
 // Optimizers, gradient clipping and learning-rate schedules, with exactly the semantics of PyTorch 1.13's
 // torch.optim.SGD / Adam / AdamW, torch.nn.utils.clip_grad_norm_ and torch.optim.lr_scheduler.StepLR /
-// ReduceLROnPlateau, so that the same gradients give the same parameters (tests/nn/test_optim.cpp replays PyTorch's
-// steps). An optimizer updates the (name, Parameter*) pairs of Module::parameters() in place from their .grad, after
-// backward. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
+// MultiStepLR / ReduceLROnPlateau, so that the same gradients give the same parameters (tests/nn/test_optim.cpp replays
+// PyTorch's steps). An optimizer updates the (name, Parameter*) pairs of Module::parameters() in place from their
+// .grad, after backward. Chapter: docs/02-encoder.md; API: docs/reference/nn.md.
 //
 //   tape.backward(loss);
 //   clip_grad_norm(params, 1.0);    // optional
@@ -240,6 +240,38 @@ class StepLR {
   StepLR(double& lr, const std::string& optimizer, std::int64_t step_size, double gamma);
   double* lr_;
   std::int64_t step_size_;
+  double gamma_;
+  State state_;
+};
+
+// Drops at milestones, torch.optim.lr_scheduler.MultiStepLR: call step() once per epoch — or once per optimizer step,
+// as the seq2seq loop (models/train.hpp) and `attend train --lr-drop` do, with milestones counted in steps. After s
+// calls, η = η₀ · γ^k with k the number of milestones ≤ s (PyTorch's closed form, `base_lr * gamma ** k`), η₀ the
+// optimizer's `lr` at construction. Sets η outright, so a resumed run that restores the state gets the same η; while
+// nothing else changes η it equals PyTorch's chainable form (which multiplies at each milestone). Milestones ≥ 0, in
+// any order, repeats counting twice (as PyTorch's Counter does); γ ≥ 0. The optimizer must outlive the schedule.
+class MultiStepLR {
+ public:
+  struct State {
+    std::int64_t epoch = 0;  // the number of step() calls so far (PyTorch's last_epoch)
+  };
+
+  template <class T>
+  MultiStepLR(Optimizer<T>& optimizer, std::vector<std::int64_t> milestones, double gamma = 0.1)
+      : MultiStepLR(optimizer.lr, optimizer.name(), std::move(milestones), gamma) {}
+
+  // η after s calls to step().
+  double lr_at(std::int64_t s) const;
+  void step();
+  double lr() const { return *lr_; }
+  State state() const { return state_; }
+  void load_state(const State& state);  // sets η for state.epoch
+
+ private:
+  MultiStepLR(double& lr, const std::string& optimizer, std::vector<std::int64_t> milestones, double gamma);
+  double* lr_;
+  double base_lr_;
+  std::vector<std::int64_t> milestones_;  // sorted
   double gamma_;
   State state_;
 };

@@ -509,6 +509,43 @@ BOOST_AUTO_TEST_CASE(step_lr_decays_every_step_size_epochs) {
   BOOST_TEST(decay.state().epoch == 3);
 }
 
+// PyTorch's MultiStepLR(milestones=[5, 3], gamma=0.5) from lr 1: η = 1 · 0.5^k after s steps, k the milestones ≤ s —
+// 1, 1, 0.5, 0.5, 0.25, 0.25, 0.25 — whatever order the milestones come in; a milestone given twice drops twice.
+BOOST_AUTO_TEST_CASE(multi_step_lr_drops_at_its_milestones_and_resumes) {
+  Parameter<double> w(vector_of<double>({0.0}));
+  SgdOptions o;
+  o.lr = 1.0;
+  Sgd<double> sgd({{"w", &w}}, o);
+  MultiStepLR schedule(sgd, {5, 3}, 0.5);
+  BOOST_TEST(sgd.lr == 1.0);
+  std::vector<double> lrs;
+  for (int s = 1; s <= 7; ++s) {
+    schedule.step();
+    lrs.push_back(sgd.lr);
+  }
+  const std::vector<double> expected = {1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.25};
+  BOOST_TEST(lrs == expected, boost::test_tools::per_element());
+  BOOST_TEST(schedule.state().epoch == 7);
+
+  // resumed from its state (the optimizer's lr as a fresh run has it): the same η from there on
+  o.lr = 1.0;
+  Sgd<double> other({{"w", &w}}, o);
+  MultiStepLR resumed(other, {3, 5}, 0.5);
+  resumed.load_state(MultiStepLR::State{4});
+  BOOST_TEST(other.lr == 0.5);
+  resumed.step();
+  BOOST_TEST(other.lr == 0.25);
+
+  // γ^k in one power, as PyTorch's closed form: [2, 2] with γ = 0.1 gives 0.1 ** 2 = 0.010000000000000002
+  o.lr = 1.0;
+  Sgd<double> twice({{"w", &w}}, o);
+  MultiStepLR repeated(twice, {2, 2}, 0.1);
+  repeated.step();
+  BOOST_TEST(twice.lr == 1.0);
+  repeated.step();
+  BOOST_TEST(twice.lr == std::pow(0.1, 2.0));
+}
+
 // η(s) = d^−0.5 · min(s^−0.5, s · w^−1.5) · factor: linear warm-up to the peak (d·w)^−0.5 · factor at s = w, then
 // 1/√s. d = 64, w = 4, factor 2: η(1) = 2/8 · 1/8 = 1/32, η(2) = 1/16, η(4) = 1/8 (peak), η(16) = 2/8 · 1/4 = 1/16.
 BOOST_AUTO_TEST_CASE(noam_lr_warms_up_then_decays_and_resumes) {
@@ -739,6 +776,13 @@ BOOST_AUTO_TEST_CASE(invalid_hyper_parameters_throw) {
                         message_has({"clip_grad_norm", "max_norm", "-1"}));
   BOOST_CHECK_EXCEPTION(StepLR(valid, 0, 0.5), std::invalid_argument, message_has({"StepLR", "step_size", "0"}));
   BOOST_CHECK_EXCEPTION(StepLR(valid, 2, -0.5), std::invalid_argument, message_has({"StepLR", "gamma", "-0.5"}));
+  BOOST_CHECK_EXCEPTION(MultiStepLR(valid, {3, -1}), std::invalid_argument,
+                        message_has({"MultiStepLR", "milestone", "-1"}));
+  BOOST_CHECK_EXCEPTION(MultiStepLR(valid, {3}, -0.5), std::invalid_argument,
+                        message_has({"MultiStepLR", "gamma", "-0.5"}));
+  MultiStepLR multi(valid, {3});
+  BOOST_CHECK_EXCEPTION(multi.load_state(MultiStepLR::State{-1}), std::invalid_argument,
+                        message_has({"MultiStepLR", "epoch"}));
   BOOST_CHECK_EXCEPTION(NoamLR(valid, 0, 4), std::invalid_argument, message_has({"NoamLR", "d_model", "0"}));
   BOOST_CHECK_EXCEPTION(NoamLR(valid, 8, 0), std::invalid_argument, message_has({"NoamLR", "warmup", "0"}));
   BOOST_CHECK_EXCEPTION(NoamLR(valid, 8, 4, 0.0), std::invalid_argument, message_has({"NoamLR", "factor", "0"}));
