@@ -5,7 +5,6 @@
 #include <map>
 
 #include "models/search.hpp"
-#include "nn/optim.hpp"
 
 namespace attend::models::sequences {
 
@@ -65,36 +64,12 @@ std::string spell(const std::vector<std::int64_t>& ids) {
 template <class T>
 std::vector<double> train(Seq2seq<T>& model, const std::vector<Example>& examples, const TrainOptions& options) {
   if (examples.empty()) throw std::invalid_argument("sequences::train: no examples");
-  std::vector<std::size_t> lengths;
-  for (const Example& example : examples) lengths.push_back(example.source.size());
-  // [docs:train]
-  nn::Adam<T> adam(model.parameters(), {options.lr});
-  Rng order(options.seed);
-  std::vector<std::vector<std::size_t>> epoch;  // the batches of the current pass over the examples
-  std::size_t next = 0;
-  std::vector<double> losses;
-  Tape<T> tape;
-  model.train();
-  while (losses.size() < options.steps) {
-    if (next == epoch.size()) {
-      epoch = bucketed_batch_order(lengths, options.batch_size, order);
-      next = 0;
-    }
-    const Batch batch = batch_of(examples, epoch[next++]);
-    if (options.lr_drop_step != 0 && losses.size() + 1 == options.lr_drop_step) adam.lr = options.lr / 10;
-    tape.clear();
-    adam.zero_grad();
-    // L = -(1/N) Σ_b Σ_j log p(y_j | y_<j, x): teacher forcing, step j reads the true y_{j-1}
-    const Variable<T> L = model.loss(tape, batch);
-    tape.backward(L);
-    nn::clip_grad_norm(adam.parameters(), options.max_grad_norm);
-    adam.step();
-    losses.push_back(static_cast<double>(L.value().item()));
-    if (options.on_step) options.on_step(losses.size(), losses.back());
+  std::vector<std::vector<std::int64_t>> sources, targets;
+  for (const Example& example : examples) {
+    sources.push_back(example.source);
+    targets.push_back(example.target);
   }
-  model.eval();
-  // [docs:end]
-  return losses;
+  return models::train(model, sources, targets, options);
 }
 
 template <class T>
@@ -147,7 +122,7 @@ LengthExperiment bottleneck_experiment(bool small) {
   // lr / 10 for the last 30% of the steps: without it the attention model's exact match on long strings depended on
   // the training (40 symbols: 34-73% over three seeds; with it 95-99% over five,
   // docs/10-attention-fixes-the-bottleneck.md)
-  experiment.training.lr_drop_step = experiment.training.steps * 7 / 10 + 1;
+  experiment.training.lr_drop_after = experiment.training.steps * 7 / 10;
   experiment.seed = 1;
   experiment.training.seed = experiment.seed;
   // [docs:end]

@@ -1,8 +1,8 @@
 // The toy task of chapters 3, 4 and 10: random sequences of symbols (the letters a, b, c, …) of a length you choose,
 // and a target that copies or reverses them. Its one knob is the source length, which makes it the cleanest probe of
 // the basic encoder-decoder's fixed context vector (docs/04-bottleneck.md) and of what attention changes
-// (docs/10-attention-fixes-the-bottleneck.md). Also here: the training loop those chapters share (teacher forcing,
-// docs/03-encoder-decoder.md), greedy outputs for a whole set, exact match per source length, and the copy of a
+// (docs/10-attention-fixes-the-bottleneck.md). Also here: the shared training loop (models/train.hpp) on these
+// examples, greedy outputs for a whole set, exact match per source length, and the copy of a
 // float model's weights into a double one for finite-difference checks.
 // Ids: the four special ids of batch.hpp first (<pad> 0, <sos> 1, <eos> 2, <unk> 3), then symbol k has id 4 + k.
 #pragma once
@@ -15,6 +15,7 @@
 
 #include "models/batch.hpp"
 #include "models/seq2seq.hpp"
+#include "models/train.hpp"
 
 namespace attend::models::sequences {
 
@@ -46,20 +47,8 @@ Batch batch_of(const std::vector<Example>& examples, const std::vector<std::size
 // Ids as letters, one character each: symbols a, b, …; "^" <sos>, "$" <eos>, "_" <pad>, "?" anything else.
 std::string spell(const std::vector<std::int64_t>& ids);
 
-// The training loop of docs/03-encoder-decoder.md: Adam on the teacher-forced mean cross-entropy, gradients clipped
-// to a global norm, batches of similar lengths (models::bucketed_batch_order) drawn epoch after epoch.
-struct TrainOptions {
-  std::size_t steps = 1000;  // optimizer steps, one batch each
-  std::size_t batch_size = 32;
-  double lr = 3e-3;            // Adam's learning rate
-  double max_grad_norm = 1.0;  // clip_grad_norm
-  std::uint64_t seed = 0;      // the order of the batches
-  // From this step on (counted from 1) the learning rate is lr / 10, to settle what was learned; 0: never.
-  std::size_t lr_drop_step = 0;
-  // Called after every step with the step's number (from 1) and loss, to report progress; may be empty.
-  std::function<void(std::size_t step, double loss)> on_step;
-};
-// Trains model on examples and leaves it in evaluation mode. Returns the loss of every step, in order.
+// models::train (train.hpp, the loop of docs/03-encoder-decoder.md) on the examples' sources and targets. Throws
+// std::invalid_argument when there are none.
 template <class T>
 std::vector<double> train(Seq2seq<T>& model, const std::vector<Example>& examples, const TrainOptions& options);
 

@@ -112,16 +112,19 @@ Seq2seqConfig configure(const sequences::TaskConfig& task) {
   return config;
 }
 
-sequences::TrainOptions training_options(bool small) {
-  sequences::TrainOptions training;
+models::TrainOptions training_options(bool small) {
+  models::TrainOptions training;
   training.steps = small ? 60 : 700;
+  training.batch_size = 32;
+  training.lr = 3e-3;  // Adam's
+  training.seed = 0;   // the order of the batches
   return training;
 }
 // [docs:end]
 
 // The model's sizes, and the mean training loss over each seventh of the steps.
 void print_training(const Toy& toy, const Seq2seqConfig& config, Seq2seq<float>& model,
-                    const sequences::TrainOptions& training, const std::vector<double>& losses) {
+                    const models::TrainOptions& training, const std::vector<double>& losses) {
   std::printf("vanilla encoder-decoder: V = %zu, E = %zu, H = %zu, %zu parameters; copy task, lengths %zu..%zu\n",
               config.target_vocab_size, config.embedding_dim, config.hidden_size, model.parameter_count(),
               toy.task.min_length, toy.task.max_length);
@@ -410,7 +413,7 @@ int main(int argc, char** argv) {
   Seq2seqConfig config = configure(toy.task);
   config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights
   Seq2seq<float> model(config);
-  sequences::TrainOptions training = training_options(options.small);
+  models::TrainOptions training = training_options(options.small);
   training.seed = tutorial::seeded(options, training.seed);  // and another batch order
   const std::vector<double> losses = sequences::train(model, toy.train_set, training);
   print_training(toy, config, model, training, losses);

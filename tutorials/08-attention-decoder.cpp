@@ -19,7 +19,7 @@
 #include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "nn/optim.hpp"
+#include "models/train.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
@@ -81,7 +81,6 @@ struct Data {
   dates::Splits splits;
   data::Vocabulary source_vocabulary, target_vocabulary;
   std::vector<Sequence> train_sources, train_targets;
-  std::vector<std::size_t> source_lengths;
 };
 
 Data make_data(std::size_t train_size, std::size_t held_out) {
@@ -93,17 +92,15 @@ Data make_data(std::size_t train_size, std::size_t held_out) {
   for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
   for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
   std::vector<Sequence> train_sources, train_targets;
-  std::vector<std::size_t> source_lengths;
   for (const dates::Example& example : splits.train) {
     train_sources.push_back(ids_of(source_vocabulary, example.source));
     train_targets.push_back(ids_of(target_vocabulary, example.target));
-    source_lengths.push_back(train_sources.back().size());
   }
   // [docs:end]
   std::printf("a training pair: \"%s\" -> \"%s\"; vocabularies of %zu source and %zu target tokens\n",
               splits.train[0].source.c_str(), splits.train[0].target.c_str(), source_vocabulary.size(),
               target_vocabulary.size());
-  return {splits, source_vocabulary, target_vocabulary, train_sources, train_targets, source_lengths};
+  return {splits, source_vocabulary, target_vocabulary, train_sources, train_targets};
 }
 
 models::Seq2seqConfig configure(const data::Vocabulary& source_vocabulary, const data::Vocabulary& target_vocabulary,
@@ -120,50 +117,36 @@ models::Seq2seqConfig configure(const data::Vocabulary& source_vocabulary, const
   return config;
 }
 
-// Adam on (8.6) with teacher forcing, `epochs` passes over the training pairs (at most max_steps steps when that is
-// not 0); prints the loss every 100 steps and the validation exact match after each pass.
+// Chapter 3's loop (models::train) on the dates: Adam 2e-3 on (8.6) with teacher forcing, `epochs` passes over the
+// training pairs (at most max_steps steps when that is not 0); prints the loss every 100 steps and the validation
+// exact match after each pass.
 void train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, std::size_t max_steps,
            std::size_t batch_size, std::uint64_t order_seed) {
-  const auto& [splits, source_vocabulary, target_vocabulary, train_sources, train_targets, source_lengths] = data;
   // [docs:train]
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(order_seed);  // the order of the batches (seed 7)
-  Tape<float> tape;
-  std::size_t step = 0;
+  models::TrainOptions training;
+  training.epochs = epochs;
+  training.steps = max_steps;  // 0: no limit
+  training.batch_size = batch_size;
+  training.lr = 2e-3;
+  training.seed = order_seed;  // the order of the batches (7)
   double loss_sum = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
-    model.train();
-    for (const auto& indices : models::bucketed_batch_order(source_lengths, batch_size, order_rng)) {
-      if (max_steps != 0 && step == max_steps) break;
-      // A padded batch of dates of similar lengths: source (B, T_x), target_in = <sos> y_1 … y_n (the y_{j-1} that
-      // teacher forcing feeds in), target_out = y_1 … y_n <eos> (the y_j to predict).
-      std::vector<Sequence> sources, targets;
-      for (std::size_t k : indices) {
-        sources.push_back(train_sources[k]);
-        targets.push_back(train_targets[k]);
-      }
-      const models::Batch batch = models::make_batch(sources, targets);
-      tape.clear();  // a new graph for every step
-      adam.zero_grad();
-      // (8.6)  L = -(1/N) Σ_j log p(y_j | y_<j, x): every step of every date, padding left out
-      const Variable<float> L = model.loss(tape, batch);
-      tape.backward(L);                             // ∂L/∂θ for every parameter θ
-      nn::clip_grad_norm(model.parameters(), 1.0);  // one rare large gradient must not undo what was learned
-      adam.step();
-      loss_sum += L.value().item();
-      if (++step % 100 == 0) {
-        std::printf("epoch %zu  step %4zu  loss %.4f (mean of the last 100 steps)\n", epoch, step, loss_sum / 100);
-        loss_sum = 0;
-      }
+  training.on_step = [&](const models::TrainStep& done) {
+    loss_sum += done.loss;
+    if (done.step % 100 == 0) {
+      std::printf("epoch %zu  step %4zu  loss %.4f (mean of the last 100 steps)\n", done.epoch, done.step,
+                  loss_sum / 100);
+      loss_sum = 0;
     }
-    model.eval();
-    const dates::Scores validation = exact_match(model, splits.validation, source_vocabulary, target_vocabulary);
-    std::printf("epoch %zu done: step %zu, validation exact match %.4f\n", epoch, step, validation.exact_match);
-  }
+  };
+  training.on_epoch = [&](std::size_t epoch, std::size_t steps) {
+    const dates::Scores validation =
+        exact_match(model, data.splits.validation, data.source_vocabulary, data.target_vocabulary);
+    std::printf("epoch %zu done: step %zu, validation exact match %.4f\n", epoch, steps, validation.exact_match);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  models::train(model, data.train_sources, data.train_targets, training);
   // [docs:end]
-  const double train_seconds = seconds_since(start);
-  std::printf("time: training took %.0f s, the validation runs included\n", train_seconds);
+  std::printf("time: training took %.0f s, the validation runs included\n", seconds_since(start));
 }
 
 // The greedy outputs of a few test dates, printed right or wrong.

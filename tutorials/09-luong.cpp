@@ -21,7 +21,7 @@
 #include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "nn/optim.hpp"
+#include "models/train.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
@@ -38,7 +38,6 @@ struct Data {
   dates::Splits splits;
   data::Vocabulary source_vocabulary, target_vocabulary;
   std::vector<Sequence> train_sources, train_targets;
-  std::vector<std::size_t> source_lengths;
 };
 
 Data make_data(std::size_t train_size, std::size_t held_out) {
@@ -49,7 +48,6 @@ Data make_data(std::size_t train_size, std::size_t held_out) {
   for (const dates::Example& example : data.splits.train) {
     data.train_sources.push_back(ids_of(data.source_vocabulary, example.source));
     data.train_targets.push_back(ids_of(data.target_vocabulary, example.target));
-    data.source_lengths.push_back(data.train_sources.back().size());
   }
   return data;
 }
@@ -62,46 +60,32 @@ struct Run {
 };
 
 // [docs:train]
-// Chapter 8's training loop as a function: Adam on the teacher-forced cross-entropy, gradients clipped to norm 1,
-// batches of similar lengths, `epochs` passes over the data (or max_steps steps when that is not 0).
+// Chapter 8's training: models::train, Adam 2e-3 on the teacher-forced cross-entropy, gradients clipped to norm 1,
+// batches of 64 of similar lengths, `epochs` passes over the data (or max_steps steps when that is not 0).
 Run train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, std::size_t max_steps,
           std::uint64_t order_seed) {
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(order_seed);  // the same order of batches for every model (seed 7)
-  Tape<float> tape;
+  models::TrainOptions training;
+  training.epochs = epochs;
+  training.steps = max_steps;  // 0: no limit
+  training.batch_size = 64;
+  training.lr = 2e-3;
+  training.seed = order_seed;  // the same order of batches for every model (seed 7)
   Run run;
-  std::vector<double> recent_losses;
+  training.on_step = [&](const models::TrainStep& done) { run.tokens += done.tokens; };
+  training.on_epoch = [&](std::size_t epoch, std::size_t steps) {
+    // progress on standard error (standard output is what the chapter quotes)
+    std::fprintf(stderr, "  training: epoch %zu/%zu done, step %zu\n", epoch, epochs, steps);
+  };
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
-  model.train();
-  for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
-    for (const std::vector<std::size_t>& indices : models::bucketed_batch_order(data.source_lengths, 64, order_rng)) {
-      if (max_steps != 0 && run.steps == max_steps) break;
-      std::vector<Sequence> sources, targets;
-      for (std::size_t k : indices) {
-        sources.push_back(data.train_sources[k]);
-        targets.push_back(data.train_targets[k]);
-        run.tokens += data.train_targets[k].size() + 1;
-      }
-      const models::Batch batch = models::make_batch(sources, targets);
-      tape.clear();
-      adam.zero_grad();
-      const Variable<float> L = model.loss(tape, batch);
-      tape.backward(L);
-      nn::clip_grad_norm(model.parameters(), 1.0);
-      adam.step();
-      ++run.steps;
-      recent_losses.push_back(L.value().item());
-      if (recent_losses.size() > 100) recent_losses.erase(recent_losses.begin());
-    }
-    // progress on standard error (standard output is what the chapter quotes)
-    std::fprintf(stderr, "  training: epoch %zu/%zu done, step %zu, loss %.3f\n", epoch, epochs, run.steps,
-                 recent_losses.empty() ? 0.0 : recent_losses.back());
-  }
+  const std::vector<double> losses = models::train(model, data.train_sources, data.train_targets, training);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  for (double l : recent_losses) run.final_loss += l / static_cast<double>(recent_losses.size());
-  model.eval();
+  run.steps = losses.size();
+  const std::size_t last = std::min<std::size_t>(100, losses.size());  // the mean of the last (up to) 100 steps
+  for (std::size_t k = losses.size() - last; k < losses.size(); ++k) {
+    run.final_loss += losses[k] / static_cast<double>(last);
+  }
   return run;
 }
 // [docs:end]

@@ -56,7 +56,7 @@ Compared train_both(const tutorial::Options& options) {
     Seq2seqConfig config = sequences::model_config(experiment, decoder);
     config.seed = tutorial::seeded(options, config.seed);  // --seed S: other initial weights (the same data)
     models.push_back(std::make_unique<Seq2seq<float>>(config));
-    sequences::TrainOptions training = experiment.training;
+    models::TrainOptions training = experiment.training;
     training.seed = tutorial::seeded(options, training.seed);        // and another batch order
     training.on_step = tutorial::progress(decoder, training.steps);  // on standard error
     losses.push_back(sequences::train(*models.back(), train_set, training));

@@ -32,7 +32,7 @@
 #include "data/vocabulary.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
-#include "nn/optim.hpp"
+#include "models/train.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
@@ -173,7 +173,6 @@ struct Corpus {
   data::TranslationData data;
   data::Vocabulary source_vocabulary, target_vocabulary;
   std::vector<Sequence> train_sources, train_targets;
-  std::vector<std::size_t> source_lengths;
   std::vector<data::TranslationExample> train_examples;  // a sample of training sources, all their references
 };
 
@@ -195,7 +194,6 @@ Corpus make_corpus(const data::PairFile& file, const data::TranslationSplitOptio
   for (const data::TokenPair& pair : corpus.data.train) {
     corpus.train_sources.push_back(corpus.source_vocabulary.encode(pair.source));
     corpus.train_targets.push_back(corpus.target_vocabulary.encode(pair.target));
-    corpus.source_lengths.push_back(corpus.train_sources.back().size());
   }
   // [docs:end]
   // Training sources with all their training translations, evenly spread over the file: BLEU on data the model saw.
@@ -228,43 +226,29 @@ struct Run {
 };
 
 // [docs:train]
-// Chapter 9's training loop: Adam on the teacher-forced cross-entropy, gradients clipped to norm 1, batches of 64
-// pairs of similar source lengths, a fixed number of steps (here less than one pass over the Spanish pairs).
+// Chapter 9's training: models::train, Adam 2e-3 on the teacher-forced cross-entropy, gradients clipped to norm 1,
+// batches of 64 pairs of similar source lengths, a fixed number of steps (here less than one pass over the Spanish
+// pairs); the mean loss of each stretch of report_every steps.
 Run train(models::Seq2seq<float>& model, const Corpus& corpus, std::size_t steps, std::size_t report_every,
           std::uint64_t order_seed) {
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng order_rng(order_seed);  // the same order of batches for every model (seed 7)
-  Tape<float> tape;
+  models::TrainOptions training;
+  training.steps = steps;
+  training.batch_size = 64;
+  training.lr = 2e-3;
+  training.seed = order_seed;  // the same order of batches for every model (seed 7)
   Run run;
   double loss_sum = 0;
-  std::size_t step = 0;
-  const auto start = std::chrono::steady_clock::now();
-  model.train();
-  while (step < steps) {
-    for (const std::vector<std::size_t>& indices : models::bucketed_batch_order(corpus.source_lengths, 64, order_rng)) {
-      if (step == steps) break;
-      std::vector<Sequence> sources, targets;
-      for (std::size_t k : indices) {
-        sources.push_back(corpus.train_sources[k]);
-        targets.push_back(corpus.train_targets[k]);
-        run.tokens += corpus.train_targets[k].size() + 1;
-      }
-      const models::Batch batch = models::make_batch(sources, targets);
-      tape.clear();
-      adam.zero_grad();
-      const Variable<float> L = model.loss(tape, batch);
-      tape.backward(L);
-      nn::clip_grad_norm(model.parameters(), 1.0);
-      adam.step();
-      loss_sum += L.value().item();
-      if (++step % report_every == 0) {
-        run.losses.push_back(loss_sum / static_cast<double>(report_every));
-        loss_sum = 0;
-      }
+  training.on_step = [&](const models::TrainStep& done) {
+    run.tokens += done.tokens;
+    loss_sum += done.loss;
+    if (done.step % report_every == 0) {
+      run.losses.push_back(loss_sum / static_cast<double>(report_every));
+      loss_sum = 0;
     }
-  }
+  };
+  const auto start = std::chrono::steady_clock::now();
+  models::train(model, corpus.train_sources, corpus.train_targets, training);
   run.seconds = tutorial::seconds_since(start);
-  model.eval();
   return run;
 }
 // [docs:end]

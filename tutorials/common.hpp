@@ -28,6 +28,7 @@
 #include "autograd/tensor.hpp"
 #include "data/vocabulary.hpp"
 #include "fast/block_cache.hpp"
+#include "models/train.hpp"
 #include "nn/recurrent.hpp"
 #include "plot/svg.hpp"
 
@@ -180,10 +181,10 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // A progress report for a training of `steps` steps: "  training bahdanau: step 400/2000, loss 0.912" on standard
 // error at every tenth of the run (standard output, what the chapters quote, is left alone).
-inline std::function<void(std::size_t, double)> progress(const std::string& what, std::size_t steps) {
-  return [what, steps](std::size_t step, double loss) {
-    if (step % std::max<std::size_t>(1, steps / 10) == 0 || step == steps)
-      std::fprintf(stderr, "  training %s: step %zu/%zu, loss %.3f\n", what.c_str(), step, steps, loss);
+inline std::function<void(const models::TrainStep&)> progress(const std::string& what, std::size_t steps) {
+  return [what, steps](const models::TrainStep& done) {
+    if (done.step % std::max<std::size_t>(1, steps / 10) == 0 || done.step == steps)
+      std::fprintf(stderr, "  training %s: step %zu/%zu, loss %.3f\n", what.c_str(), done.step, steps, done.loss);
   };
 }
 

@@ -1,12 +1,14 @@
 // The copy/reverse toy task (models/sequences.hpp): lengths and symbols in range, copy and reverse targets, the same
 // examples from the same seed, padded batches, spelling, exact match per length, the float → double copy of a model,
-// and the shared training loop, which must learn a tiny copy task and repeat itself exactly.
+// and the shared training loop (models/train.hpp): it must learn a tiny copy task and repeat itself exactly, stop at
+// its limits, report every step and pass, and drop the learning rate after exactly the steps it is told.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <set>
 
 #include "models/search.hpp"
 #include "models/sequences.hpp"
+#include "models/train.hpp"
 #include "tests/autograd/helpers.hpp"
 
 using namespace attend;
@@ -207,10 +209,11 @@ BOOST_AUTO_TEST_CASE(training_learns_a_tiny_copy_task_and_repeats_itself) {
   const auto task = task_of(seq::Task::copy, 3, 1, 3);
   Rng rng(5);
   const auto examples = seq::generate(task, 64, rng);
-  seq::TrainOptions options;
+  TrainOptions options;
   options.steps = 300;
   options.batch_size = 16;
   options.lr = 1e-2;
+  options.seed = 0;
   Seq2seq<float> model(tiny_model(task, 16));
   const std::vector<double> losses = seq::train(model, examples, options);
   BOOST_TEST_REQUIRE(losses.size() == 300u);
@@ -231,6 +234,93 @@ BOOST_AUTO_TEST_CASE(training_learns_a_tiny_copy_task_and_repeats_itself) {
   BOOST_TEST(repeated == losses, boost::test_tools::per_element());
   BOOST_CHECK_EXCEPTION(seq::train(again, {}, options), std::invalid_argument, message_has({"no examples"}));
   BOOST_CHECK_EXCEPTION(seq::predict(again, examples, 0), std::invalid_argument, message_has({"batch size 0"}));
+}
+
+// models::train's limits and reports: 40 pairs in batches of 16 are 3 batches a pass (16, 16, 8).
+BOOST_AUTO_TEST_CASE(the_shared_loop_stops_at_its_limits_and_reports_each_step_and_pass) {
+  const auto task = task_of(seq::Task::reverse, 4, 1, 5);
+  Rng rng(9);
+  const auto examples = seq::generate(task, 40, rng);
+  std::vector<Tokens> sources, targets;
+  std::size_t all_tokens = 0;
+  for (const auto& example : examples) {
+    sources.push_back(example.source);
+    targets.push_back(example.target);
+    all_tokens += example.target.size() + 1;  // <eos> included
+  }
+  Seq2seq<float> model(tiny_model(task, 8)), cut(tiny_model(task, 8));
+  Seq2seq<float>* training = &model;  // the model the callbacks watch
+  TrainOptions options;
+  options.batch_size = 16;
+  options.epochs = 2;
+  std::vector<TrainStep> steps;
+  std::vector<std::pair<std::size_t, std::size_t>> passes;  // (epoch, steps so far)
+  options.on_step = [&](const TrainStep& done) {
+    BOOST_TEST(training->training());
+    steps.push_back(done);
+  };
+  options.on_epoch = [&](std::size_t epoch, std::size_t so_far) {
+    BOOST_TEST(!training->training());  // measured in evaluation mode
+    passes.emplace_back(epoch, so_far);
+  };
+  const std::vector<double> losses = train(model, sources, targets, options);
+  BOOST_TEST_REQUIRE(losses.size() == 6u);
+  BOOST_TEST_REQUIRE(steps.size() == 6u);
+  std::size_t first_pass_tokens = 0;
+  for (std::size_t k = 0; k < 6; ++k) {
+    BOOST_TEST(steps[k].step == k + 1);
+    BOOST_TEST(steps[k].epoch == k / 3 + 1);
+    BOOST_TEST(steps[k].loss == losses[k]);
+    if (k < 3) first_pass_tokens += steps[k].tokens;
+  }
+  BOOST_TEST(first_pass_tokens == all_tokens);  // a pass trains on every pair once
+  const std::vector<std::pair<std::size_t, std::size_t>> expected_passes{{1, 3}, {2, 6}};
+  BOOST_TEST((passes == expected_passes));
+  BOOST_TEST(!model.training());
+
+  // a step limit cuts the second pass short; its end is still reported
+  training = &cut;
+  options.steps = 4;
+  options.epochs = 0;
+  passes.clear();
+  steps.clear();
+  const std::vector<double> cut_losses = train(cut, sources, targets, options);
+  BOOST_TEST(cut_losses.size() == 4u);
+  const std::vector<std::pair<std::size_t, std::size_t>> cut_passes{{1, 3}, {2, 4}};
+  BOOST_TEST((passes == cut_passes));
+  // the same model, pairs and options: the same first steps as the longer run, bit for bit
+  for (std::size_t k = 0; k < 4; ++k) BOOST_TEST(cut_losses[k] == losses[k]);
+
+  options.on_step = nullptr;
+  options.on_epoch = nullptr;
+  BOOST_CHECK_EXCEPTION(train(cut, {}, {}, options), std::invalid_argument, message_has({"models::train", "no"}));
+  BOOST_CHECK_EXCEPTION(train(cut, sources, {targets[0]}, options), std::invalid_argument,
+                        message_has({"40 sources but 1 targets"}));
+  options.batch_size = 0;
+  BOOST_CHECK_EXCEPTION(train(cut, sources, targets, options), std::invalid_argument, message_has({"batch size 0"}));
+  options.batch_size = 16;
+  options.steps = 0;
+  BOOST_CHECK_EXCEPTION(train(cut, sources, targets, options), std::invalid_argument, message_has({"no limit"}));
+}
+
+// lr_drop_after = k: steps 1..k run at lr, the rest at lr / 10 — so the losses agree with an undropped run up to and
+// including step k + 1 (the first step at lr / 10 changes the weights only after its loss) and differ from step k + 2.
+BOOST_AUTO_TEST_CASE(the_shared_loop_drops_the_rate_after_exactly_lr_drop_after_steps) {
+  const auto task = task_of(seq::Task::copy, 4, 2, 4);
+  Rng rng(4);
+  const auto examples = seq::generate(task, 48, rng);
+  TrainOptions options;
+  options.steps = 8;
+  options.batch_size = 16;
+  options.lr = 1e-2;
+  Seq2seq<float> steady(tiny_model(task, 8)), dropped(tiny_model(task, 8)), again(tiny_model(task, 8));
+  const std::vector<double> plain = seq::train(steady, examples, options);
+  options.lr_drop_after = 5;
+  const std::vector<double> drop = seq::train(dropped, examples, options);
+  BOOST_TEST_REQUIRE(drop.size() == 8u);
+  for (std::size_t k = 0; k < 6; ++k) BOOST_TEST(drop[k] == plain[k]);  // steps 1..6
+  BOOST_TEST(drop[6] != plain[6]);  // step 7 reads weights step 6 updated at lr / 10
+  BOOST_TEST(seq::train(again, examples, options) == drop, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
