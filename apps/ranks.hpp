@@ -44,7 +44,8 @@ class Ranks {
   Ranks();
   ~Ranks();
   std::size_t size_ = 1, rank_ = 0;
-  bool initialised_ = false;                             // this program called MPI_Init (and so calls MPI_Finalize)
+  // this program called MPI_Init (and so calls MPI_Finalize); unused in a build without Open MPI
+  [[maybe_unused]] bool initialised_ = false;
   mutable std::vector<float> gather_mine_, gather_all_;  // sum_gradients' buffers, reused every step
 };
 

@@ -50,7 +50,8 @@ double sgemm_seconds(const GemmShape& shape, int reps) {
   const auto [ta, tb, m, n, k] = shape;
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.f);
   const int M = int(m), N = int(n), K = int(k);
-  const auto run = [&] {
+  // the transposes by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
+  const auto run = [&, ta = ta, tb = tb] {
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.f, a.data(),
                 ta ? M : K, b.data(), tb ? K : N, 1.f, c.data(), N);
   };

@@ -190,7 +190,13 @@ struct HandGradients {
 
 HandGradients hand_gradients(const TapeGradients& g) {
   const std::size_t B = g.alpha.shape()[0], T_x = g.alpha.shape()[1], H = g.w.shape()[1];
-  const auto& [w, e, annotations, alpha, dL_de, dL_dalpha, dL_dh] = g;
+  // references, not a structured binding: C++17 lets no lambda capture one (clang refuses it, GCC accepts it)
+  const Tensor<double>& w = g.w;
+  const Tensor<double>& dL_de = g.dL_de;
+  const Tensor<double>& dL_dalpha = g.dL_dalpha;
+  const Tensor<double>& dL_dh = g.dL_dh;
+  const Variable<double>& annotations = g.annotations;
+  const Variable<double>& alpha = g.alpha;
   // [docs:hand-gradients]
   // The same gradients by hand, one sentence b at a time, from the values α and h alone.
   auto alpha_of = [&](std::size_t b, std::size_t i) { return alpha.value().at({b, i}); };
