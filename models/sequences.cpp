@@ -1,4 +1,4 @@
-// The copy/reverse task, its training loop and its per-length scores (sequences.hpp).
+// The copy/reverse task, models::train on its examples, and its per-length scores (sequences.hpp).
 #include "models/sequences.hpp"
 
 #include <algorithm>

@@ -1,8 +1,9 @@
-// The training loop every seq2seq chapter shares (docs/03-encoder-decoder.md teaches it; chapters 4, 8, 9, 10 and 12
-// call it): Adam on the teacher-forced mean cross-entropy, gradients clipped to a global norm, batches of similar
-// source lengths (bucketed_batch_order) drawn pass after pass over the pairs, and optionally the learning rate divided
-// by 10 for the last steps (nn::MultiStepLR). What a chapter adds — progress lines, a validation after each pass — it
-// adds through the two callbacks, so the loop itself is written once.
+// The training loop of every chapter that trains a models::Seq2seq on a task (docs/03-encoder-decoder.md teaches it;
+// chapters 4, 8, 9, 10 and 12 call it; chapter 11 times single steps with a loop of its own): Adam on the
+// teacher-forced mean cross-entropy, gradients clipped to a global norm, batches of similar source lengths
+// (bucketed_batch_order) drawn pass after pass over the pairs, and optionally the learning rate divided by 10 for the
+// last steps (nn::MultiStepLR). What a chapter adds — progress lines, a validation after each pass — it adds through
+// the two callbacks, so the loop itself is written once.
 #pragma once
 
 #include <cstdint>

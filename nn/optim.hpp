@@ -247,9 +247,11 @@ class StepLR {
 // Drops at milestones, torch.optim.lr_scheduler.MultiStepLR: call step() once per epoch — or once per optimizer step,
 // as the seq2seq loop (models/train.hpp) and `attend train --lr-drop` do, with milestones counted in steps. After s
 // calls, η = η₀ · γ^k with k the number of milestones ≤ s (PyTorch's closed form, `base_lr * gamma ** k`), η₀ the
-// optimizer's `lr` at construction. Sets η outright, so a resumed run that restores the state gets the same η; while
-// nothing else changes η it equals PyTorch's chainable form (which multiplies at each milestone). Milestones ≥ 0, in
-// any order, repeats counting twice (as PyTorch's Counter does); γ ≥ 0. The optimizer must outlive the schedule.
+// optimizer's `lr` at construction. Sets η outright, so a resumed run that restores the state gets the same η.
+// PyTorch's default, chainable form multiplies the current η at each milestone instead: the same η while nothing else
+// changes it, to the bit with one milestone (η₀ · γ either way), to the last bits with several (η₀ · γ · γ against η₀ ·
+// γ²). Milestones ≥ 0, in any order, repeats counting twice (as PyTorch's Counter does); γ ≥ 0. The optimizer must
+// outlive the schedule.
 class MultiStepLR {
  public:
   struct State {

@@ -4,9 +4,9 @@
 // source annotation h_i against its previous state s_{j-1}, turns the scores into weights α_ij, reads the context
 // c_j = Σ_i α_ij h_i, and only then takes its step s_j = f(s_{j-1}, y_{j-1}, c_j) and predicts
 // p(y_j | y_<j, x) = g(y_{j-1}, s_j, c_j). This program trains that decoder (models::BahdanauDecoder inside a
-// models::Seq2seq) on the dates task with its own short training loop, reports exact match on the validation and test
-// dates, opens up the trained decoder and recomputes every step of one date by hand from its parameter tensors
-// (checked against decoder->step()), and draws the attention of a few test dates as heatmaps.
+// models::Seq2seq) on the dates task with chapter 3's training loop (models::train), reports exact match on the
+// validation and test dates, opens up the trained decoder and recomputes every step of one date by hand from its
+// parameter tensors (checked against decoder->step()), and draws the attention of a few test dates as heatmaps.
 // --small: a few hundred pairs and a few steps; every check still runs. Deterministic except the lines "time: ...".
 #include <algorithm>
 #include <chrono>

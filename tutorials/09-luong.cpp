@@ -71,10 +71,14 @@ Run train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, s
   training.lr = 2e-3;
   training.seed = order_seed;  // the same order of batches for every model (seed 7)
   Run run;
-  training.on_step = [&](const models::TrainStep& done) { run.tokens += done.tokens; };
+  double last_loss = 0;
+  training.on_step = [&](const models::TrainStep& done) {
+    run.tokens += done.tokens;
+    last_loss = done.loss;
+  };
   training.on_epoch = [&](std::size_t epoch, std::size_t steps) {
     // progress on standard error (standard output is what the chapter quotes)
-    std::fprintf(stderr, "  training: epoch %zu/%zu done, step %zu\n", epoch, epochs, steps);
+    std::fprintf(stderr, "  training: epoch %zu/%zu done, step %zu, loss %.3f\n", epoch, epochs, steps, last_loss);
   };
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();

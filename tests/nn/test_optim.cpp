@@ -536,7 +536,8 @@ BOOST_AUTO_TEST_CASE(multi_step_lr_drops_at_its_milestones_and_resumes) {
   resumed.step();
   BOOST_TEST(other.lr == 0.25);
 
-  // γ^k in one power, as PyTorch's closed form: [2, 2] with γ = 0.1 gives 0.1 ** 2 = 0.010000000000000002
+  // a milestone given twice drops twice at once: [2, 2] with γ = 0.1 gives 0.1 ** 2 = 0.010000000000000002; and
+  // milestone 0 drops before the first step, as PyTorch's (its constructor's step() reaches epoch 0)
   o.lr = 1.0;
   Sgd<double> twice({{"w", &w}}, o);
   MultiStepLR repeated(twice, {2, 2}, 0.1);
@@ -544,6 +545,10 @@ BOOST_AUTO_TEST_CASE(multi_step_lr_drops_at_its_milestones_and_resumes) {
   BOOST_TEST(twice.lr == 1.0);
   repeated.step();
   BOOST_TEST(twice.lr == std::pow(0.1, 2.0));
+  o.lr = 1.0;
+  Sgd<double> at_once({{"w", &w}}, o);
+  MultiStepLR from_the_start(at_once, {0}, 0.5);
+  BOOST_TEST(at_once.lr == 0.5);
 }
 
 // η(s) = d^−0.5 · min(s^−0.5, s · w^−1.5) · factor: linear warm-up to the peak (d·w)^−0.5 · factor at s = w, then
