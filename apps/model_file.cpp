@@ -137,10 +137,11 @@ Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const mod
   return scores;
 }
 
+bool is_percent_score(const std::string& name) { return name == "bleu" || name.rfind("precision_", 0) == 0; }
+
 std::string format_score(const std::string& name, double value) {
-  const bool percent = name == "bleu" || name.rfind("precision_", 0) == 0;
   char text[64];
-  std::snprintf(text, sizeof text, percent ? "%.1f" : "%.4f", value);
+  std::snprintf(text, sizeof text, is_percent_score(name) ? "%.1f" : "%.4f", value);
   return name + ": " + text;
 }
 

@@ -51,7 +51,10 @@ ModelInputs model_inputs(const ModelFile& file, const std::vector<Example>& exam
 Scores evaluate(ModelFile& file, const std::vector<Example>& examples, const models::SearchOptions& search,
                 std::vector<std::vector<std::string>>* outputs = nullptr);
 
-// "bleu: 23.4" (BLEU and n-gram precisions in percent, one decimal) or "exact_match: 0.9950" (four decimals).
+// Whether the score `name` is in percent (BLEU and its n-gram precisions: 0 to 100) rather than a fraction (0 to 1).
+bool is_percent_score(const std::string& name);
+
+// "bleu: 23.4" (a score in percent, one decimal) or "exact_match: 0.9950" (a fraction, four decimals).
 std::string format_score(const std::string& name, double value);
 
 }  // namespace attend::app

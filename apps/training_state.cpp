@@ -1,6 +1,7 @@
 // The training state and its file format (training_state.hpp), and the training settings as JSON (commands.hpp).
 #include "apps/training_state.hpp"
 
+#include "apps/model_file.hpp"
 #include "plot/svg.hpp"
 
 namespace attend::app {
@@ -92,8 +93,13 @@ std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, c
     charts.push_back({{series("training loss", curve.loss)}, {name + ": training loss", "epoch", "loss"}});
   }
   if (!curve.validation.empty()) {
-    charts.push_back({{series("validation " + curve.metric, curve.validation)},
-                      {name + ": validation " + curve.metric + " after each epoch", "epoch", curve.metric}});
+    // the score's axis spans at least a tenth of its scale (0 to 1, or to 100 in percent), within it: a change in the
+    // fourth decimal is not drawn as a cliff
+    plot::LineChartOptions options{name + ": validation " + curve.metric + " after each epoch", "epoch", curve.metric};
+    options.y_floor = 0;
+    options.y_ceiling = is_percent_score(curve.metric) ? 100 : 1;
+    options.y_span_min = 0.1 * options.y_ceiling;
+    charts.push_back({{series("validation " + curve.metric, curve.validation)}, options});
   }
   return plot::line_charts_svg(charts, name + ": training curve");
 }

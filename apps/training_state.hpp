@@ -31,8 +31,8 @@ struct TrainingCurve {
   static TrainingCurve from_json(const nlohmann::json& json);  // throws nlohmann::json::exception when damaged
 };
 
-// The curve as a picture (OUT.curve.svg): the training loss above, the validation score below, both against the
-// epoch (step / steps_per_epoch); `name` titles it.
+// The curve as a picture (OUT.curve.svg): the training loss above, the validation score below (on an axis spanning at
+// least a tenth of the score's scale), both against the epoch (step / steps_per_epoch); `name` titles it.
 std::string curve_svg(const TrainingCurve& curve, std::size_t steps_per_epoch, const std::string& name);
 
 // Where the curve of the model file `out` goes: "m.safetensors" → "m.curve.svg".

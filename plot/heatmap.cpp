@@ -1,7 +1,7 @@
 // The attention heatmap of plot/svg.hpp (like Bahdanau et al.'s alignment figure and the keras-attention dates figure):
 // one cell per attention weight coloured with viridis (0 dark, 1 bright), source tokens across the top, output tokens
 // down the left, a colour bar whose gradient stops are the map's own anchors (so the bar shows exactly the colours the
-// cells use), axis titles and a tooltip per cell.
+// cells use) under the name of what it shows, axis titles and a tooltip per cell.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -81,6 +81,8 @@ HeatmapLayout layout_of(const std::vector<std::string>& source_tokens, const std
   L.x_title_baseline = y + L.axis_font;
   if (!options.x_label.empty()) y += 1.5 * L.axis_font;
   y += (L.upright ? L.label_font : source_label_width) + L.label_gap;
+  // room above the grid for the colour bar's label, which stands on the bar's top
+  if (!options.value_label.empty()) y = std::max(y, L.margin + L.axis_font + L.label_gap);
   L.grid_top = y;
   L.grid_height = static_cast<double>(output_tokens.size()) * cell;
 
@@ -97,6 +99,7 @@ HeatmapLayout layout_of(const std::vector<std::string>& source_tokens, const std
 
   // picture size: what the grid and the colour bar need, widened/heightened for long titles
   L.width = L.tick_label_left + text_width("0.5", L.tick_font) + L.margin;
+  L.width = std::max(L.width, L.bar_left + text_width(options.value_label, L.axis_font) + L.margin);
   L.height = std::max(L.grid_top + L.grid_height, L.grid_top + L.bar_height + 0.5 * L.tick_font) + L.margin;
   L.width = std::max(L.width, text_width(options.title, L.title_font) + 2 * L.margin);
   // axis titles centred on the grid, but moved inwards (and the picture grown) when longer than the picture allows
@@ -157,9 +160,13 @@ void append_cells(std::string& svg, const HeatmapLayout& L, const std::vector<st
   svg += "</g>\n";
 }
 
-// The colour bar, its ticks at 0, 0.5 and 1 and their labels.
-void append_colour_bar(std::string& svg, const HeatmapLayout& L) {
+// The colour bar, its ticks at 0, 0.5 and 1 and their labels, and above it what it shows (`label`, in italics: α).
+void append_colour_bar(std::string& svg, const HeatmapLayout& L, const std::string& label) {
   svg += "<g class=\"colour-bar\" font-size=\"" + px(L.tick_font) + "\">\n";
+  if (!label.empty()) {
+    svg += "<text class=\"value-label\" x=\"" + px(L.bar_left) + "\" y=\"" + px(L.grid_top - L.label_gap) +
+           "\" font-size=\"" + px(L.axis_font) + "\" font-style=\"italic\">" + xml_escape(label) + "</text>\n";
+  }
   svg += "<rect x=\"" + px(L.bar_left) + "\" y=\"" + px(L.grid_top) + "\" width=\"" + px(L.bar_width) + "\" height=\"" +
          px(L.bar_height) + "\" fill=\"url(#attention-colour-bar)\" stroke=\"#555555\" stroke-width=\"0.5\"/>\n";
   for (const double value : {0.0, 0.5, 1.0}) {
@@ -193,7 +200,7 @@ std::string attention_svg(const std::vector<std::string>& source_tokens, const s
                       L.x_title_centre, L.x_title_baseline, L.y_title_baseline, L.y_title_centre, L.axis_font});
   append_labels(svg, L);
   append_cells(svg, L, source_tokens, output_tokens, weights);
-  append_colour_bar(svg, L);
+  append_colour_bar(svg, L, options.value_label);
   svg += "</svg>\n";
   return svg;
 }

@@ -87,6 +87,26 @@ Axis nice_axis(double data_low, double data_high, double given_low, double given
   return axis;
 }
 
+// The data's y range [data_low, data_high] widened about its middle to span at least options.y_span_min, the widening
+// moved (and, if it must, cut) to lie within options.y_floor..y_ceiling; never narrower than the data.
+std::pair<double, double> widened(double data_low, double data_high, const LineChartOptions& options) {
+  const double span = options.y_span_min;
+  if (data_high - data_low >= span) return {data_low, data_high};
+  const double middle = 0.5 * (data_low + data_high);
+  double low = middle - 0.5 * span;
+  double high = middle + 0.5 * span;
+  if (low < options.y_floor) {  // false when y_floor is NAN
+    high += options.y_floor - low;
+    low = options.y_floor;
+  }
+  if (high > options.y_ceiling) {
+    low = std::isnan(options.y_floor) ? low - (high - options.y_ceiling)
+                                      : std::max(options.y_floor, low - (high - options.y_ceiling));
+    high = options.y_ceiling;
+  }
+  return {std::min(low, data_low), std::max(high, data_high)};
+}
+
 // The marker of series `index` centred at (x, y): a circle, square, diamond or triangle, in turn.
 std::string marker(std::size_t index, double x, double y, const std::string& colour) {
   const double r = 3.5;
@@ -131,6 +151,18 @@ Range checked_range(const std::vector<Series>& series, const LineChartOptions& o
   }
   if (options.y_min >= options.y_max) {
     invalid_chart("y_min (" + shortest(options.y_min) + ") must be less than y_max (" + shortest(options.y_max) + ")");
+  }
+  for (const double end : {options.y_floor, options.y_ceiling}) {
+    if (std::isinf(end)) {
+      invalid_chart("y_floor and y_ceiling must be finite (or NAN: unbounded), not " + shortest(end));
+    }
+  }
+  if (options.y_floor >= options.y_ceiling) {
+    invalid_chart("y_floor (" + shortest(options.y_floor) + ") must be less than y_ceiling (" +
+                  shortest(options.y_ceiling) + ")");
+  }
+  if (!(options.y_span_min >= 0) || std::isinf(options.y_span_min)) {
+    invalid_chart("y_span_min must be a finite number >= 0, not " + shortest(options.y_span_min));
   }
   Range r;
   for (const Series& s : series) {
@@ -177,7 +209,15 @@ struct ChartLayout {
 ChartLayout layout_of(const std::vector<Series>& series, const LineChartOptions& options, const Range& range) {
   ChartLayout L;
   L.x_axis = nice_axis(range.x_low, range.x_high, NAN, NAN);
-  L.y_axis = nice_axis(range.y_low, range.y_high, options.y_min, options.y_max);
+  const auto [y_low, y_high] = widened(range.y_low, range.y_high, options);
+  L.y_axis = nice_axis(y_low, y_high, options.y_min, options.y_max);
+  // rounded out to the ticks, an end from the data stays within the values' possible range (if the data do)
+  if (std::isnan(options.y_min) && L.y_axis.low < options.y_floor && y_low >= options.y_floor) {
+    L.y_axis.low = options.y_floor;
+  }
+  if (std::isnan(options.y_max) && L.y_axis.high > options.y_ceiling && y_high <= options.y_ceiling) {
+    L.y_axis.high = options.y_ceiling;
+  }
   L.x_ticks = L.x_axis.ticks();
   L.y_ticks = L.y_axis.ticks();
   for (const double t : L.x_ticks) L.x_tick_labels.push_back(tick_label(t, L.x_axis.decimals));

@@ -148,8 +148,9 @@ std::string svg_start(double width, double height, const std::string& title) {
   const std::string w = px(width);
   const std::string h = px(height);
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" + w + "\" height=\"" + h +
-         "\" viewBox=\"0 0 " + w + " " + h + "\" font-family=\"sans-serif\" fill=\"#222222\">\n<title>" +
-         xml_escape(title) + "</title>\n";
+         "\" viewBox=\"0 0 " + w + " " + h +
+         "\" font-family=\"sans-serif\" fill=\"#222222\" xml:space=\"preserve\">\n<title>" + xml_escape(title) +
+         "</title>\n";
 }
 
 std::string background(double width, double height) {

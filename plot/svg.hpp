@@ -1,9 +1,10 @@
 // The attention heatmap the attention chapters draw (like Bahdanau et al.'s alignment figure and the keras-attention
 // dates figure) as a standalone SVG 1.1 file built by plain string writing, no libraries: one cell per attention weight
 // coloured with a viridis-like map (0 dark, 1 bright), source tokens across the top, output tokens down the left, a
-// colour bar, axis titles and a tooltip per cell; and the line chart the course draws its curves with (time per step
-// against sentence length, loss against epoch). Both are deterministic and locale-independent (same input, same
-// bytes), so a figure in the docs changes only when the data do. Also the atomic file write that saves them.
+// colour bar labelled with what it shows (α), axis titles and a tooltip per cell; and the line chart the course draws
+// its curves with (time per step against sentence length, loss against epoch). Both are deterministic and
+// locale-independent (same input, same bytes), so a figure in the docs changes only when the data do. Also the atomic
+// file write that saves them.
 #pragma once
 
 #include <cmath>
@@ -19,7 +20,8 @@ struct HeatmapOptions {
   std::string title;               // drawn above the grid when not empty
   std::string x_label = "source";  // axis titles; an empty one is left out
   std::string y_label = "output";
-  double cell_size = 22;  // px per cell; must be finite and > 0
+  std::string value_label = "\u03b1";  // above the colour bar, what the colours show (α); an empty one is left out
+  double cell_size = 22;               // px per cell; must be finite and > 0
 };
 
 // weights[j][i]: the attention weight of output token j on source token i (attention.hpp's α for source position i at
@@ -57,17 +59,23 @@ struct Series {
 struct LineChartOptions {
   std::string title, x_label, y_label;  // title above the plot, axis titles; an empty one is left out
   double y_min = NAN, y_max = NAN;      // the y axis's ends; NAN: from the data, widened to the nearest tick
+  // An axis from the data spans at least y_span_min (a narrower range is widened about its middle), so that a change
+  // of a thousandth is not drawn as a cliff; the widening stays within [y_floor, y_ceiling] (NAN: unbounded), the
+  // range the values can take (a score's 0 and 1).
+  double y_span_min = 0;
+  double y_floor = NAN, y_ceiling = NAN;
 };
 
 // An SVG 1.1 line chart: a plot area with light grid lines at "nice" ticks (steps of 1, 2 or 5 times a power of ten)
 // labelled on both axes, the axis titles and the title, and per series a polyline with a marker on every point (a
 // tooltip shows the point) in its own colour and marker shape from the Okabe–Ito palette (distinguishable with the
 // common colour-vision deficiencies; the shapes tell the series apart in grey), and a legend with the series names to
-// the right of the plot. The x axis always spans the data, widened to the nearest ticks; the y axis too unless
-// options.y_min/y_max are given, and then ends exactly there (what lies beyond is cut off just outside the frame).
-// Throws std::invalid_argument naming the problem when there are no series, when a series is empty or its x and y
-// sizes differ (naming the series), when a value is not finite (naming the series and the index), or when y_min/y_max
-// are infinite or y_min ≥ y_max.
+// the right of the plot. The x axis always spans the data, widened to the nearest ticks; the y axis too (first widened
+// to options.y_span_min within y_floor..y_ceiling) unless options.y_min/y_max are given, and then ends exactly there
+// (what lies beyond is cut off just outside the frame). Throws std::invalid_argument naming the problem when there are
+// no series, when a series is empty or its x and y sizes differ (naming the series), when a value is not finite (naming
+// the series and the index), when y_min/y_max or y_floor/y_ceiling are infinite or the first not less than the second,
+// or when y_span_min is negative or not finite.
 std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options = {});
 
 // Several line charts in one picture, one below the other, each as line_chart_svg draws it alone (its own axes, titles

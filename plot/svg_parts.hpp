@@ -59,7 +59,8 @@ struct Titles {
 
 void append_titles(std::string& svg, const Titles& t);
 
-// The picture's opening: the <svg> element (width × height px, sans-serif) and its <title>.
+// The picture's opening: the <svg> element (width × height px, sans-serif, white space drawn as written —
+// xml:space="preserve" — so a title's double space shows) and its <title>.
 std::string svg_start(double width, double height, const std::string& title);
 // A white rectangle over the whole picture.
 std::string background(double width, double height);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "apps/training_state.hpp"
 #include "tests/cli/cli_helpers.hpp"
 
 using namespace cli_test;
@@ -83,6 +84,38 @@ BOOST_AUTO_TEST_CASE(train_draws_its_curve_beside_the_model) {
   BOOST_TEST(loss.back() == "3");
   BOOST_TEST((points(three, "validation exact_match") == std::vector<std::string>{"1", "2", "3"}));
   BOOST_TEST(three.find("m.safetensors: training loss") != std::string::npos);
+}
+
+// The validation panel's axis spans at least a tenth of the score's scale (0 to 1, or 0 to 100 for BLEU) and stays
+// within it: scores that move in the fourth digit are not drawn as a cliff.
+BOOST_AUTO_TEST_CASE(the_curve_draws_a_score_on_at_least_a_tenth_of_its_scale) {
+  // the numbers of the second chart's y tick labels (the first chart is the loss)
+  const auto score_ticks = [](const std::string& svg) {
+    std::size_t at = svg.find("<g class=\"y-ticks\"", svg.find("<g class=\"y-ticks\"") + 1);
+    BOOST_TEST_REQUIRE(at != std::string::npos);
+    std::vector<double> ticks;
+    const std::size_t end = svg.find("</g>", at);
+    for (at = svg.find("<text", at); at < end; at = svg.find("<text", at + 1)) {
+      const std::size_t begin = svg.find('>', at) + 1;
+      ticks.push_back(std::stod(svg.substr(begin, svg.find('<', begin) - begin)));
+    }
+    BOOST_TEST_REQUIRE(ticks.size() >= 2u);
+    return ticks;
+  };
+  attend::app::TrainingCurve curve;
+  curve.loss = {{4, 0.9}, {8, 0.5}, {12, 0.4}, {16, 0.35}};
+  curve.validation = {{8, 0.985}, {16, 0.986}};
+  curve.metric = "exact_match";
+  const std::vector<double> fraction = score_ticks(attend::app::curve_svg(curve, 8, "m"));
+  BOOST_TEST(fraction.back() - fraction.front() >= 0.1 - 1e-9);
+  BOOST_TEST(fraction.front() >= 0);
+  BOOST_TEST(fraction.back() == 1.0, boost::test_tools::tolerance(1e-9));
+  curve.validation = {{8, 23.4}, {16, 23.5}};
+  curve.metric = "bleu";
+  const std::vector<double> percent = score_ticks(attend::app::curve_svg(curve, 8, "m"));
+  BOOST_TEST(percent.back() - percent.front() >= 10 - 1e-9);
+  BOOST_TEST(percent.front() <= 23.4);
+  BOOST_TEST(percent.back() >= 23.5);
 }
 
 BOOST_AUTO_TEST_CASE(a_resumed_run_leaves_the_best_model_at_its_out) {

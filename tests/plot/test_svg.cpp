@@ -214,6 +214,8 @@ BOOST_AUTO_TEST_CASE(starts_with_svg_and_ends_with_its_end_tag) {
   BOOST_TEST(number(height) > 0);
   BOOST_TEST(attribute(root, "viewBox") == "0 0 " + width + " " + height);
   BOOST_TEST(attribute(root, "font-family") == "sans-serif");
+  // white space drawn as written, so a title's (or a token's) two spaces in a row do not collapse into one
+  BOOST_TEST(attribute(root, "xml:space") == "preserve");
   const auto background = start_tags(svg, "<rect class=\"background\"");
   BOOST_REQUIRE_EQUAL(background.size(), 1u);
   BOOST_TEST(attribute(background[0], "width") == width);
@@ -310,6 +312,40 @@ BOOST_AUTO_TEST_CASE(cells_form_a_grid_inside_the_picture) {
   BOOST_TEST(count(svg, "id=\"attention-colour-bar\"") == 1u);
   for (const char* tick : {">0.0</text>", ">0.5</text>", ">1.0</text>"}) BOOST_TEST(count(bar, tick) == 1u, tick);
   BOOST_TEST(count(bar, "<line") == 3u);
+}
+
+// The colour bar says what its colours show: α unless told otherwise, in italics, standing on the bar's top, inside
+// the picture (which widens for a long label); an empty label is left out.
+BOOST_AUTO_TEST_CASE(colour_bar_is_labelled_with_what_it_shows) {
+  const Example example;
+  const auto label_of = [](const std::string& svg) {
+    const std::vector<std::string> labels = start_tags(group(svg, "colour-bar"), "<text class=\"value-label\"");
+    return labels;
+  };
+  const std::string svg = attention_svg(example.source, example.output, example.weights);
+  const std::vector<std::string> labels = label_of(svg);
+  BOOST_TEST_REQUIRE(labels.size() == 1u);
+  BOOST_TEST(count(group(svg, "colour-bar"), "font-style=\"italic\">\u03b1</text>") == 1u);
+  const std::string bar = start_tags(group(svg, "colour-bar"), "<rect").at(0);
+  BOOST_TEST(number(attribute(labels[0], "x")) == number(attribute(bar, "x")));
+  BOOST_TEST(number(attribute(labels[0], "y")) < number(attribute(bar, "y")));
+  BOOST_TEST(number(attribute(labels[0], "y")) > number(attribute(labels[0], "font-size")));  // inside the picture
+  HeatmapOptions scores;
+  scores.value_label = "e_ij & <more>";
+  const std::string escaped = attention_svg(example.source, example.output, example.weights, scores);
+  BOOST_TEST(xml_problem(escaped) == "");
+  BOOST_TEST(count(escaped, ">e_ij &amp; &lt;more&gt;</text>") == 1u);
+  HeatmapOptions long_label;
+  long_label.value_label = std::string(60, 'w');
+  const auto width_of = [](const std::string& picture) {
+    return number(attribute(start_tags(picture, "<svg").at(0), "width"));
+  };
+  const std::string wide = attention_svg(example.source, example.output, example.weights, long_label);
+  const double bar_left = number(attribute(start_tags(group(wide, "colour-bar"), "<rect").at(0), "x"));
+  BOOST_TEST(width_of(wide) >= bar_left + 60 * 13 * 0.6);
+  HeatmapOptions none;
+  none.value_label = "";
+  BOOST_TEST(label_of(attention_svg(example.source, example.output, example.weights, none)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(brightest_and_darkest_cells_are_the_largest_and_smallest_weights) {
@@ -671,6 +707,7 @@ BOOST_AUTO_TEST_CASE(line_chart_is_well_formed_xml) {
   BOOST_TEST(count(svg, ">time per step &lt;ms&gt; &amp; more</text>") == 1u);
   BOOST_TEST(count(svg, ">T_x</text>") == 1u);
   BOOST_TEST(count(svg, ">seconds</text>") == 1u);
+  BOOST_TEST(attribute(start_tags(svg, "<svg").at(0), "xml:space") == "preserve");
   // deterministic: the same input gives the same bytes; a single point and a single series are fine too
   BOOST_TEST(line_chart_svg(step_times(), options) == svg);
   BOOST_TEST(xml_problem(line_chart_svg({{"one", {3}, {-2}}})) == "");
@@ -831,6 +868,41 @@ BOOST_AUTO_TEST_CASE(line_chart_keeps_the_y_range_it_is_given) {
   BOOST_TEST(text_numbers(clipped, "y-ticks").back() <= 0.05);
 }
 
+// y_span_min: a narrow range of values is drawn on an axis at least that tall, widened about the values' middle and
+// moved within [y_floor, y_ceiling] (a score near 1 on an axis that ends at 1), never cutting off a value.
+BOOST_AUTO_TEST_CASE(line_chart_widens_a_narrow_y_range_within_its_bounds) {
+  const std::vector<Series> near_one = {{"validation exact_match", {1, 2, 3}, {0.985, 0.9855, 0.986}}};
+  const std::vector<double> zoomed = text_numbers(line_chart_svg(near_one), "y-ticks");
+  BOOST_TEST(zoomed.back() - zoomed.front() < 0.002);  // without: the thousandth fills the plot
+  LineChartOptions score;
+  score.y_floor = 0;
+  score.y_ceiling = 1;
+  score.y_span_min = 0.1;
+  const std::vector<double> ticks = text_numbers(line_chart_svg(near_one, score), "y-ticks");
+  BOOST_TEST(ticks.front() == 0.9, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(ticks.back() == 1.0, boost::test_tools::tolerance(1e-9));
+  // in the middle of the range: widened on both sides, rounded out to ticks
+  const std::vector<double> middle = text_numbers(line_chart_svg({{"s", {1, 2}, {0.5, 0.501}}}, score), "y-ticks");
+  BOOST_TEST(middle.back() - middle.front() >= 0.1 - 1e-9);
+  BOOST_TEST(middle.front() < 0.5);
+  BOOST_TEST(middle.back() > 0.501);
+  // near the floor: from 0
+  const std::vector<double> low = text_numbers(line_chart_svg({{"s", {1, 2}, {0.001, 0.002}}}, score), "y-ticks");
+  BOOST_TEST(low.front() == 0);
+  BOOST_TEST(low.back() == 0.1, boost::test_tools::tolerance(1e-9));
+  // a range wider than the span is left as it is; a value beyond the ceiling still lies on the axis
+  BOOST_TEST(text_numbers(line_chart_svg(step_times(), score), "y-ticks") ==
+             text_numbers(line_chart_svg(step_times()), "y-ticks"));
+  const std::vector<double> beyond = text_numbers(line_chart_svg({{"s", {1, 2}, {1.04, 1.05}}}, score), "y-ticks");
+  BOOST_TEST(beyond.back() >= 1.05);
+  // unbounded: widened about the middle alone
+  LineChartOptions free;
+  free.y_span_min = 10;
+  const std::vector<double> wide = text_numbers(line_chart_svg({{"s", {1, 2}, {100, 101}}}, free), "y-ticks");
+  BOOST_TEST(wide.front() <= 95.5);
+  BOOST_TEST(wide.back() >= 105.5);
+}
+
 BOOST_AUTO_TEST_CASE(line_chart_errors_name_the_problem) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -852,6 +924,20 @@ BOOST_AUTO_TEST_CASE(line_chart_errors_name_the_problem) {
   infinite.y_max = inf;
   BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), infinite), std::invalid_argument,
                         message_has({"y_min and y_max", "finite", "inf"}));
+  LineChartOptions bounds;
+  bounds.y_floor = 1;
+  bounds.y_ceiling = 0;
+  BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), bounds), std::invalid_argument,
+                        message_has({"y_floor (1)", "y_ceiling (0)"}));
+  bounds.y_floor = -inf;
+  BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), bounds), std::invalid_argument,
+                        message_has({"y_floor and y_ceiling", "finite", "-inf"}));
+  for (const double span : {-1.0, nan, inf}) {
+    LineChartOptions bad_span;
+    bad_span.y_span_min = span;
+    BOOST_CHECK_EXCEPTION(line_chart_svg(step_times(), bad_span), std::invalid_argument,
+                          message_has({"y_span_min", "finite number >= 0"}));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
