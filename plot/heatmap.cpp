@@ -51,6 +51,7 @@ struct HeatmapLayout {
   double title_baseline = 0, x_title_baseline = 0, grid_top = 0, grid_height = 0;
   double y_title_baseline = 0, grid_left = 0, grid_width = 0;
   double bar_left = 0, bar_width = 12, bar_height = 0, tick_length = 4, tick_label_left = 0;
+  double value_label_raise = 0;  // how much higher than label_gap above the bar its label stands
   double width = 0, height = 0, x_title_centre = 0, y_title_centre = 0;
 };
 
@@ -81,8 +82,13 @@ HeatmapLayout layout_of(const std::vector<std::string>& source_tokens, const std
   L.x_title_baseline = y + L.axis_font;
   if (!options.x_label.empty()) y += 1.5 * L.axis_font;
   y += (L.upright ? L.label_font : source_label_width) + L.label_gap;
-  // room above the grid for the colour bar's label, which stands on the bar's top
-  if (!options.value_label.empty()) y = std::max(y, L.margin + L.axis_font + L.label_gap);
+  // room above the grid for the colour bar's label, which stands on the bar's top; one wide enough to reach over the
+  // tick labels' column (the default α is not) stands half a tick label higher, clear of "1.0"
+  const double bar_to_tick_labels = L.bar_width + L.tick_length + 3;
+  if (text_width(options.value_label, L.axis_font) > bar_to_tick_labels) L.value_label_raise = 0.5 * L.tick_font;
+  if (!options.value_label.empty()) {
+    y = std::max(y, L.margin + L.axis_font + L.label_gap + L.value_label_raise);
+  }
   L.grid_top = y;
   L.grid_height = static_cast<double>(output_tokens.size()) * cell;
 
@@ -164,8 +170,9 @@ void append_cells(std::string& svg, const HeatmapLayout& L, const std::vector<st
 void append_colour_bar(std::string& svg, const HeatmapLayout& L, const std::string& label) {
   svg += "<g class=\"colour-bar\" font-size=\"" + px(L.tick_font) + "\">\n";
   if (!label.empty()) {
-    svg += "<text class=\"value-label\" x=\"" + px(L.bar_left) + "\" y=\"" + px(L.grid_top - L.label_gap) +
-           "\" font-size=\"" + px(L.axis_font) + "\" font-style=\"italic\">" + xml_escape(label) + "</text>\n";
+    svg += "<text class=\"value-label\" x=\"" + px(L.bar_left) + "\" y=\"" +
+           px(L.grid_top - L.label_gap - L.value_label_raise) + "\" font-size=\"" + px(L.axis_font) +
+           "\" font-style=\"italic\">" + xml_escape(label) + "</text>\n";
   }
   svg += "<rect x=\"" + px(L.bar_left) + "\" y=\"" + px(L.grid_top) + "\" width=\"" + px(L.bar_width) + "\" height=\"" +
          px(L.bar_height) + "\" fill=\"url(#attention-colour-bar)\" stroke=\"#555555\" stroke-width=\"0.5\"/>\n";

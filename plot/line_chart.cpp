@@ -87,14 +87,21 @@ Axis nice_axis(double data_low, double data_high, double given_low, double given
   return axis;
 }
 
+// Whether the data's y range lies within options.y_floor..y_ceiling (an end that is NAN bounds nothing): only then do
+// the bounds shape the axis, so that a value outside them never stretches it.
+bool within_bounds(double data_low, double data_high, const LineChartOptions& options) {
+  return !(data_low < options.y_floor) && !(data_high > options.y_ceiling);
+}
+
 // The data's y range [data_low, data_high] widened about its middle to span at least options.y_span_min, the widening
-// moved (and, if it must, cut) to lie within options.y_floor..y_ceiling; never narrower than the data.
+// moved (and, if it must, cut) to lie within options.y_floor..y_ceiling when the data do; never narrower than the data.
 std::pair<double, double> widened(double data_low, double data_high, const LineChartOptions& options) {
   const double span = options.y_span_min;
   if (data_high - data_low >= span) return {data_low, data_high};
   const double middle = 0.5 * (data_low + data_high);
   double low = middle - 0.5 * span;
   double high = middle + 0.5 * span;
+  if (!within_bounds(data_low, data_high, options)) return {low, high};
   if (low < options.y_floor) {  // false when y_floor is NAN
     high += options.y_floor - low;
     low = options.y_floor;
@@ -139,7 +146,8 @@ std::string marker_end(std::size_t index) {
 }
 
 // The data's range; throws std::invalid_argument naming the problem (no series, an empty one, x and y of different
-// sizes, a value that is not finite, bad y_min/y_max).
+// sizes, a value that is not finite, bad y_min/y_max or y_floor/y_ceiling, a y_span_min that is negative or not
+// finite).
 struct Range {
   double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
 };
@@ -209,14 +217,15 @@ struct ChartLayout {
 ChartLayout layout_of(const std::vector<Series>& series, const LineChartOptions& options, const Range& range) {
   ChartLayout L;
   L.x_axis = nice_axis(range.x_low, range.x_high, NAN, NAN);
-  const auto [y_low, y_high] = widened(range.y_low, range.y_high, options);
+  // a given end turns the widening and the bounds off: the axis then keeps what it was given, the rest from the data
+  const bool from_data = std::isnan(options.y_min) && std::isnan(options.y_max);
+  const auto [y_low, y_high] =
+      from_data ? widened(range.y_low, range.y_high, options) : std::pair{range.y_low, range.y_high};
   L.y_axis = nice_axis(y_low, y_high, options.y_min, options.y_max);
-  // rounded out to the ticks, an end from the data stays within the values' possible range (if the data do)
-  if (std::isnan(options.y_min) && L.y_axis.low < options.y_floor && y_low >= options.y_floor) {
-    L.y_axis.low = options.y_floor;
-  }
-  if (std::isnan(options.y_max) && L.y_axis.high > options.y_ceiling && y_high <= options.y_ceiling) {
-    L.y_axis.high = options.y_ceiling;
+  // rounded out to the ticks, the axis stays within the values' possible range (when the data do)
+  if (from_data && within_bounds(range.y_low, range.y_high, options)) {
+    if (L.y_axis.low < options.y_floor) L.y_axis.low = options.y_floor;
+    if (L.y_axis.high > options.y_ceiling) L.y_axis.high = options.y_ceiling;
   }
   L.x_ticks = L.x_axis.ticks();
   L.y_ticks = L.y_axis.ticks();

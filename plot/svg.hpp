@@ -59,9 +59,10 @@ struct Series {
 struct LineChartOptions {
   std::string title, x_label, y_label;  // title above the plot, axis titles; an empty one is left out
   double y_min = NAN, y_max = NAN;      // the y axis's ends; NAN: from the data, widened to the nearest tick
-  // An axis from the data spans at least y_span_min (a narrower range is widened about its middle), so that a change
-  // of a thousandth is not drawn as a cliff; the widening stays within [y_floor, y_ceiling] (NAN: unbounded), the
-  // range the values can take (a score's 0 and 1).
+  // An axis from the data (neither y_min nor y_max given) spans at least y_span_min: a narrower range is widened
+  // about its middle, so that a change of a thousandth is not drawn as a cliff. When the data lie within
+  // [y_floor, y_ceiling] (NAN: unbounded), the range the values can take (a score's 0 and 1), the axis does too:
+  // the widening is moved inside, and the ends rounded out to ticks stop there.
   double y_span_min = 0;
   double y_floor = NAN, y_ceiling = NAN;
 };
@@ -71,11 +72,11 @@ struct LineChartOptions {
 // tooltip shows the point) in its own colour and marker shape from the Okabe–Ito palette (distinguishable with the
 // common colour-vision deficiencies; the shapes tell the series apart in grey), and a legend with the series names to
 // the right of the plot. The x axis always spans the data, widened to the nearest ticks; the y axis too (first widened
-// to options.y_span_min within y_floor..y_ceiling) unless options.y_min/y_max are given, and then ends exactly there
-// (what lies beyond is cut off just outside the frame). Throws std::invalid_argument naming the problem when there are
-// no series, when a series is empty or its x and y sizes differ (naming the series), when a value is not finite (naming
-// the series and the index), when y_min/y_max or y_floor/y_ceiling are infinite or the first not less than the second,
-// or when y_span_min is negative or not finite.
+// to options.y_span_min within y_floor..y_ceiling) unless options.y_min or y_max is given, and then ends exactly there
+// (what lies beyond is cut off just outside the frame), its other end from the data. Throws std::invalid_argument
+// naming the problem when there are no series, when a series is empty or its x and y sizes differ (naming the series),
+// when a value is not finite (naming the series and the index), when y_min/y_max or y_floor/y_ceiling are infinite or
+// the first not less than the second, or when y_span_min is negative or not finite.
 std::string line_chart_svg(const std::vector<Series>& series, const LineChartOptions& options = {});
 
 // Several line charts in one picture, one below the other, each as line_chart_svg draws it alone (its own axes, titles

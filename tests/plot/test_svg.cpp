@@ -315,34 +315,40 @@ BOOST_AUTO_TEST_CASE(cells_form_a_grid_inside_the_picture) {
 }
 
 // The colour bar says what its colours show: α unless told otherwise, in italics, standing on the bar's top, inside
-// the picture (which widens for a long label); an empty label is left out.
+// the picture (room is made above the grid, and the picture widens for a long label); a label that reaches over the
+// tick labels stands clear of "1.0"; an empty label is left out.
 BOOST_AUTO_TEST_CASE(colour_bar_is_labelled_with_what_it_shows) {
   const Example example;
   const auto label_of = [](const std::string& svg) {
-    const std::vector<std::string> labels = start_tags(group(svg, "colour-bar"), "<text class=\"value-label\"");
-    return labels;
+    return start_tags(group(svg, "colour-bar"), "<text class=\"value-label\"");
   };
+  const auto bar_of = [](const std::string& svg) { return start_tags(group(svg, "colour-bar"), "<rect").at(0); };
   const std::string svg = attention_svg(example.source, example.output, example.weights);
   const std::vector<std::string> labels = label_of(svg);
   BOOST_TEST_REQUIRE(labels.size() == 1u);
   BOOST_TEST(count(group(svg, "colour-bar"), "font-style=\"italic\">\u03b1</text>") == 1u);
-  const std::string bar = start_tags(group(svg, "colour-bar"), "<rect").at(0);
-  BOOST_TEST(number(attribute(labels[0], "x")) == number(attribute(bar, "x")));
-  BOOST_TEST(number(attribute(labels[0], "y")) < number(attribute(bar, "y")));
-  BOOST_TEST(number(attribute(labels[0], "y")) > number(attribute(labels[0], "font-size")));  // inside the picture
+  BOOST_TEST(number(attribute(labels[0], "x")) == number(attribute(bar_of(svg), "x")));
+  BOOST_TEST(number(attribute(labels[0], "y")) < number(attribute(bar_of(svg), "y")));
+  // with nothing else above the grid (no titles, small cells), room is still made: the label's top keeps the margin
+  HeatmapOptions bare;
+  bare.x_label = "";
+  bare.cell_size = 10;
+  const std::string tight = attention_svg({"a", "b"}, {"x"}, zeros(1, 2), bare);
+  const std::string tight_label = label_of(tight).at(0);
+  BOOST_TEST(number(attribute(tight_label, "y")) - number(attribute(tight_label, "font-size")) >= 12 - 1e-9);
   HeatmapOptions scores;
   scores.value_label = "e_ij & <more>";
   const std::string escaped = attention_svg(example.source, example.output, example.weights, scores);
   BOOST_TEST(xml_problem(escaped) == "");
   BOOST_TEST(count(escaped, ">e_ij &amp; &lt;more&gt;</text>") == 1u);
+  // this one reaches over "1.0", centred on the bar's top: its baseline (and descenders) stand above that label's top
+  const double raised = number(attribute(bar_of(escaped), "y")) - number(attribute(label_of(escaped).at(0), "y"));
+  BOOST_TEST(raised >= 0.35 * 11 + 0.25 * 13);
   HeatmapOptions long_label;
   long_label.value_label = std::string(60, 'w');
-  const auto width_of = [](const std::string& picture) {
-    return number(attribute(start_tags(picture, "<svg").at(0), "width"));
-  };
   const std::string wide = attention_svg(example.source, example.output, example.weights, long_label);
-  const double bar_left = number(attribute(start_tags(group(wide, "colour-bar"), "<rect").at(0), "x"));
-  BOOST_TEST(width_of(wide) >= bar_left + 60 * 13 * 0.6);
+  const double bar_left = number(attribute(bar_of(wide), "x"));
+  BOOST_TEST(number(attribute(start_tags(wide, "<svg").at(0), "width")) >= bar_left + 60 * 13 * 0.6);
   HeatmapOptions none;
   none.value_label = "";
   BOOST_TEST(label_of(attention_svg(example.source, example.output, example.weights, none)).empty());
@@ -895,6 +901,21 @@ BOOST_AUTO_TEST_CASE(line_chart_widens_a_narrow_y_range_within_its_bounds) {
              text_numbers(line_chart_svg(step_times()), "y-ticks"));
   const std::vector<double> beyond = text_numbers(line_chart_svg({{"s", {1, 2}, {1.04, 1.05}}}, score), "y-ticks");
   BOOST_TEST(beyond.back() >= 1.05);
+  // values outside the bounds: widened about their middle, not stretched towards the bounds
+  const std::vector<double> outside = text_numbers(line_chart_svg({{"s", {1, 2}, {1.5, 1.501}}}, score), "y-ticks");
+  BOOST_TEST(outside.back() - outside.front() <= 0.2);
+  BOOST_TEST(outside.front() <= 1.5);
+  // a given end turns the widening off: the other end comes from the data alone
+  LineChartOptions given = score;
+  given.y_min = 0.45;
+  const std::vector<double> from_min = text_numbers(line_chart_svg({{"s", {1, 2}, {0.5, 0.501}}}, given), "y-ticks");
+  BOOST_TEST(from_min.back() <= 0.52);
+  given.y_min = NAN;
+  given.y_max = 0;  // below every value: an axis from -0.05 to 0, nothing moved to the floor
+  BOOST_TEST(xml_problem(line_chart_svg({{"s", {1}, {0.5}}}, given)) == "");
+  const std::string below = line_chart_svg({{"s", {1}, {0.5}}}, given);
+  BOOST_TEST(below.find("nan") == std::string::npos);
+  BOOST_TEST(below.find("inf") == std::string::npos);
   // unbounded: widened about the middle alone
   LineChartOptions free;
   free.y_span_min = 10;
