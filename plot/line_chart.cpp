@@ -107,9 +107,9 @@ std::pair<double, double> widened(double data_low, double data_high, const LineC
     low = options.y_floor;
   }
   if (high > options.y_ceiling) {
-    low = std::isnan(options.y_floor) ? low - (high - options.y_ceiling)
-                                      : std::max(options.y_floor, low - (high - options.y_ceiling));
+    low -= high - options.y_ceiling;
     high = options.y_ceiling;
+    if (low < options.y_floor) low = options.y_floor;  // the span is wider than the bounds: cut to them
   }
   return {std::min(low, data_low), std::max(high, data_high)};
 }

@@ -901,6 +901,14 @@ BOOST_AUTO_TEST_CASE(line_chart_widens_a_narrow_y_range_within_its_bounds) {
              text_numbers(line_chart_svg(step_times()), "y-ticks"));
   const std::vector<double> beyond = text_numbers(line_chart_svg({{"s", {1, 2}, {1.04, 1.05}}}, score), "y-ticks");
   BOOST_TEST(beyond.back() >= 1.05);
+  // a span wider than the bounds: the axis is cut to them, ticked as an axis given 0..1 is
+  LineChartOptions too_wide = score;
+  too_wide.y_span_min = 2;
+  LineChartOptions zero_to_one;
+  zero_to_one.y_min = 0;
+  zero_to_one.y_max = 1;
+  BOOST_TEST(text_numbers(line_chart_svg({{"s", {1, 2}, {0.5, 0.501}}}, too_wide), "y-ticks") ==
+             text_numbers(line_chart_svg({{"s", {1, 2}, {0.5, 0.501}}}, zero_to_one), "y-ticks"));
   // values outside the bounds: widened about their middle, not stretched towards the bounds
   const std::vector<double> outside = text_numbers(line_chart_svg({{"s", {1, 2}, {1.5, 1.501}}}, score), "y-ticks");
   BOOST_TEST(outside.back() - outside.front() <= 0.2);
