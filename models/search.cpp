@@ -36,12 +36,18 @@ double normalised(double log_prob, std::size_t length, double alpha) {
   return alpha == 0.0 ? log_prob : log_prob / std::pow(static_cast<double>(std::max<std::size_t>(length, 1)), alpha);
 }
 
-// Row `row` of α (rows, S), cut to the source's real length.
+// Row `row` of α (rows, S), cut to the source's real length; of `maps` maps side by side (rows, M·S), each map's part
+// cut so, the M one after the other.
 template <class T>
-std::vector<float> attention_row(const Variable<T>& alpha, std::size_t row, std::int64_t length) {
-  const std::size_t S = alpha.shape()[1];
-  const T* a = alpha.value().data() + row * S;
-  return std::vector<float>(a, a + length);
+std::vector<float> attention_row(const Variable<T>& alpha, std::size_t row, std::int64_t length, std::size_t maps) {
+  const std::size_t width = alpha.shape()[1], S = width / maps;
+  std::vector<float> result;
+  result.reserve(maps * static_cast<std::size_t>(length));
+  for (std::size_t m = 0; m < maps; ++m) {
+    const T* a = alpha.value().data() + row * width + m * S;
+    result.insert(result.end(), a, a + length);
+  }
+  return result;
 }
 
 template <class T>
@@ -132,8 +138,8 @@ struct BeamSearch {
   // One step for source b: its k best continuations become its beams (rows b·k …, their parents' rows in
   // `parents`, their last tokens in y_prev); an end among the k best candidates finishes a hypothesis.
   template <class T>
-  void advance(std::size_t b, const Variable<T>& logits, const Variable<T>& step_alpha, std::int64_t length,
-               bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
+  void advance(std::size_t b, const Variable<T>& logits, const Variable<T>& step_alpha, std::size_t maps,
+               std::int64_t length, bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
     const std::size_t V = logits.shape()[1];
     const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, candidates);
     std::vector<Beam> next;
@@ -144,7 +150,7 @@ struct BeamSearch {
       const Beam& parent = live[b][candidates[c].beam];
       Hypothesis h = parent.hypothesis;
       h.log_prob = candidates[c].log_prob;
-      if (!step_alpha.empty()) h.attention.push_back(attention_row(step_alpha, parent.row, length));
+      if (!step_alpha.empty()) h.attention.push_back(attention_row(step_alpha, parent.row, length, maps));
       if (candidates[c].token == eos_id) {
         // a finished hypothesis leaves the beam; its score is normalised by its length, end token included
         h.finished = true;
@@ -285,7 +291,7 @@ std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std
       const auto best = static_cast<std::int64_t>(best_v);
       Hypothesis& h = result[b];
       h.log_prob += log_p[static_cast<std::size_t>(best)];
-      if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b]));
+      if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b], step.maps));
       if (best == eos_id) {
         h.finished = true;
         done[b] = true;
@@ -320,7 +326,8 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
     std::vector<std::int64_t> parents(B * k);
     for (std::size_t b = 0; b < B; ++b) {
       for (std::size_t r = 0; r < k; ++r) parents[b * k + r] = static_cast<std::int64_t>(b * k);
-      if (!search.done[b]) search.advance(b, step.logits, step.alpha, lengths[b], j + 1 == max_length, parents, y_prev);
+      if (!search.done[b])
+        search.advance(b, step.logits, step.alpha, step.maps, lengths[b], j + 1 == max_length, parents, y_prev);
     }
     if (std::all_of(search.done.begin(), search.done.end(), [](bool d) { return d; })) break;
     // greedy decoding (k = 1) keeps every row where it is: no copy of the state

@@ -29,7 +29,9 @@ struct Hypothesis {
   double score = 0;                  // log_prob / |y|^α, what beam search ranks by
   bool finished = false;             // ended with the end token (false: stopped at max_length)
   // attention[j][i] = α_ij: the weight of source position i (real positions only) at output step j, one row per
-  // emitted token, the end token included when finished; empty for the vanilla decoder
+  // emitted token, the end token included when finished; empty for the vanilla decoder. A model that records several
+  // maps (the Transformer's AttentionView::every) puts them one after the other in a row: M blocks of the source's
+  // length
   std::vector<std::vector<float>> attention;
 };
 
@@ -40,8 +42,9 @@ template <class T>
 class Stepper {
  public:
   struct Step {
-    Variable<T> logits;  // (rows, V): the next token's scores for every row
-    Variable<T> alpha;   // (rows, S): the attention over the source that drew it, or empty (none to show)
+    Variable<T> logits;    // (rows, V): the next token's scores for every row
+    Variable<T> alpha;     // (rows, S): the attention over the source that drew it, or empty (none to show)
+    std::size_t maps = 1;  // alpha holds M maps side by side: (rows, M·S)
   };
   virtual ~Stepper() = default;
   // Before the first step of a beam search of width k: row b becomes rows b·k … b·k + k − 1, each a copy.

@@ -236,9 +236,28 @@ void TransformerModel<T>::visit(nn::ModuleVisitor<T>& v) {
 
 namespace {
 
-// The cross-attention weights of the view, (rows, H, T_q, S) at query row q → α (rows, S).
+// Every layer's cross-attention weights, each (rows, H, T_q, S), at query row q → (rows, L·H·S).
+template <class T>
+Tensor<T> every_map(const std::vector<Tensor<T>>& weights, std::size_t q) {
+  const std::size_t L = weights.size(), rows = weights[0].shape()[0], H = weights[0].shape()[1];
+  const std::size_t Tq = weights[0].shape()[2], S = weights[0].shape()[3];
+  Tensor<T> alpha(Shape{rows, L * H * S}, uninitialized);
+  for (std::size_t l = 0; l < L; ++l) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t h = 0; h < H; ++h) {
+        const T* row = weights[l].data() + ((r * H + h) * Tq + q) * S;
+        std::copy(row, row + S, alpha.data() + (r * L * H + l * H + h) * S);
+      }
+    }
+  }
+  return alpha;
+}
+
+// The cross-attention weights of the view, (rows, H, T_q, S) at query row q → α (rows, S), or (rows, L·H·S) for
+// every map.
 template <class T>
 Variable<T> viewed(Tape<T>& tape, const std::vector<Tensor<T>>& weights, AttentionView view, std::size_t q) {
+  if (view.every) return tape.constant(every_map(weights, q));
   const int L = static_cast<int>(weights.size());
   const int layer = view.layer < 0 ? L + view.layer : view.layer;
   if (layer < 0 || layer >= L) {
@@ -261,6 +280,12 @@ Variable<T> viewed(Tape<T>& tape, const std::vector<Tensor<T>>& weights, Attenti
   }
   if (view.head < 0) alpha.flat() *= static_cast<T>(1.0 / static_cast<double>(H));
   return tape.constant(std::move(alpha));
+}
+
+// The maps a view records: L·H for every one, else 1.
+template <class T>
+std::size_t view_maps(const std::vector<Tensor<T>>& weights, AttentionView view) {
+  return view.every ? weights.size() * weights[0].shape()[1] : 1;
 }
 
 std::vector<std::int64_t> repeated_rows(std::size_t B, std::size_t k) {
@@ -316,7 +341,7 @@ typename Stepper<T>::Step CachedStepper<T>::step(const Ids& y_prev) {
   const Variable<T> h = model_.transformer.decoder.step(y, caches_, &mask_, &weights);  // (rows, 1, D)
   ++position_;
   const auto D = static_cast<std::int64_t>(model_.config().d_model);
-  return {model_.logits(reshape(h, {-1, D})), viewed(tape, weights, view_, 0)};
+  return {model_.logits(reshape(h, {-1, D})), viewed(tape, weights, view_, 0), view_maps(weights, view_)};
 }
 
 template <class T>
@@ -356,7 +381,8 @@ typename Stepper<T>::Step RecomputeStepper<T>::step(const Ids& y_prev) {
   const Variable<T> h = model_.transformer.decoder.forward(model_.embed(tape, ids, false), encoded_.memory,
                                                            &encoded_.mask, &weights);  // (rows, t, D)
   const auto D = static_cast<std::int64_t>(model_.config().d_model);
-  return {model_.logits(reshape(slice(h, 1, t - 1, t), {-1, D})), viewed(tape, weights, view_, t - 1)};
+  return {model_.logits(reshape(slice(h, 1, t - 1, t), {-1, D})), viewed(tape, weights, view_, t - 1),
+          view_maps(weights, view_)};
 }
 
 template <class T>

@@ -54,10 +54,12 @@ struct TransformerEncoded {
 };
 
 // Which cross-attention weights a decoded Hypothesis records (its `attention` rows, for heatmaps): one layer's
-// (−1: the last), one head's or the mean over the heads (head −1).
+// (−1: the last), one head's or the mean over the heads (head −1); or, `every`, each layer's every head: a row then
+// holds L·H blocks of the source's length, layer by layer and within a layer head by head (attend serve).
 struct AttentionView {
   int layer = -1;
   int head = -1;
+  bool every = false;
 };
 
 // Parameters: src_emb.W (V_s, D), tgt_emb.W (V_t, D), src_pos / tgt_pos (max_positions, D) when learned,

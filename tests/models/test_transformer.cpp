@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(cached_decoding_equals_recomputing_the_prefix) {
     model.eval();
     const Batch batch = three_sources();
     for (const std::size_t beam : {1u, 3u}) {
-      for (const AttentionView view : {AttentionView{}, AttentionView{0, 1}}) {
+      for (const AttentionView view : {AttentionView{}, AttentionView{0, 1}, AttentionView{-1, -1, true}}) {
         BOOST_TEST_CONTEXT("norm_first " << norm_first << ", beam " << beam << ", layer " << view.layer) {
           const SearchOptions options{beam};
           const auto cached = decode(model, batch.source, batch.source_lengths, options, view);
@@ -137,6 +137,66 @@ BOOST_AUTO_TEST_CASE(cached_decoding_equals_recomputing_the_prefix) {
             finished += cached[b].finished ? 1 : 0;
           }
           BOOST_TEST(finished >= 1u);  // the comparison covers an end token
+        }
+      }
+    }
+  }
+}
+
+// The view of every map records, for each output token, each layer's every head one after the other: block l·H + h
+// is what the view of layer l, head h records alone; the outputs are those of any other view.
+BOOST_AUTO_TEST_CASE(the_view_of_every_map_holds_each_layer_and_head) {
+  TransformerModel<double> model(tiny());
+  model.out.b.value.data()[eos_id] += 1.0;
+  model.eval();
+  const Batch batch = three_sources();
+  const std::size_t L = 2, H = 2;
+  for (const std::size_t beam : {1u, 3u}) {
+    const SearchOptions options{beam};
+    const auto every = decode(model, batch.source, batch.source_lengths, options, AttentionView{-1, -1, true});
+    for (std::size_t l = 0; l < L; ++l) {
+      for (std::size_t h = 0; h < H; ++h) {
+        const AttentionView one{static_cast<int>(l), static_cast<int>(h)};
+        const auto single = decode(model, batch.source, batch.source_lengths, options, one);
+        for (std::size_t b = 0; b < 3; ++b) {
+          BOOST_TEST(every[b].tokens == single[b].tokens, boost::test_tools::per_element());
+          BOOST_TEST(every[b].log_prob == single[b].log_prob);
+          BOOST_REQUIRE(every[b].attention.size() == single[b].attention.size());
+          const auto S = static_cast<std::size_t>(batch.source_lengths[b]);
+          for (std::size_t j = 0; j < every[b].attention.size(); ++j) {
+            BOOST_REQUIRE(every[b].attention[j].size() == L * H * S);
+            const auto block = every[b].attention[j].begin() + static_cast<std::ptrdiff_t>((l * H + h) * S);
+            const std::vector<float> part(block, block + static_cast<std::ptrdiff_t>(S));
+            BOOST_TEST(part == single[b].attention[j], boost::test_tools::per_element());
+          }
+        }
+      }
+    }
+  }
+}
+
+// A source decodes to the same outputs alone and in a batch with others, padded or not: the same tokens, and the
+// log-probability and every attention weight equal up to float rounding (OpenBLAS's sums depend on the number of
+// rows of a product, so the last bits may differ) — greedy and beam, the picture's view and every map.
+BOOST_AUTO_TEST_CASE(a_source_decodes_the_same_alone_and_in_a_batch) {
+  TransformerModel<float> model(tiny());
+  model.out.b.value.data()[eos_id] += 1.0f;
+  model.eval();
+  const std::vector<std::vector<std::int64_t>> sources{{4, 5, 6, 7}, {9, 4}, {5, 6, 7, 4, 8}, {8, 8, 8, 8}};
+  const Batch batch = make_batch(sources);
+  for (const std::size_t beam : {1u, 3u}) {
+    for (const AttentionView view : {AttentionView{}, AttentionView{-1, -1, true}}) {
+      const auto together = decode(model, batch.source, batch.source_lengths, SearchOptions{beam}, view);
+      for (std::size_t b = 0; b < sources.size(); ++b) {
+        const Batch alone = make_batch({sources[b]});
+        const Hypothesis h = decode(model, alone.source, alone.source_lengths, SearchOptions{beam}, view)[0];
+        BOOST_TEST(h.tokens == together[b].tokens, boost::test_tools::per_element());
+        BOOST_TEST(h.log_prob == together[b].log_prob, boost::test_tools::tolerance(1e-5));
+        BOOST_REQUIRE(h.attention.size() == together[b].attention.size());
+        for (std::size_t j = 0; j < h.attention.size(); ++j) {
+          BOOST_REQUIRE(h.attention[j].size() == together[b].attention[j].size());
+          for (std::size_t i = 0; i < h.attention[j].size(); ++i)
+            BOOST_TEST(std::abs(h.attention[j][i] - together[b].attention[j][i]) < 1e-5);
         }
       }
     }

@@ -1,0 +1,237 @@
+// attend serve's JSON API (api.hpp).
+#include "apps/serve/api.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+#include "data/image.hpp"
+
+namespace attend::app::serve {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// A request is an object of fields, one of them an array of strings: nothing deeper.
+constexpr int max_depth = 2;
+
+// The parser's message without its "[json.exception.parse_error.101] " prefix.
+std::string parser_message(const std::string& what) {
+  const std::size_t end = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
+Json parse_json(const std::string& body) {
+  const Json::parser_callback_t callback = [](int depth, Json::parse_event_t event, Json&) {
+    if (depth > max_depth && (event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start))
+      throw ApiError(400, "the JSON nests deeper than a request does (an object of fields, \"inputs\" an array)");
+    return true;
+  };
+  try {
+    return Json::parse(body, callback);
+  } catch (const Json::exception& e) {  // a syntax error, or a number out of range (1e400)
+    throw ApiError(400, "malformed JSON: " + parser_message(e.what()));
+  }
+}
+
+std::size_t whole_field(const Json& value, const char* name, std::size_t low, std::size_t high, const char* flag) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() < static_cast<std::int64_t>(low) ||
+      (value.is_number_unsigned() && value.get<std::uint64_t>() > high) ||
+      (!value.is_number_unsigned() && value.get<std::int64_t>() > static_cast<std::int64_t>(high))) {
+    throw ApiError(400, std::string("\"") + name + "\" must be a whole number from " + std::to_string(low) + " to " +
+                            std::to_string(high) + " (" + flag + "), not " + value.dump());
+  }
+  return value.get<std::size_t>();
+}
+
+bool bool_field(const Json& value, const char* name) {
+  if (!value.is_boolean()) throw ApiError(400, std::string("\"") + name + "\" must be true or false, not " + value.dump());
+  return value.get<bool>();
+}
+
+std::vector<std::string> inputs_field(const Json& value, const RequestLimits& limits) {
+  if (!value.is_array()) throw ApiError(400, "\"inputs\" must be an array of strings, not " + std::string(value.type_name()));
+  if (value.empty()) throw ApiError(400, "\"inputs\" is empty: give at least one input");
+  if (value.size() > limits.max_inputs) {
+    throw ApiError(413, std::to_string(value.size()) + " inputs: a request holds at most " +
+                            std::to_string(limits.max_inputs) + " (--max-inputs)");
+  }
+  std::vector<std::string> inputs;
+  for (std::size_t k = 0; k < value.size(); ++k) {
+    if (!value[k].is_string()) {
+      throw ApiError(400, "\"inputs\"[" + std::to_string(k) + "] must be a string, not " + value[k].type_name());
+    }
+    inputs.push_back(value[k].get<std::string>());
+  }
+  return inputs;
+}
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+}  // namespace
+
+PredictRequest parse_predict_request(const std::string& body, const RequestLimits& limits) {
+  const Json json = parse_json(body);
+  if (!json.is_object()) throw ApiError(400, std::string("the body must be a JSON object, not ") + json.type_name());
+  PredictRequest request;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "model") {
+      if (!value.is_string()) throw ApiError(400, std::string("\"model\" must be a string, not ") + value.type_name());
+      request.model = value.get<std::string>();
+    } else if (key == "inputs") {
+      request.inputs = inputs_field(value, limits);
+    } else if (key == "beam") {
+      request.beam = whole_field(value, "beam", 1, limits.max_beam, "--max-beam");
+    } else if (key == "scores") {
+      request.scores = bool_field(value, "scores");
+    } else if (key == "attention") {
+      request.attention = bool_field(value, "attention");
+    } else {
+      throw ApiError(400, "unknown field " + Json(key).dump() + " (a request has model, inputs, beam, scores, attention)");
+    }
+  }
+  if (!json.contains("inputs")) throw ApiError(400, "no \"inputs\": give an array of inputs");
+  return request;
+}
+
+std::string decode_base64(const std::string& text) {
+  if (text.size() % 4 != 0) {
+    throw std::invalid_argument("not base64: " + std::to_string(text.size()) + " characters, not a multiple of 4");
+  }
+  std::string bytes;
+  bytes.reserve(text.size() / 4 * 3);
+  for (std::size_t at = 0; at < text.size(); at += 4) {
+    const bool last = at + 4 == text.size();
+    const std::size_t padding = last ? (text[at + 3] == '=') + (text[at + 2] == '=' && text[at + 3] == '=') : 0;
+    std::uint32_t group = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const int value = k >= 4 - padding ? 0 : base64_value(text[at + k]);
+      if (value < 0) {
+        throw std::invalid_argument("not base64: character " + std::to_string(at + k + 1) + " is not of its alphabet");
+      }
+      group = (group << 6) | static_cast<std::uint32_t>(value);
+    }
+    for (std::size_t k = 0; k < 3 - padding; ++k) bytes += static_cast<char>((group >> (16 - 8 * k)) & 0xff);
+  }
+  return bytes;
+}
+
+std::string body_of(const nlohmann::ordered_json& json) {
+  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string error_body(const std::string& message) { return body_of({{"error", message}}); }
+
+double shortest(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
+nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file, std::size_t parameters) {
+  nlohmann::ordered_json json;
+  json["name"] = name;
+  json["kind"] = std::string(file.model->format()).substr(std::string("attend-").size());
+  json["task"] = file.task->name();
+  const bool image = file.task->input() == InputKind::image;
+  json["input"] = image ? "image" : "text";
+  if (image) {
+    json["image_size"] = {file.task->image_size().first, file.task->image_size().second};
+  } else {
+    json["source_vocabulary"] = file.source_vocabulary.size();
+    json["max_input_length"] = file.task->settings.max_source_length;
+  }
+  json["target_vocabulary"] = file.target_vocabulary.size();
+  json["parameters"] = parameters;
+  json["description"] = file.model->describe();
+  json["attention"] = file.model->has_attention();
+  nlohmann::ordered_json training;
+  if (file.training.is_object()) {
+    for (const auto& [key, value] : file.training.items())
+      if (key != "state") training[key] = value;
+  }
+  json["training"] = training;
+  return json;
+}
+
+ReadInput read_input(const ModelFile& file, const std::string& input, std::size_t k) {
+  const std::string place = "input " + std::to_string(k + 1);
+  ReadInput read;
+  try {
+    if (file.task->input() == InputKind::image) {
+      const auto [height, width] = file.task->image_size();
+      read.image = data::parse_pgm(decode_base64(input), place, height, width);
+    } else {
+      read.source = file.task->encode_source(file.source_vocabulary, input);
+      read.tokens = file.task->source_tokens(input);
+    }
+  } catch (const InputError& e) {
+    read.error = place + ": " + e.what();
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    read.error = what.rfind(place, 0) == 0 ? what : place + ": " + what;
+  }
+  return read;
+}
+
+namespace {
+
+// weights[layer][head][output token][source position] of one output.
+nlohmann::ordered_json attention_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
+                                      const models::Hypothesis& output) {
+  nlohmann::ordered_json json;
+  if (layout.grid_rows > 0) {
+    json["grid"] = {layout.grid_rows, layout.grid_columns};
+  } else {
+    json["source"] = input.tokens;
+  }
+  std::vector<std::string> rows;
+  for (std::int64_t id : output.tokens) rows.push_back(file.target_vocabulary.token(id));
+  if (output.finished) rows.push_back("<eos>");
+  json["target"] = rows;
+  json["layers"] = layout.layers;
+  json["heads"] = layout.heads;
+  const std::size_t maps = layout.layers * layout.heads;
+  nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < layout.layers; ++l) {
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (std::size_t h = 0; h < layout.heads; ++h) {
+      nlohmann::ordered_json matrix = nlohmann::ordered_json::array();
+      for (const std::vector<float>& row : output.attention) {
+        const std::size_t S = row.size() / maps, at = (l * layout.heads + h) * S;
+        nlohmann::ordered_json values = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < S; ++i) values.push_back(shortest(row[at + i]));
+        matrix.push_back(std::move(values));
+      }
+      heads.push_back(std::move(matrix));
+    }
+    weights.push_back(std::move(heads));
+  }
+  json["weights"] = std::move(weights);
+  return json;
+}
+
+}  // namespace
+
+nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
+                                   const std::string& text_input, const models::Hypothesis& output,
+                                   const PredictRequest& request) {
+  const std::vector<std::string> tokens = file.target_vocabulary.decode(output.tokens);
+  nlohmann::ordered_json json;
+  json["output"] = file.task->join_target(tokens);
+  if (request.scores) json["score"] = output.score;
+  const std::string note = file.task->output_note(text_input, tokens);
+  if (!note.empty()) json["note"] = note;
+  if (request.attention) json["attention"] = attention_json(file, layout, input, output);
+  return json;
+}
+
+}  // namespace attend::app::serve

@@ -1,0 +1,77 @@
+// attend serve's JSON API (docs/reference/serve.md): a request's body read and checked, and the answers written. No
+// HTTP here: the server (server.hpp) calls these, and so do the tests and the fuzz target (tests/fuzz/serve.cpp).
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "apps/model_file.hpp"
+
+namespace attend::app::serve {
+
+// A request answered with an error: the HTTP status and the message of its body {"error": message}.
+struct ApiError : std::runtime_error {
+  int status;
+  ApiError(int status, const std::string& message) : std::runtime_error(message), status(status) {}
+};
+
+// What one request may ask for (the flags --max-inputs and --max-beam).
+struct RequestLimits {
+  std::size_t max_inputs = 64;
+  std::size_t max_beam = 16;
+};
+
+// POST /v1/predict's body: {"model": name, "inputs": [...], "beam": k, "scores": bool, "attention": bool}; only
+// "inputs" is required ("model" when more than one model is served).
+struct PredictRequest {
+  std::string model;                // empty: not given
+  std::vector<std::string> inputs;  // texts; for an image model each a PGM file in base64
+  std::size_t beam = 1;
+  bool scores = false;     // each output's length-normalised log-probability, as `attend predict --scores`
+  bool attention = false;  // each output's attention weights
+};
+
+// Reads a request's body. Throws ApiError 400 naming the problem: not JSON (with the parser's position), invalid
+// UTF-8, nesting deeper than a request has, not an object, an unknown field, a field of the wrong type or out of its
+// range; 413 for more inputs than limits.max_inputs.
+PredictRequest parse_predict_request(const std::string& body, const RequestLimits& limits);
+
+// The bytes a base64 text (RFC 4648, with its '=' padding; no line breaks) encodes. Throws std::invalid_argument
+// naming the first character that is not base64, or a length that is not a multiple of 4.
+std::string decode_base64(const std::string& text);
+
+// {"error": message} as a body.
+std::string error_body(const std::string& message);
+
+// A JSON value as a body: one line, invalid UTF-8 (which no answer should hold) replaced rather than thrown.
+std::string body_of(const nlohmann::ordered_json& json);
+
+// A float as JSON shows it: the shortest decimal that reads back as the same float (0.1f is 0.1, not
+// 0.10000000149011612).
+double shortest(float value);
+
+// One model as GET /v1/models lists it: its name, kind, task, input, vocabulary sizes, parameters, longest input,
+// attention maps and how its training ended.
+nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file, std::size_t parameters);
+
+// One input as the model reads it, or why it cannot be read.
+struct ReadInput {
+  std::vector<std::int64_t> source;   // text models
+  data::Image image;                  // image models
+  std::vector<std::string> tokens;    // text models: the source's tokens, the attention's columns
+  std::string error;                  // not empty: the input's own error ("input 2: …"), and nothing else is set
+};
+
+// Input k (from 0) of a request as `file`'s model reads it: a text encoded by the task, or an image from base64 PGM.
+ReadInput read_input(const ModelFile& file, const std::string& input, std::size_t k);
+
+// One output as /v1/predict answers it: {"output": text} and, when asked, "score" and "attention" (the input's and
+// output's tokens, and weights[layer][head][output token][input position]); "note" when the task has one for it.
+nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
+                           const std::string& text_input, const models::Hypothesis& output,
+                           const PredictRequest& request);
+
+}  // namespace attend::app::serve

@@ -1,0 +1,102 @@
+// attend serve's batching across clients (batcher.hpp).
+#include "apps/serve/batcher.hpp"
+
+namespace attend::app::serve {
+
+Batcher::Batcher(Model& model, BatchSettings settings, Metrics& metrics)
+    : model_(model), settings_(settings), metrics_(metrics), worker_([this] { work(); }) {}
+
+Batcher::~Batcher() { stop(); }
+
+bool Batcher::submit(std::unique_ptr<Job> job) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ || queued_inputs_ + job->size() > settings_.max_queue) return false;
+    job->queued_at = std::chrono::steady_clock::now();
+    queued_inputs_ += job->size();
+    queue_.push_back(std::move(job));
+  }
+  ready_.notify_one();
+  return true;
+}
+
+std::size_t Batcher::queued() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return queued_inputs_;
+}
+
+void Batcher::stop() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_one();
+  if (worker_.joinable()) worker_.join();
+}
+
+void Batcher::work() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    std::vector<std::unique_ptr<Job>> jobs = next_batch(lock);
+    lock.unlock();
+    decode(jobs);
+    lock.lock();
+  }
+}
+
+// The oldest job and every queued one of the same beam width that fits beside it, taken from the queue as they come
+// until the batch is full or the oldest has waited max_wait.
+std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mutex>& lock) {
+  const std::size_t beam = queue_.front()->beam;
+  const auto deadline = queue_.front()->queued_at + settings_.max_wait;
+  std::vector<std::unique_ptr<Job>> jobs;
+  std::size_t inputs = 0;
+  for (bool last = false;; last = ready_.wait_until(lock, deadline) == std::cv_status::timeout) {
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      const std::size_t size = (*it)->size();
+      if ((*it)->beam != beam || (inputs > 0 && inputs + size > settings_.max_batch)) {
+        ++it;
+        continue;
+      }
+      inputs += size;
+      queued_inputs_ -= size;
+      jobs.push_back(std::move(*it));
+      it = queue_.erase(it);
+    }
+    if (last || stopping_ || inputs >= settings_.max_batch || std::chrono::steady_clock::now() >= deadline) break;
+  }
+  return jobs;
+}
+
+void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
+  ModelInputs inputs;
+  bool attention = false;
+  for (const auto& job : jobs) {
+    inputs.sources.insert(inputs.sources.end(), job->sources.begin(), job->sources.end());
+    for (const data::Image& image : job->images) inputs.images.push_back(&image);
+    attention = attention || job->attention;
+  }
+  std::vector<models::Hypothesis> outputs;
+  AttentionLayout layout;
+  try {
+    model_.record_every_attention(attention);
+    layout = model_.attention_layout();
+    outputs = model_.decode(inputs, {jobs.front()->beam, 0, 1.0});
+  } catch (const std::exception& e) {
+    for (const auto& job : jobs) job->failed(std::string("decoding failed: ") + e.what());
+    return;
+  }
+  metrics_.batch(outputs.size());
+  std::size_t at = 0;
+  for (const auto& job : jobs) {
+    std::vector<models::Hypothesis> own(std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at)),
+                                        std::make_move_iterator(outputs.begin() +
+                                                                static_cast<std::ptrdiff_t>(at + job->size())));
+    at += job->size();
+    job->done(std::move(own), layout);
+  }
+}
+
+}  // namespace attend::app::serve

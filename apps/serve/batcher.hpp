@@ -1,0 +1,72 @@
+// attend serve's batching across clients: one model's queue of inputs, and the worker thread that decodes them
+// together — up to --max-batch inputs, waiting at most --max-wait-ms after the oldest for more to come. Inputs
+// decode to the same numbers whichever others they come with (decode_by_length: no padding), so an answer is
+// `attend predict`'s on the same input.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/model.hpp"
+#include "apps/serve/metrics.hpp"
+
+namespace attend::app::serve {
+
+// One request's inputs, as the model reads them, and what to do with their outputs.
+struct Job {
+  std::vector<std::vector<std::int64_t>> sources;  // text models
+  std::vector<data::Image> images;                 // image models
+  std::size_t beam = 1;
+  bool attention = false;  // record every attention map (Model::record_every_attention)
+  // Called on the worker thread: the outputs in the inputs' order and what their attention rows hold; or, when
+  // decoding failed, the reason.
+  std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;
+  std::function<void(const std::string&)> failed;
+  std::chrono::steady_clock::time_point queued_at{};
+  std::size_t size() const { return sources.size() + images.size(); }
+};
+
+struct BatchSettings {
+  std::size_t max_batch = 32;                  // inputs decoded together (a larger request is decoded alone)
+  std::chrono::microseconds max_wait{5000};    // how long the oldest input waits for others
+  std::size_t max_queue = 1024;                // inputs waiting, beyond which a request is refused
+};
+
+class Batcher {
+ public:
+  Batcher(Model& model, BatchSettings settings, Metrics& metrics);
+  ~Batcher();  // stop()
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+  // Queues a job; false (and the job dropped) when the queue holds too many inputs to take it.
+  bool submit(std::unique_ptr<Job> job);
+  // Inputs waiting.
+  std::size_t queued() const;
+  // Decodes what is queued, then ends the worker (idempotent).
+  void stop();
+
+ private:
+  void work();
+  std::vector<std::unique_ptr<Job>> next_batch(std::unique_lock<std::mutex>& lock);
+  void decode(std::vector<std::unique_ptr<Job>>& jobs);
+
+  Model& model_;
+  BatchSettings settings_;
+  Metrics& metrics_;
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::unique_ptr<Job>> queue_;
+  std::size_t queued_inputs_ = 0;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace attend::app::serve

@@ -1,0 +1,472 @@
+// attend serve's HTTP server (server.hpp). Each connection is a Session on a strand of its own: it reads one request
+// at a time within --read-timeout (headers and body together, so a client sending a byte a second is cut off), answers
+// it, and reads the next while the client keeps the connection alive. A prediction is handed to its model's batcher;
+// the answer is written when the worker has decoded it. Nothing a client sends throws out of a handler: the worst is
+// a 500 answer and a line in the log.
+#include "apps/serve/server.hpp"
+
+#include <array>
+#include <atomic>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+namespace attend::app::serve {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+class Session;
+using Clock = std::chrono::steady_clock;
+
+// "GET /healthz": the routes, for 404's and 405's answers.
+constexpr const char* api_summary = "GET /healthz, GET /metrics, GET /v1/models, POST /v1/predict";
+
+// What every session shares: the models and their batchers, the counters, the listening socket and the sessions.
+struct Core {
+  ServerSettings settings;
+  std::vector<ServedModel> models;
+  std::vector<std::size_t> parameters;
+  Metrics metrics;
+  std::vector<std::unique_ptr<Batcher>> batchers;  // one a model
+  net::io_context ioc;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> guard;  // until the batchers are drained
+  tcp::acceptor acceptor{net::make_strand(ioc)};
+  net::steady_timer accept_pause{acceptor.get_executor()};
+  net::signal_set signals{ioc, SIGINT, SIGTERM};
+  std::mutex sessions_mutex;
+  std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::atomic<bool> stopping{false};
+  std::thread stopper;  // drains the batchers once stopping
+  std::mutex log_mutex;
+
+  void log(const std::string& line) {
+    const std::lock_guard<std::mutex> lock(log_mutex);
+    std::cerr << "attend serve: " << line << std::endl;
+  }
+  std::string model_names() const {
+    std::string names;
+    for (const ServedModel& m : models) names += (names.empty() ? "" : ", ") + m.name;
+    return names;
+  }
+  void accept(const std::shared_ptr<Core>& self);
+  void begin_stop(const std::shared_ptr<Core>& self);
+};
+
+// Beast's string_view (Boost's) as the standard one.
+std::string_view view(beast::string_view text) { return {text.data(), text.size()}; }
+
+// A request's target as the log shows it: printable ASCII, at most 100 characters.
+std::string printable(std::string_view text) {
+  std::string shown;
+  for (const char c : text.substr(0, 100)) shown += c >= 0x20 && c < 0x7f ? c : '?';
+  return text.size() > 100 ? shown + "…" : shown;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, std::shared_ptr<Core> core, bool over_limit)
+      : stream_(std::move(socket)), core_(std::move(core)), over_limit_(over_limit) {
+    beast::error_code ec;
+    const tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
+    peer_ = ec ? "a client" : peer.address().to_string() + ":" + std::to_string(peer.port());
+    core_->metrics.connection_opened();
+  }
+  ~Session() {
+    core_->metrics.connection_closed();
+    const std::lock_guard<std::mutex> lock(core_->sessions_mutex);
+    core_->sessions.erase(this);
+  }
+  void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); }); }
+  // On the server's stop: a connection waiting for its next request is closed; one with a request under way is
+  // closed once it is answered.
+  void stop() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->stopping_ = true;
+      if (self->idle_ && self->parser_ && !self->parser_->got_some() && self->buffer_.size() == 0) self->stream_.cancel();
+    });
+  }
+
+ private:
+  void read();
+  void on_header(beast::error_code ec);
+  void read_body();
+  void on_read(beast::error_code ec);
+  void route();
+  void healthz();
+  void metrics();
+  void models();
+  void predict();
+  void answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
+                      std::vector<models::Hypothesis> outputs, const AttentionLayout& layout);
+  void fail(int status, const std::string& message, bool close = false, const char* allow = "");
+  void answer(int status, std::string body, const char* content_type = "application/json", const char* allow = "");
+  void on_write(bool close, beast::error_code ec);
+  void linger();
+  void drain();
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::shared_ptr<http::response<http::string_body>> response_;
+  std::array<char, 8192> discarded_{};
+  std::shared_ptr<Core> core_;
+  bool over_limit_;
+  bool idle_ = false;      // waiting for a request's first byte
+  bool stopping_ = false;  // the server stops: close after this answer
+  bool close_after_ = false;
+  std::string peer_, method_ = "?", target_ = "?";
+  unsigned version_ = 11;
+  Clock::time_point read_at_;
+};
+
+void Session::read() {
+  parser_.emplace();
+  parser_->header_limit(16 * 1024);
+  parser_->body_limit(over_limit_ ? 0 : core_->settings.max_body);
+  idle_ = true;
+  if (stopping_ && buffer_.size() == 0) return close();
+  stream_.expires_after(core_->settings.read_timeout);
+  http::async_read_header(stream_, buffer_, *parser_,
+                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+}
+
+// After the headers: a client that waits for "100 Continue" (curl does for bodies over 1 KB) is told to go on.
+void Session::on_header(beast::error_code ec) {
+  idle_ = false;
+  if (ec || parser_->is_done()) return on_read(ec);
+  if (parser_->get()[http::field::expect] != "100-continue") return read_body();
+  auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, parser_->get().version());
+  http::async_write(stream_, *go_on, [self = shared_from_this(), go_on](beast::error_code ec, std::size_t) {
+    if (ec) return self->close();
+    self->read_body();
+  });
+}
+
+void Session::read_body() {
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+}
+
+void Session::on_read(beast::error_code ec) {
+  idle_ = false;
+  read_at_ = Clock::now();
+  if (ec == beast::error::timeout) {
+    if (parser_->got_some())
+      core_->log(peer_ + ": no whole request within --read-timeout (" +
+                 std::to_string(core_->settings.read_timeout.count()) + " ms): connection closed");
+    return close();
+  }
+  if (ec == http::error::end_of_stream || ec == net::error::operation_aborted || ec == net::error::eof ||
+      ec == net::error::connection_reset || ec == net::error::broken_pipe) {
+    return close();
+  }
+  if (parser_->is_header_done()) {
+    method_ = std::string(parser_->get().method_string());
+    target_ = printable(view(parser_->get().target()));
+    version_ = parser_->get().version();
+  }
+  if (over_limit_) {
+    return fail(503, "too many connections (--max-connections " + std::to_string(core_->settings.max_connections) +
+                         "); try again",
+                true);
+  }
+  if (ec == http::error::body_limit) {
+    return fail(413, "the body is larger than " + std::to_string(core_->settings.max_body) + " bytes (--max-body)",
+                true);
+  }
+  if (ec == http::error::header_limit) return fail(431, "the request's headers are larger than 16 KB", true);
+  if (ec) return fail(400, "malformed HTTP request: " + ec.message(), true);
+  try {
+    route();
+  } catch (const ApiError& e) {
+    fail(e.status, e.what());
+  } catch (const std::exception& e) {
+    fail(500, std::string("internal error: ") + e.what(), true);
+  }
+}
+
+void Session::route() {
+  struct Route {
+    const char* path;
+    http::verb verb;
+    void (Session::*handle)();
+  };
+  static const Route routes[] = {{"/healthz", http::verb::get, &Session::healthz},
+                                 {"/metrics", http::verb::get, &Session::metrics},
+                                 {"/v1/models", http::verb::get, &Session::models},
+                                 {"/v1/predict", http::verb::post, &Session::predict}};
+  const std::string_view target = view(parser_->get().target());
+  const std::string_view path = target.substr(0, target.find('?'));
+  for (const Route& r : routes) {
+    if (path != r.path) continue;
+    if (parser_->get().method() == r.verb) return (this->*r.handle)();
+    const char* allow = r.verb == http::verb::get ? "GET" : "POST";
+    return fail(405, method_ + " " + r.path + ": the method is not allowed (use " + allow + ")", false, allow);
+  }
+  fail(404, "no such path: " + printable(path) + " (the API: " + api_summary + ")");
+}
+
+void Session::healthz() { answer(200, body_of({{"status", core_->stopping ? "stopping" : "ok"}})); }
+
+void Session::metrics() {
+  std::map<std::string, std::size_t> queued;
+  for (std::size_t m = 0; m < core_->models.size(); ++m) queued[core_->models[m].name] = core_->batchers[m]->queued();
+  answer(200, core_->metrics.text(queued), "text/plain; version=0.0.4; charset=utf-8");
+}
+
+void Session::models() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::size_t m = 0; m < core_->models.size(); ++m)
+    list.push_back(model_json(core_->models[m].name, core_->models[m].file, core_->parameters[m]));
+  answer(200, body_of({{"models", list}}));
+}
+
+void Session::predict() {
+  const PredictRequest request = parse_predict_request(parser_->get().body(), core_->settings.request);
+  std::size_t model = 0;
+  if (request.model.empty() && core_->models.size() > 1) {
+    throw ApiError(400, "no \"model\": " + std::to_string(core_->models.size()) + " models are served (" +
+                            core_->model_names() + ")");
+  }
+  if (!request.model.empty()) {
+    while (model < core_->models.size() && core_->models[model].name != request.model) ++model;
+    if (model == core_->models.size()) {
+      throw ApiError(404, "unknown model " + nlohmann::json(request.model).dump(-1, ' ', false,
+                                                                               nlohmann::json::error_handler_t::replace) +
+                              " (served: " + core_->model_names() + ")");
+    }
+  }
+  const ServedModel& served = core_->models[model];
+  if (request.attention && !served.file.model->has_attention())
+    throw ApiError(400, "\"attention\": model " + served.name + " (" + served.file.model->describe() +
+                            ") has no attention weights");
+  auto reads = std::make_shared<std::vector<ReadInput>>();
+  auto job = std::make_unique<Job>();
+  for (std::size_t k = 0; k < request.inputs.size(); ++k) {
+    reads->push_back(read_input(served.file, request.inputs[k], k));
+    if (!reads->back().error.empty()) continue;
+    if (served.file.task->input() == InputKind::image) {
+      job->images.push_back(std::move(reads->back().image));
+    } else {
+      job->sources.push_back(reads->back().source);
+    }
+  }
+  const auto shared_request = std::make_shared<PredictRequest>(request);
+  if (job->size() == 0) return answer_outputs(model, request, *reads, {}, {});
+  job->beam = request.beam;
+  job->attention = request.attention;
+  auto self = shared_from_this();
+  job->done = [self, model, shared_request, reads](std::vector<models::Hypothesis> outputs, AttentionLayout layout) {
+    net::post(self->stream_.get_executor(), [self, model, shared_request, reads, outputs = std::move(outputs), layout] {
+      self->answer_outputs(model, *shared_request, *reads, outputs, layout);
+    });
+  };
+  job->failed = [self](const std::string& message) {
+    net::post(self->stream_.get_executor(), [self, message] { self->fail(500, message, true); });
+  };
+  const std::size_t inputs = job->size();
+  if (!core_->batchers[model]->submit(std::move(job))) {
+    if (core_->stopping) throw ApiError(503, "the server is stopping");
+    throw ApiError(503, "the queue is full (" + std::to_string(core_->batchers[model]->queued()) + " inputs wait, " +
+                            std::to_string(inputs) + " more would pass --max-queue " +
+                            std::to_string(core_->settings.batch.max_queue) + "); try again");
+  }
+}
+
+// The answer of /v1/predict: each input's output, or its own error, in the inputs' order.
+void Session::answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
+                             std::vector<models::Hypothesis> outputs, const AttentionLayout& layout) {
+  try {
+    const ServedModel& served = core_->models[model];
+    const bool text = served.file.task->input() == InputKind::text;
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < reads.size(); ++k) {
+      if (!reads[k].error.empty()) {
+        list.push_back({{"error", reads[k].error}});
+      } else {
+        list.push_back(output_json(served.file, layout, reads[k], text ? request.inputs[k] : "", outputs[at++], request));
+      }
+    }
+    answer(200, body_of({{"model", served.name}, {"outputs", list}}));
+  } catch (const std::exception& e) {
+    fail(500, std::string("internal error: ") + e.what(), true);
+  }
+}
+
+void Session::fail(int status, const std::string& message, bool close, const char* allow) {
+  core_->log(peer_ + " " + method_ + " " + target_ + " → " + std::to_string(status) + ": " + message);
+  close_after_ = close_after_ || close;
+  answer(status, error_body(message), "application/json", allow);
+}
+
+void Session::answer(int status, std::string body, const char* content_type, const char* allow) {
+  const bool close =
+      close_after_ || stopping_ || core_->stopping || !parser_->is_header_done() || !parser_->keep_alive();
+  response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(status), version_);
+  response_->set(http::field::server, "attend");
+  response_->set(http::field::content_type, content_type);
+  if (*allow) response_->set(http::field::allow, allow);
+  if (status == 503) response_->set(http::field::retry_after, "1");
+  response_->body() = std::move(body);
+  response_->keep_alive(!close);
+  response_->prepare_payload();
+  core_->metrics.request(status, std::chrono::duration<double>(Clock::now() - read_at_).count());
+  stream_.expires_after(core_->settings.read_timeout);
+  http::async_write(stream_, *response_, [self = shared_from_this(), close](beast::error_code ec, std::size_t) {
+    self->on_write(close, ec);
+  });
+}
+
+void Session::on_write(bool close, beast::error_code ec) {
+  response_.reset();
+  if (ec) return this->close();
+  if (close) return parser_->is_done() ? this->close() : linger();
+  read();
+}
+
+// Closing on a client that is still sending (a body over --max-body) would reset the connection, and the client
+// could lose the answer: the server stops sending, reads and drops what comes until the client closes or
+// --read-timeout passes, then closes.
+void Session::linger() {
+  beast::error_code ignored;
+  stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  stream_.expires_after(core_->settings.read_timeout);  // once: a client that sends on and on is cut off
+  drain();
+}
+
+void Session::drain() {
+  stream_.async_read_some(net::buffer(discarded_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    if (ec) return self->close();
+    self->drain();
+  });
+}
+
+void Core::accept(const std::shared_ptr<Core>& self) {
+  acceptor.async_accept(net::make_strand(ioc), [self](beast::error_code ec, tcp::socket socket) {
+    if (self->stopping) return;
+    if (ec) {
+      // out of file descriptors, or the like: say so, and try again a little later rather than spin
+      self->log("accepting a connection failed: " + ec.message());
+      self->accept_pause.expires_after(std::chrono::milliseconds(100));
+      self->accept_pause.async_wait([self](beast::error_code) {
+        if (!self->stopping) self->accept(self);
+      });
+      return;
+    }
+    std::size_t open = 0;
+    {
+      const std::lock_guard<std::mutex> lock(self->sessions_mutex);
+      open = self->sessions.size();
+    }
+    // beyond the limit a connection is told so (503); far beyond it, closed at once
+    if (open < 2 * self->settings.max_connections) {
+      auto session = std::make_shared<Session>(std::move(socket), self, open >= self->settings.max_connections);
+      {
+        const std::lock_guard<std::mutex> lock(self->sessions_mutex);
+        self->sessions[session.get()] = session;
+      }
+      session->start();
+    }
+    self->accept(self);
+  });
+}
+
+// No new connection; idle ones closed, the others once answered; the batchers decode what they hold, then the
+// io_context runs out of work and run() returns.
+void Core::begin_stop(const std::shared_ptr<Core>& self) {
+  if (stopping.exchange(true)) return;
+  log("stopping: no new connections; answering the requests under way");
+  net::post(acceptor.get_executor(), [self] {
+    beast::error_code ignored;
+    self->acceptor.close(ignored);
+    self->accept_pause.cancel();
+    self->signals.cancel(ignored);
+  });
+  std::vector<std::shared_ptr<Session>> open;
+  {
+    const std::lock_guard<std::mutex> lock(sessions_mutex);
+    for (const auto& [raw, weak] : sessions)
+      if (auto session = weak.lock()) open.push_back(session);
+  }
+  for (const auto& session : open) session->stop();
+  stopper = std::thread([self] {
+    for (const auto& batcher : self->batchers) batcher->stop();
+    net::post(self->ioc, [self] { self->guard.reset(); });
+  });
+}
+
+}  // namespace
+
+struct Server::State {
+  std::shared_ptr<Core> core = std::make_shared<Core>();
+};
+
+Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) : state_(std::make_shared<State>()) {
+  Core& core = *state_->core;
+  core.settings = settings;
+  core.models = std::move(models);
+  for (ServedModel& m : core.models) {
+    core.parameters.push_back(m.file.model->module().parameter_count());
+    core.batchers.push_back(std::make_unique<Batcher>(*m.file.model, settings.batch, core.metrics));
+  }
+  const std::string address = settings.host + ":" + std::to_string(settings.port);
+  beast::error_code ec;
+  // an address, not a name to look up: a server binds one of its own interfaces
+  const net::ip::address ip = net::ip::make_address(settings.host == "localhost" ? "127.0.0.1" : settings.host, ec);
+  if (ec) {
+    throw InputError("--host " + settings.host +
+                     ": not an IP address (give one of this machine's, as 127.0.0.1, 0.0.0.0, ::1 or localhost)");
+  }
+  const tcp::endpoint endpoint(ip, static_cast<unsigned short>(settings.port));
+  core.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) core.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) core.acceptor.bind(endpoint, ec);
+  if (!ec) core.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) throw InputError("--port " + std::to_string(settings.port) + ": cannot listen on " + address + ": " + ec.message());
+}
+
+Server::~Server() {
+  Core& core = *state_->core;
+  if (core.stopper.joinable()) core.stopper.join();
+  for (const auto& batcher : core.batchers) batcher->stop();
+}
+
+unsigned Server::port() const { return state_->core->acceptor.local_endpoint().port(); }
+
+void Server::run() {
+  const std::shared_ptr<Core>& core = state_->core;
+  core->guard.emplace(core->ioc.get_executor());
+  core->accept(core);
+  core->signals.async_wait([core](beast::error_code ec, int) {
+    if (!ec) core->begin_stop(core);
+  });
+  std::thread second([core] { core->ioc.run(); });
+  core->ioc.run();
+  second.join();
+  if (core->stopper.joinable()) core->stopper.join();
+}
+
+void Server::stop() {
+  const std::shared_ptr<Core>& core = state_->core;
+  core->begin_stop(core);
+}
+
+}  // namespace attend::app::serve

@@ -1,0 +1,36 @@
+// The serve suite's entry point (Boost.Test, linked as a shared library), and the models it serves.
+#define BOOST_TEST_MODULE serve
+#include <boost/test/unit_test.hpp>
+
+#include "tests/serve/serve_helpers.hpp"
+
+namespace serve_test {
+
+const Models& models() {
+  static Scratch scratch;
+  static const Models trained = [] {
+    Models m;
+    const std::string dates = "train --task dates --train-size 256 --valid-size 32 --test-size 40 --epochs 2 ";
+    m.rnn = scratch.path("dates.safetensors");
+    m.transformer = scratch.path("dates-transformer.safetensors");
+    m.vanilla = scratch.path("dates-vanilla.safetensors");
+    m.digits = scratch.path("digits.safetensors");
+    m.digits_folder = scratch.path("digits");
+    const std::string digits_data = std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz";
+    const std::string digits = "--task digits --data '" + digits_data + "' --train-size 32 --valid-size 4 --test-size 4 ";
+    for (const std::string& args :
+         {dates + "--hidden 16 --embed 8 --out '" + m.rnn + "'",
+          dates + "--arch transformer --d-model 16 --heads 2 --ff 32 --out '" + m.transformer + "'",
+          dates + "--decoder vanilla --hidden 16 --embed 8 --out '" + m.vanilla + "'",
+          "train " + digits + "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" +
+              m.digits + "'",
+          "data " + digits + "--write '" + m.digits_folder + "'"}) {
+      const Run run = run_attend(args);
+      BOOST_TEST_REQUIRE(run.status == 0, "attend " << args << " failed: " << run.err);
+    }
+    return m;
+  }();
+  return trained;
+}
+
+}  // namespace serve_test

@@ -1,0 +1,222 @@
+// What the serve suite's cases share: an `attend serve` process started on a free port and stopped by the test, an
+// HTTP client (Boost.Beast, synchronous), raw connections for what no well-behaved client sends, and small models
+// trained once for the whole suite.
+#pragma once
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_helpers.hpp"
+
+namespace serve_test {
+
+using cli_test::read_file;
+using cli_test::Run;
+using cli_test::run_attend;
+using cli_test::Scratch;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+// An `attend serve` process: started with `args` (after "serve") and --port 0, ready once it printed the line with
+// its address; stopped by SIGTERM when the test has not stopped it.
+class Server {
+ public:
+  explicit Server(const std::string& args) {
+    int out[2];
+    BOOST_TEST_REQUIRE(pipe(out) == 0);
+    const std::string command =
+        "exec env OPENBLAS_NUM_THREADS=1 '" ATTEND_EXE "' serve --port 0 " + args + " 2> '" + err_path() + "'";
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], 1);
+      close(out[0]);
+      close(out[1]);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(out[1]);
+    out_ = out[0];
+    ready_line = read_line(60000);
+    const std::size_t colon = ready_line.rfind(':'), space = ready_line.find(' ', colon);
+    if (ready_line.rfind("attend serve: listening on http://", 0) == 0 && colon != std::string::npos)
+      port = static_cast<unsigned short>(std::stoi(ready_line.substr(colon + 1, space - colon - 1)));
+  }
+  ~Server() {
+    if (pid_ > 0 && status_ == -2) stop();
+    if (out_ >= 0) close(out_);
+  }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Sends `signal_number` and waits for the exit: the exit status (-1: ended by a signal).
+  int stop(int signal_number = SIGTERM) {
+    kill(pid_, signal_number);
+    return wait();
+  }
+  // Waits for the process to end by itself.
+  int wait() {
+    if (status_ != -2) return status_;
+    int raw = 0;
+    waitpid(pid_, &raw, 0);
+    status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return status_;
+  }
+  // Whether the process still runs.
+  bool running() {
+    if (status_ != -2) return false;
+    int raw = 0;
+    if (waitpid(pid_, &raw, WNOHANG) == 0) return true;
+    status_ = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return false;
+  }
+  std::string log() const { return read_file(err_path()); }
+  std::string rest_of_output() {  // standard output after the ready line, once the process ended
+    std::string text;
+    char buffer[4096];
+    for (ssize_t n; (n = read(out_, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+    return text;
+  }
+
+  unsigned short port = 0;  // 0: it did not start
+  std::string ready_line;
+
+ private:
+  std::string err_path() const { return scratch_.path("err"); }
+  // One line of standard output within `ms` milliseconds (empty: none).
+  std::string read_line(int ms) {
+    std::string line;
+    char c;
+    while (line.empty() || line.back() != '\n') {
+      pollfd p{out_, POLLIN, 0};
+      if (poll(&p, 1, ms) <= 0 || read(out_, &c, 1) != 1) return line;
+      line += c;
+    }
+    line.pop_back();
+    return line;
+  }
+
+  Scratch scratch_;
+  pid_t pid_ = -1;
+  int out_ = -1;
+  int status_ = -2;  // -2: running
+};
+
+struct Reply {
+  int status = 0;
+  std::string body;
+  std::string content_type, allow, retry_after;
+  bool keep_alive = true;
+  nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
+};
+
+// One request on a new connection.
+inline Reply request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "") {
+  net::io_context ioc;
+  tcp::socket socket(ioc);
+  socket.connect({net::ip::make_address("127.0.0.1"), port});
+  http::request<http::string_body> req{verb, target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+  req.body() = body;
+  req.prepare_payload();
+  http::write(socket, req);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(boost::none);
+  http::read(socket, buffer, parser);
+  const auto& res = parser.get();
+  Reply reply;
+  reply.status = static_cast<int>(res.result_int());
+  reply.body = res.body();
+  reply.content_type = std::string(res[http::field::content_type]);
+  reply.allow = std::string(res[http::field::allow]);
+  reply.retry_after = std::string(res[http::field::retry_after]);
+  reply.keep_alive = res.keep_alive();
+  return reply;
+}
+
+inline Reply get(unsigned short port, const std::string& target) { return request(port, http::verb::get, target); }
+inline Reply post(unsigned short port, const std::string& body, const std::string& target = "/v1/predict") {
+  return request(port, http::verb::post, target, body);
+}
+
+// A raw TCP connection to the server, for what no HTTP library sends.
+class Raw {
+ public:
+  explicit Raw(unsigned short port) : socket_(ioc_) {
+    socket_.connect({net::ip::make_address("127.0.0.1"), port});
+  }
+  // Sends bytes; false when the server has closed the connection.
+  bool send(const std::string& bytes) {
+    beast::error_code ec;
+    net::write(socket_, net::buffer(bytes), ec);
+    return !ec;
+  }
+  // Everything the server sends until it closes the connection, or until `ms` milliseconds pass without a byte;
+  // closed() then says which.
+  std::string receive(int ms) {
+    std::string text;
+    char buffer[4096];
+    for (;;) {
+      pollfd p{socket_.native_handle(), POLLIN, 0};
+      if (poll(&p, 1, ms) <= 0) return text;
+      const ssize_t n = ::recv(socket_.native_handle(), buffer, sizeof buffer, 0);
+      if (n <= 0) {
+        closed_ = true;
+        return text;
+      }
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  bool closed() const { return closed_; }
+  void close() {
+    beast::error_code ec;
+    socket_.close(ec);
+  }
+
+ private:
+  net::io_context ioc_;
+  tcp::socket socket_;
+  bool closed_ = false;
+};
+
+// Bytes in base64 (RFC 4648, padded), as a client sends an image.
+inline std::string base64(const std::string& bytes) {
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string text;
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
+    std::uint32_t group = 0;
+    for (std::size_t k = 0; k < 3; ++k)
+      group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
+  }
+  return text;
+}
+
+// The value of a series in a Prometheus exposition ("attend_requests_total{code=\"200\"}"); -1 when absent.
+inline double metric(const std::string& text, const std::string& series) {
+  const std::size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
+}
+
+// The small models the suite serves, each trained once: dates with the recurrent model and with the Transformer,
+// the vanilla decoder (no attention), and the digits captioner.
+struct Models {
+  std::string rnn, transformer, vanilla, digits, digits_folder;
+};
+const Models& models();
+
+}  // namespace serve_test

@@ -1,0 +1,259 @@
+// The API against a real `attend serve`: every endpoint, the answers equal to `attend predict`'s for many clients at
+// once, per-input errors, the attention of every layer and head, images as base64 PGM.
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "tests/serve/serve_helpers.hpp"
+
+using namespace serve_test;
+using nlohmann::json;
+
+namespace {
+
+// Inputs of several forms and lengths (the tiny models write poor dates, which is all the same for the comparison).
+std::vector<std::string> date_inputs() {
+  const std::vector<std::string> months = {"January", "March", "May", "July", "October", "December"};
+  std::vector<std::string> inputs;
+  for (int k = 0; k < 36; ++k) {
+    const std::string day = std::to_string(1 + (k * 7) % 28), year = std::to_string(1950 + k * 3);
+    const std::string& month = months[static_cast<std::size_t>(k) % months.size()];
+    switch (k % 4) {
+      case 0: inputs.push_back(month + " " + day + ", " + year); break;
+      case 1: inputs.push_back(day + "/" + std::to_string(1 + k % 12) + "/" + year); break;
+      case 2: inputs.push_back(year + "-0" + std::to_string(1 + k % 9) + "-1" + std::to_string(k % 10)); break;
+      default: inputs.push_back(day + " " + month + " " + year); break;
+    }
+  }
+  return inputs;
+}
+
+// "output TAB score", the score to 4 decimals as predict prints it, or (digits) `decimals` as given.
+std::string with_score(const json& output, int decimals = 4) {
+  char score[40];
+  std::snprintf(score, sizeof score, "%.*f", decimals, output.at("score").get<double>());
+  return output.at("output").get<std::string>() + "\t" + score;
+}
+
+// An answer of the server ("output TAB score", the score as sent) is predict's line for the same input: the same
+// output, and the score predict prints to 4 decimals. The last bits of a score depend on how many rows the products
+// of its batch had (OpenBLAS's sums are not the same for every row count), so the score is compared to what predict
+// printed within half its last digit, not as text (text would differ when a score falls next to a rounding boundary).
+void same_answer(const std::string& answered, const std::string& expected, const std::string& input) {
+  const std::size_t tab = answered.find('\t'), expected_tab = expected.find('\t');
+  BOOST_TEST_REQUIRE(tab != std::string::npos, input);
+  BOOST_TEST(answered.substr(0, tab) == expected.substr(0, expected_tab), input);
+  const double score = std::stod(answered.substr(tab + 1)), printed = std::stod(expected.substr(expected_tab + 1));
+  BOOST_TEST(std::abs(score - printed) <= 0.5e-4 + 1e-9, input << ": " << score << " printed as " << printed);
+}
+
+// `attend predict --scores` on the inputs, one line each.
+std::vector<std::string> predicted(const std::string& model, const std::vector<std::string>& inputs, std::size_t beam) {
+  std::string lines;
+  for (const std::string& input : inputs) lines += input + "\n";
+  const Run run = run_attend("predict --scores --beam " + std::to_string(beam) + " --model '" + model + "'", lines);
+  BOOST_TEST_REQUIRE(run.status == 0, run.err);
+  return cli_test::lines_of(run.out);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(api)
+
+BOOST_AUTO_TEST_CASE(every_endpoint_answers) {
+  Server server("--model '" + models().rnn + "' --model '" + models().transformer + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  BOOST_TEST(server.ready_line.find("(dates, dates-transformer)") != std::string::npos, server.ready_line);
+  const Reply health = get(server.port, "/healthz");
+  BOOST_TEST(health.status == 200);
+  BOOST_TEST(health.json() == json({{"status", "ok"}}));
+  const json listed = get(server.port, "/v1/models").json();
+  BOOST_TEST_REQUIRE(listed["models"].size() == 2u);
+  const json& rnn = listed["models"][0];
+  BOOST_TEST(rnn["name"] == "dates");
+  BOOST_TEST(rnn["kind"] == "seq2seq");
+  BOOST_TEST(rnn["task"] == "dates");
+  BOOST_TEST(rnn["input"] == "text");
+  BOOST_TEST(rnn["source_vocabulary"].get<int>() > 20);
+  BOOST_TEST(rnn["target_vocabulary"].get<int>() > 10);
+  BOOST_TEST(rnn["parameters"].get<int>() > 1000);
+  BOOST_TEST(rnn["max_input_length"] == 64);
+  BOOST_TEST(rnn["training"]["epoch"].get<int>() >= 1);
+  BOOST_TEST(rnn["training"].contains("validation_exact_match"));
+  BOOST_TEST(!rnn["training"].contains("state"));  // the optimizer's state is no client's business
+  BOOST_TEST(listed["models"][1]["kind"] == "transformer");
+  // every answer so far is counted, by status
+  const Reply metrics = get(server.port, "/metrics");
+  BOOST_TEST(metrics.status == 200);
+  BOOST_TEST(metrics.content_type.find("text/plain; version=0.0.4") == 0u);
+  BOOST_TEST(metric(metrics.body, "attend_requests_total{code=\"200\"}") == 2);
+  BOOST_TEST(metric(metrics.body, "attend_request_duration_seconds_count") == 2);
+  BOOST_TEST(metric(metrics.body, "attend_queue_inputs{model=\"dates-transformer\"}") == 0);
+  BOOST_TEST(metric(metrics.body, "attend_open_connections") >= 1);  // this one (the others may be closing)
+  // a path the API has not, a method a path does not take
+  const Reply missing = get(server.port, "/v2/predict");
+  BOOST_TEST(missing.status == 404);
+  BOOST_TEST(missing.json()["error"].get<std::string>().find("no such path: /v2/predict") == 0u, missing.body);
+  const Reply wrong = get(server.port, "/v1/predict");
+  BOOST_TEST(wrong.status == 405);
+  BOOST_TEST(wrong.allow == "POST");
+  BOOST_TEST(wrong.json()["error"] == "GET /v1/predict: the method is not allowed (use POST)");
+  BOOST_TEST(request(server.port, http::verb::delete_, "/healthz").allow == "GET");
+  const std::string after = get(server.port, "/metrics").body;
+  BOOST_TEST(metric(after, "attend_requests_total{code=\"404\"}") == 1);
+  BOOST_TEST(metric(after, "attend_requests_total{code=\"405\"}") == 2);
+  // each error is one line of the log
+  BOOST_TEST(server.stop() == 0);
+  BOOST_TEST(cli_test::count(server.log(), " → 40") == 3u, server.log());
+}
+
+// Many clients at once, each with one or two inputs: the server decodes them in shared batches (some batch holds more
+// inputs than any request), and every answer is attend predict's (same_answer) — for the recurrent model and the
+// Transformer, greedy and with a beam.
+BOOST_AUTO_TEST_CASE(answers_equal_attend_predict_across_many_clients) {
+  const std::vector<std::string> inputs = date_inputs();
+  for (const std::string& model : {models().rnn, models().transformer}) {
+    Server server("--model '" + model + "' --max-wait-ms 50 --max-batch 16");
+    BOOST_TEST_REQUIRE(server.port != 0, server.log());
+    for (const std::size_t beam : {1u, 3u}) {
+      BOOST_TEST_CONTEXT(model << ", beam " << beam) {
+        const std::vector<std::string> expected = predicted(model, inputs, beam);
+        BOOST_TEST_REQUIRE(expected.size() == inputs.size());
+        std::vector<std::string> answered(inputs.size());
+        std::vector<std::thread> clients;
+        for (std::size_t c = 0; c < 8; ++c) {
+          clients.emplace_back([&, c] {
+            // client c sends inputs c, c + 8, …, one or two a request
+            for (std::size_t k = c; k < inputs.size(); k += 16) {
+              json body = {{"inputs", {inputs[k]}}, {"beam", beam}, {"scores", true}};
+              if (k + 8 < inputs.size()) body["inputs"].push_back(inputs[k + 8]);
+              const Reply reply = post(server.port, body.dump());
+              if (reply.status != 200) continue;
+              const json outputs = reply.json()["outputs"];
+              for (std::size_t i = 0; i < outputs.size(); ++i) answered[k + 8 * i] = with_score(outputs[i], 17);
+            }
+          });
+        }
+        for (std::thread& t : clients) t.join();
+        for (std::size_t k = 0; k < inputs.size(); ++k) same_answer(answered[k], expected[k], inputs[k]);
+      }
+    }
+    const std::string metrics = get(server.port, "/metrics").body;
+    BOOST_TEST(metric(metrics, "attend_batch_size_bucket{le=\"2\"}") < metric(metrics, "attend_batch_size_count"),
+               metrics);
+    BOOST_TEST(metric(metrics, "attend_inputs_decoded_total") == 2.0 * inputs.size());
+  }
+}
+
+// A bad input among good ones gets its own error, in its place; the others are answered as predict answers them.
+BOOST_AUTO_TEST_CASE(a_bad_input_gets_its_own_error) {
+  Server server("--model '" + models().rnn + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const std::string long_input(65, '1');
+  const json body = {{"inputs", {"May 9, 2018", "", std::string("9\0" "9", 3), long_input, "2018-05-09"}}};
+  const Reply reply = post(server.port, body.dump());
+  BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+  const json outputs = reply.json()["outputs"];
+  BOOST_TEST_REQUIRE(outputs.size() == 5u);
+  const std::vector<std::string> expected = predicted(models().rnn, {"May 9, 2018", "2018-05-09"}, 1);
+  BOOST_TEST(outputs[0]["output"] == expected[0].substr(0, expected[0].find('\t')));
+  BOOST_TEST(outputs[4]["output"] == expected[1].substr(0, expected[1].find('\t')));
+  BOOST_TEST(outputs[1]["error"] == "input 2: empty input: nothing to read");
+  // a NUL does not cut the message short: control characters are shown escaped
+  BOOST_TEST(outputs[2]["error"] == "input 3: input \"9\\u00009\": the character \"\\u0000\" was never seen in training");
+  BOOST_TEST(outputs[3]["error"].get<std::string>().find("input 4: input \"1111") == 0u);
+  BOOST_TEST(outputs[3]["error"].get<std::string>().find("65 characters long; the model reads at most 64") !=
+             std::string::npos);
+  // nothing readable: every input its error, nothing decoded
+  const Reply none = post(server.port, json({{"inputs", {""}}}).dump());
+  BOOST_TEST(none.status == 200);
+  BOOST_TEST(none.json()["outputs"][0]["error"] == "input 1: empty input: nothing to read");
+}
+
+// The attention of each output token: the Transformer's per decoder layer and head, the recurrent model's one map;
+// the input's and the output's tokens with it; each row a distribution over the input.
+BOOST_AUTO_TEST_CASE(attention_per_layer_and_head_with_the_tokens) {
+  Server server("--model '" + models().rnn + "' --model '" + models().transformer + "' --model '" +
+                models().vanilla + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  for (const auto& [name, layers, heads] : {std::tuple<std::string, std::size_t, std::size_t>{"dates", 1, 1},
+                                            {"dates-transformer", 2, 2}}) {
+    for (const std::size_t beam : {1u, 2u}) {
+      BOOST_TEST_CONTEXT(name << ", beam " << beam) {
+        const json body = {{"model", name}, {"inputs", {"May 9, 2018", "9.5.18"}}, {"attention", true}, {"beam", beam}};
+        const Reply reply = post(server.port, body.dump());
+        BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+        const json answer = reply.json();
+        const json& first = answer["outputs"][0];
+        const json& attention = first["attention"];
+        BOOST_TEST(attention["source"] == json({"M", "a", "y", " ", "9", ",", " ", "2", "0", "1", "8"}));
+        BOOST_TEST(attention["layers"] == layers);
+        BOOST_TEST(attention["heads"] == heads);
+        const std::size_t T = attention["target"].size();
+        BOOST_TEST(T >= 1u);
+        // the output's tokens, then <eos> when it ended (a tiny model may run to the maximum length instead)
+        const bool ended = attention["target"][T - 1] == "<eos>";
+        std::string joined;
+        for (std::size_t j = 0; j < T - (ended ? 1 : 0); ++j) joined += attention["target"][j].get<std::string>();
+        BOOST_TEST(joined == first["output"].get<std::string>());
+        BOOST_TEST_REQUIRE(attention["weights"].size() == layers);
+        for (const json& layer : attention["weights"]) {
+          BOOST_TEST_REQUIRE(layer.size() == heads);
+          for (const json& head : layer) {
+            BOOST_TEST_REQUIRE(head.size() == T);
+            for (const json& row : head) {
+              BOOST_TEST_REQUIRE(row.size() == 11u);
+              double total = 0;
+              for (const json& a : row) total += a.get<double>();
+              BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
+            }
+          }
+        }
+        BOOST_TEST(!answer["outputs"][1]["attention"].empty());
+      }
+    }
+  }
+  // the heads differ (they are not one map repeated)
+  const json body = {{"model", "dates-transformer"}, {"inputs", {"May 9, 2018"}}, {"attention", true}};
+  const json weights = post(server.port, body.dump()).json()["outputs"][0]["attention"]["weights"];
+  BOOST_TEST(weights[0][0] != weights[0][1]);
+  BOOST_TEST(weights[0][0] != weights[1][0]);
+  // not asked for: not there; asked of a model without attention: refused
+  const json plain = post(server.port, json({{"model", "dates"}, {"inputs", {"May 9, 2018"}}}).dump()).json();
+  BOOST_TEST(!plain["outputs"][0].contains("attention"));
+  BOOST_TEST(!plain["outputs"][0].contains("score"));
+  const Reply vanilla =
+      post(server.port, json({{"model", "dates-vanilla"}, {"inputs", {"May 9, 2018"}}, {"attention", true}}).dump());
+  BOOST_TEST(vanilla.status == 400);
+  BOOST_TEST(vanilla.json()["error"].get<std::string>().find("has no attention weights") != std::string::npos,
+             vanilla.body);
+}
+
+// The digits captioner reads PGM files sent in base64, and answers as attend predict --image does; its attention is
+// over the image's grid.
+BOOST_AUTO_TEST_CASE(digit_images_as_base64_pgm) {
+  Server server("--model '" + models().digits + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const std::string image = models().digits_folder + "/test-0001.pgm";
+  const std::string bytes = read_file(image);
+  BOOST_TEST_REQUIRE(!bytes.empty());
+  const Run predict = run_attend("predict --scores --model '" + models().digits + "' --image '" + image + "'");
+  BOOST_TEST_REQUIRE(predict.status == 0, predict.err);
+  const json body = {{"inputs", {base64(bytes), "not base64!", base64("P5 2 2 255\n\1\2\3\4")}},
+                     {"scores", true},
+                     {"attention", true}};
+  const Reply reply = post(server.port, body.dump());
+  BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+  const json answer = reply.json();
+  const json& outputs = answer["outputs"];
+  BOOST_TEST(with_score(outputs[0]) + "\n" == predict.out);
+  const json& attention = outputs[0]["attention"];
+  BOOST_TEST(!attention.contains("source"));
+  const std::size_t rows = attention["grid"][0], columns = attention["grid"][1];
+  BOOST_TEST(attention["weights"][0][0][0].size() == rows * columns);
+  BOOST_TEST(outputs[1]["error"] == "input 2: not base64: 11 characters, not a multiple of 4");
+  BOOST_TEST(outputs[2]["error"].get<std::string>().find("input 3: ") == 0u, outputs[2]);
+  BOOST_TEST(outputs[2]["error"].get<std::string>().find("2×2") != std::string::npos, outputs[2]);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

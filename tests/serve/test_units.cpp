@@ -1,0 +1,204 @@
+// attend serve's parts without a server: the request's reading, base64, the Prometheus exposition, and the batcher
+// with a model that records how it was called.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "apps/serve/api.hpp"
+#include "apps/serve/batcher.hpp"
+#include "apps/serve/metrics.hpp"
+#include "nn/layers.hpp"
+#include "tests/serve/serve_helpers.hpp"
+
+using namespace attend::app;
+using namespace attend::app::serve;
+
+namespace {
+
+// A model that decodes a source into itself (its tokens), and records the sizes of the batches it was given.
+class EchoModel : public Model {
+ public:
+  const char* format() const override { return "attend-echo"; }
+  attend::nn::Module<float>& module() override { return layer_; }
+  nlohmann::json config_json() const override { return {}; }
+  std::string describe() const override { return "echo"; }
+  attend::Variable<float> loss(attend::Tape<float>&, const TrainingBatch&) override {
+    throw std::logic_error("no training");
+  }
+  std::vector<attend::models::Hypothesis> decode(const ModelInputs& inputs,
+                                                 const attend::models::SearchOptions& search) override {
+    if (inputs.sources.front().front() == 99) throw std::runtime_error("a 99");
+    std::vector<attend::models::Hypothesis> outputs;
+    for (const auto& source : inputs.sources) {
+      attend::models::Hypothesis h;
+      h.tokens = source;
+      h.score = static_cast<double>(search.beam_width);
+      outputs.push_back(h);
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    batches.push_back(inputs.sources.size());
+    return outputs;
+  }
+  std::string picture(const PictureInput&, const std::vector<std::string>&, const attend::models::Hypothesis&,
+                      const std::string&) const override {
+    return "";
+  }
+  std::mutex mutex;
+  std::vector<std::size_t> batches;
+
+ private:
+  attend::Rng rng_{1};
+  attend::nn::Linear<float> layer_{1, 1, rng_};
+};
+
+// A job of `sources`, whose outputs (or error) arrive in the returned future.
+std::unique_ptr<Job> job(std::vector<std::vector<std::int64_t>> sources, std::size_t beam,
+                         std::promise<std::vector<attend::models::Hypothesis>>& done) {
+  auto j = std::make_unique<Job>();
+  j->sources = std::move(sources);
+  j->beam = beam;
+  j->done = [&done](std::vector<attend::models::Hypothesis> outputs, AttentionLayout) {
+    done.set_value(std::move(outputs));
+  };
+  j->failed = [&done](const std::string& message) {
+    done.set_exception(std::make_exception_ptr(std::runtime_error(message)));
+  };
+  return j;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(units)
+
+BOOST_AUTO_TEST_CASE(a_request_is_read_with_its_defaults) {
+  const PredictRequest r = parse_predict_request(R"({"inputs": ["a", "b"]})", {});
+  BOOST_TEST(r.inputs == std::vector<std::string>({"a", "b"}), boost::test_tools::per_element());
+  BOOST_TEST(r.model.empty());
+  BOOST_TEST(r.beam == 1u);
+  BOOST_TEST(!r.scores);
+  BOOST_TEST(!r.attention);
+  const PredictRequest all =
+      parse_predict_request(R"({"model": "m", "inputs": ["a"], "beam": 4, "scores": true, "attention": true})", {});
+  BOOST_TEST(all.model == "m");
+  BOOST_TEST(all.beam == 4u);
+  BOOST_TEST(all.scores);
+  BOOST_TEST(all.attention);
+  // the limits are the caller's
+  RequestLimits limits;
+  limits.max_inputs = 2;
+  limits.max_beam = 3;
+  BOOST_CHECK_NO_THROW(parse_predict_request(R"({"inputs": ["a", "b"], "beam": 3})", limits));
+  BOOST_CHECK_EXCEPTION(parse_predict_request(R"({"inputs": ["a", "b", "c"]})", limits), ApiError,
+                        [](const ApiError& e) { return e.status == 413; });
+  BOOST_CHECK_EXCEPTION(parse_predict_request(R"({"inputs": ["a"], "beam": 4})", limits), ApiError,
+                        [](const ApiError& e) { return e.status == 400; });
+  BOOST_CHECK_EXCEPTION(parse_predict_request(R"({"inputs": ["a"], "beam": 2.0})", limits), ApiError,
+                        [](const ApiError& e) { return std::string(e.what()).find("not 2.0") != std::string::npos; });
+}
+
+BOOST_AUTO_TEST_CASE(base64_decodes_as_rfc_4648_says) {
+  // RFC 4648 §10's test vectors
+  const std::vector<std::pair<std::string, std::string>> vectors = {
+      {"", ""}, {"Zg==", "f"}, {"Zm8=", "fo"}, {"Zm9v", "foo"}, {"Zm9vYg==", "foob"}, {"Zm9vYmE=", "fooba"},
+      {"Zm9vYmFy", "foobar"}};
+  for (const auto& [text, bytes] : vectors) BOOST_TEST(decode_base64(text) == bytes);
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  BOOST_TEST(decode_base64(serve_test::base64(all)) == all);
+  for (const std::string bad : {"Zg=", "Zg=a", "Z===", "Zm9v\nYg==", "Zm9v Yg=", "Zg==Zg=="}) {
+    BOOST_CHECK_THROW(decode_base64(bad), std::invalid_argument);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_exposition_counts_what_happened) {
+  Metrics metrics;
+  metrics.request(200, 0.003);
+  metrics.request(200, 0.2);
+  metrics.request(400, 20.0);
+  metrics.batch(3);
+  metrics.batch(40);
+  metrics.connection_opened();
+  const std::string text = "\n" + metrics.text({{"a\"b", 5}});
+  using serve_test::metric;
+  BOOST_TEST(metric(text, "attend_requests_total{code=\"200\"}") == 2);
+  BOOST_TEST(metric(text, "attend_requests_total{code=\"400\"}") == 1);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_bucket{le=\"0.001\"}") == 0);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_bucket{le=\"0.005\"}") == 1);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_bucket{le=\"0.25\"}") == 2);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_bucket{le=\"10\"}") == 2);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_bucket{le=\"+Inf\"}") == 3);
+  BOOST_TEST(metric(text, "attend_request_duration_seconds_sum") == 20.203, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(metric(text, "attend_batch_size_bucket{le=\"4\"}") == 1);
+  BOOST_TEST(metric(text, "attend_batch_size_bucket{le=\"64\"}") == 2);
+  BOOST_TEST(metric(text, "attend_inputs_decoded_total") == 43);
+  BOOST_TEST(metric(text, "attend_queue_inputs{model=\"a\\\"b\"}") == 5);  // the label's quote escaped
+  BOOST_TEST(metric(text, "attend_open_connections") == 1);
+  BOOST_TEST(text.find("# TYPE attend_request_duration_seconds histogram\n") != std::string::npos);
+  BOOST_TEST(text.find("\nattend_request_duration_seconds_bucket{le=\"0.0025\"}") != std::string::npos, text);
+}
+
+// Jobs queued while the worker waits are decoded together, up to the batch's size; another beam width waits for a
+// batch of its own; each job gets its own outputs in order; a full queue refuses; a failing decode fails its jobs.
+BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
+  EchoModel model;
+  Metrics metrics;
+  BatchSettings settings;
+  settings.max_batch = 4;
+  settings.max_wait = std::chrono::milliseconds(300);
+  settings.max_queue = 8;
+  Batcher batcher(model, settings, metrics);
+  std::vector<std::promise<std::vector<attend::models::Hypothesis>>> done(5);
+  BOOST_TEST(batcher.submit(job({{1}, {2}}, 1, done[0])));
+  BOOST_TEST(batcher.submit(job({{3}}, 2, done[1])));  // another beam: not with the others
+  BOOST_TEST(batcher.submit(job({{4}}, 1, done[2])));
+  BOOST_TEST(batcher.submit(job({{5}, {6}}, 1, done[3])));  // would make 5: the next batch
+  BOOST_TEST(!batcher.submit(job({{7}, {8}, {9}}, 1, done[4])));  // 9 would wait: refused
+  const auto first = done[0].get_future().get();
+  BOOST_TEST(first.size() == 2u);
+  BOOST_TEST(first[0].tokens == std::vector<std::int64_t>{1});
+  BOOST_TEST(first[1].tokens == std::vector<std::int64_t>{2});
+  BOOST_TEST(done[2].get_future().get()[0].tokens == std::vector<std::int64_t>{4});
+  const auto beam = done[1].get_future().get();
+  BOOST_TEST(beam[0].score == 2.0);  // decoded with its own beam width
+  BOOST_TEST(done[3].get_future().get().size() == 2u);
+  BOOST_TEST(model.batches == std::vector<std::size_t>({3, 1, 2}), boost::test_tools::per_element());
+  std::promise<std::vector<attend::models::Hypothesis>> failing;
+  BOOST_TEST(batcher.submit(job({{99}}, 1, failing)));
+  BOOST_CHECK_EXCEPTION(failing.get_future().get(), std::runtime_error, [](const std::runtime_error& e) {
+    return std::string(e.what()) == "decoding failed: a 99";
+  });
+  // stopping decodes what is queued first
+  std::promise<std::vector<attend::models::Hypothesis>> last;
+  BOOST_TEST(batcher.submit(job({{10}}, 1, last)));
+  batcher.stop();
+  BOOST_TEST(last.get_future().get()[0].tokens == std::vector<std::int64_t>{10});
+  BOOST_TEST(!batcher.submit(job({{11}}, 1, last)));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(batches)
+
+// decode_by_length gives decode_batch sources of one length only (no padding), at most batch_size of them, and puts
+// the outputs back in the sources' order.
+BOOST_AUTO_TEST_CASE(sources_of_one_length_go_together) {
+  const std::vector<std::vector<std::int64_t>> sources{{1, 1}, {2}, {3, 3}, {4, 4, 4}, {5, 5}, {6}, {7, 7}};
+  std::vector<std::vector<std::size_t>> chunks;  // the lengths of each chunk's sources
+  const auto outputs = decode_by_length(sources, 3, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
+    chunks.emplace_back();
+    std::vector<attend::models::Hypothesis> decoded;
+    for (const auto& source : chunk) {
+      chunks.back().push_back(source.size());
+      attend::models::Hypothesis h;
+      h.tokens = source;
+      decoded.push_back(h);
+    }
+    return decoded;
+  });
+  const std::vector<std::vector<std::size_t>> expected{{1, 1}, {2, 2, 2}, {2}, {3}};
+  BOOST_TEST((chunks == expected));
+  for (std::size_t k = 0; k < sources.size(); ++k) BOOST_TEST(outputs[k].tokens == sources[k], boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
