@@ -432,6 +432,50 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
   return command;
 }
 
+CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
+  CLI::App* command = app.add_subcommand(
+      "serve", "serve models over HTTP: a JSON API that batches concurrent clients' inputs (docs/reference/serve.md)");
+  command
+      ->add_option("--model", serve.model_paths,
+                   "model file written by attend train, served under its file name without the extension (the flag "
+                   "may be repeated)")
+      ->required()
+      ->allow_extra_args(false);
+  command->add_option("--host", serve.host, "the address to listen on (0.0.0.0: every interface)")
+      ->capture_default_str();
+  command->add_option("--port", serve.port, "the port (0: any free one, which the ready line names)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  add_threads(*command, serve.threads);
+  command->add_option("--max-batch", serve.max_batch, "inputs decoded together, across clients")
+      ->check(whole(4096))
+      ->capture_default_str();
+  command->add_option("--max-wait-ms", serve.max_wait_ms, "how long the oldest waiting input waits for others")
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  command->add_option("--max-queue", serve.max_queue, "inputs waiting for a model, beyond which requests get 503")
+      ->check(whole(1000000))
+      ->capture_default_str();
+  command->add_option("--max-inputs", serve.max_inputs, "inputs in one request (413 beyond)")
+      ->check(whole(100000))
+      ->capture_default_str();
+  command->add_option("--max-beam", serve.max_beam, "the widest beam a request may ask for")
+      ->check(whole(1000))
+      ->capture_default_str();
+  command->add_option("--max-body", serve.max_body, "bytes of a request's body (413 beyond)")
+      ->check(whole(std::size_t{1} << 30))
+      ->capture_default_str();
+  command->add_option("--max-connections", serve.max_connections, "connections open at once (503 beyond)")
+      ->check(whole(100000))
+      ->capture_default_str();
+  command
+      ->add_option("--read-timeout-ms", serve.read_timeout_ms,
+                   "to read a whole request (a slower client is disconnected), and to write an answer")
+      ->check(whole(3600000))
+      ->capture_default_str();
+  return command;
+}
+
 CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
   CLI::App* command =
       app.add_subcommand("data", "read, tokenise and split a task's data; print a summary and optionally write it out");
@@ -448,13 +492,13 @@ CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
 
 // A first word that is no command and no flag: CLI11 would only say that a command is missing.
 bool unknown_command(const std::vector<std::string>& args, CommandLine& line) {
-  const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data"};
+  const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data", "serve"};
   if (args.empty() || args[0].empty() || args[0][0] == '-' ||
       std::find(commands.begin(), commands.end(), args[0]) != commands.end()) {
     return false;
   }
   line.error = "unknown command \"" + one_line(args[0]) +
-               "\" (expected train, eval, predict, translate or data; see attend --help)";
+               "\" (expected train, eval, predict, translate, data or serve; see attend --help)";
   line.status = 2;
   return true;
 }
@@ -547,6 +591,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   CLI::App* eval = add_eval_flags(app, line.eval);
   add_predict_flags(app, line.predict);
   CLI::App* data = add_data_flags(app, line.data, data_flags);
+  CLI::App* serve = add_serve_flags(app, line.serve);
   if (unknown_command(args, line) || !parsed(app, args, line)) return line;
   try {
     if (*data) {
@@ -561,6 +606,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       line.command = Command::train;
     } else if (*eval) {
       line.command = Command::eval;
+    } else if (*serve) {
+      line.command = Command::serve;
     } else {
       if (!line.predict.images.empty() && !line.predict.inputs.empty()) {
         throw InputError("predict: give texts or --image files, not both");
@@ -610,6 +657,14 @@ int run_command_line(const CommandLine& line) {
           check_not_replacing("--output", line.eval.output, {line.eval.output}, line.eval.force);
         }
         return run_eval(line.eval);
+      case Command::serve:
+#ifdef ATTEND_SERVE
+        return run_serve(line.serve);
+#else
+        throw InputError(
+            "serve: this attend was built without its HTTP server (Boost.Beast, Debian: libboost-dev; meson "
+            "-Dserve=enabled)");
+#endif
       case Command::predict:
       case Command::none:
         break;

@@ -11,7 +11,7 @@
 
 namespace attend::app {
 
-enum class Command { none, train, eval, predict, data };
+enum class Command { none, train, eval, predict, data, serve };
 
 struct CommandLine {
   Command command = Command::none;  // none: nothing to run; print `output` and `error`, exit with `status`
@@ -22,6 +22,7 @@ struct CommandLine {
   EvalOptions eval;
   PredictOptions predict;
   DataOptions data;
+  ServeOptions serve;
 };
 
 // The arguments after the program's name.

@@ -95,6 +95,22 @@ struct PredictOptions {
   bool force = false;   // replace the pictures --svg names if they exist
 };
 
+// `attend serve` (apps/serve/, docs/reference/serve.md): the models behind an HTTP API, and its limits.
+struct ServeOptions {
+  std::vector<std::string> model_paths;  // each served under its file's name without the extension
+  std::string host = "127.0.0.1";
+  unsigned port = 8080;  // 0: any free port (the ready line says which)
+  std::size_t threads = 1;
+  std::size_t max_batch = 32;      // inputs decoded together, across clients
+  std::size_t max_wait_ms = 5;     // how long the oldest waiting input waits for others
+  std::size_t max_queue = 1024;    // inputs waiting for a model, beyond which a request is answered 503
+  std::size_t max_inputs = 64;     // inputs in one request (413 beyond)
+  std::size_t max_beam = 16;       // the widest beam a request may ask for
+  std::size_t max_body = 1 << 20;  // bytes of a request's body (413 beyond)
+  std::size_t max_connections = 256;
+  std::size_t read_timeout_ms = 10000;  // to read a whole request, and to write an answer
+};
+
 struct DataOptions {
   std::shared_ptr<Task> task;
   std::string write;   // folder to write the splits and vocabularies (image tasks: the held-out images and their
@@ -106,6 +122,8 @@ int run_train(const TrainOptions& options);
 int run_data(const DataOptions& options);
 int run_eval(const EvalOptions& options);
 int run_predict(const PredictOptions& options);
+// Serves until SIGINT or SIGTERM (exit 0). Built only with the HTTP server (the meson option `serve`).
+int run_serve(const ServeOptions& options);
 
 // Sets the number of OpenBLAS threads (eval, predict, and training's validation; a training step's threads are its
 // batch shards, each calling OpenBLAS with one thread).

@@ -42,6 +42,13 @@ struct PictureInput {
   const data::Image* image = nullptr;
 };
 
+// The attention a model's decode records for each output token (Hypothesis::attention): `layers` × `heads` maps, each
+// over the source's tokens, or for an image model over a grid of grid_rows × grid_columns positions (row by row).
+struct AttentionLayout {
+  std::size_t layers = 1, heads = 1;
+  std::size_t grid_rows = 0, grid_columns = 0;  // 0: the source's tokens
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -60,6 +67,12 @@ class Model {
   // predict --layer/--head: which of several attentions the picture draws, 1-based, 0 = the default (the last layer,
   // the mean of the heads). InputError when the model has no such layer or head, or (the default) only one attention.
   virtual void choose_attention(std::size_t layer, std::size_t head);
+  // Whether decode records attention weights at all (the vanilla decoder has none).
+  virtual bool has_attention() const { return true; }
+  // attend serve: decode records every map (layers × heads) rather than the one the picture shows, or (false) the
+  // picture's again; what a row then holds.
+  virtual void record_every_attention(bool every);
+  virtual AttentionLayout attention_layout() const { return {}; }
   // The SVG of one output's attention: `rows` are its output tokens (the end token included).
   virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
                               const models::Hypothesis& output, const std::string& title) const = 0;
@@ -104,8 +117,8 @@ std::unique_ptr<ModelKind> model_kind_for(InputKind input);
 std::vector<std::string> model_kind_names();
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
 
-// The decoder's outputs for many sources, decoded in batches of `batch_size` sources of similar length (little
-// padding) by `decode_batch`; the results come back in the sources' order.
+// The decoder's outputs for many sources, decoded by `decode_batch` in batches of at most `batch_size` sources of one
+// length (no padding: a source's numbers do not depend on the others); the results come back in the sources' order.
 std::vector<models::Hypothesis> decode_by_length(
     const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
     const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch);

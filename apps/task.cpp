@@ -99,10 +99,30 @@ std::vector<std::string> characters_of(const std::string& text) {
 
 std::string quoted_input(const std::string& text) {
   constexpr std::size_t whole = 60, shown = 40;
-  if (text.size() <= whole) return "\"" + text + "\"";
+  if (text.size() <= whole) return "\"" + shown_text(text) + "\"";
   std::size_t end = shown;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not inside a character
-  return "\"" + text.substr(0, end) + "…\"";
+  return "\"" + shown_text(text.substr(0, end)) + "…\"";
+}
+
+std::string shown_text(const std::string& text) {
+  std::string shown;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      shown += "\\n";
+    } else if (c == '\r') {
+      shown += "\\r";
+    } else if (c == '\t') {
+      shown += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      shown += std::string("\\u00") + hex[byte >> 4] + hex[byte & 15];
+    } else {
+      shown += c;
+    }
+  }
+  return shown;
 }
 
 void check_fingerprint(const std::string& path, const std::string& remembered, const std::string& fingerprint) {

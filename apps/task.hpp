@@ -206,8 +206,12 @@ V task_field(const nlohmann::json& json, const char* name) {
 // The characters of a text; InputError naming the text when it is not UTF-8.
 std::vector<std::string> characters_of(const std::string& text);
 // An input as an error message names it: in quotes, whole up to 60 bytes; a longer one as its first 40 bytes (not
-// cutting a UTF-8 character) and "…", so that a 500-character input does not fill the terminal.
+// cutting a UTF-8 character) and "…", so that a 500-character input does not fill the terminal. Control characters
+// are shown escaped (shown_text).
 std::string quoted_input(const std::string& text);
+// A text with its control characters escaped, so that a message stays one line and whole: \n, \r, \t, and \u00XX
+// for the others (a NUL would end the message; attend serve's clients can send one).
+std::string shown_text(const std::string& text);
 // A model's data file must still be the one it was trained on (`remembered` empty: a new model, any file).
 void check_fingerprint(const std::string& path, const std::string& remembered, const std::string& fingerprint);
 // The data file's path as a model file keeps it: absolute, so that `attend eval` finds it from any folder.

@@ -13,6 +13,11 @@
    trailing spaces ignored; a line `...` matches any run of lines). A missing output file is an error. Wall-clock
    timings change from run to run, so a quoted line that starts with `time:` matches any line that starts with
    `time:` (programs print every timing on such a line; scripts/make_figures --check ignores them likewise).
+   Inside a command's expected output, a `…` within a line matches any text (a time, a path).
+   A ```console block preceded by lines `<!-- serve: NAME: TRAIN-FLAGS -->` runs against a real server: each NAME is a
+   model trained once by `attend train TRAIN-FLAGS --out NAME.safetensors` in a scratch folder, `attend serve` serves
+   them on a free port, and the block's `$ curl` commands are run with `localhost:8080` replaced by its address; the
+   server is stopped (SIGTERM, exit 0) after the block.
 4. Pictures: every image `![alt](path)` with a relative path in a docs page must exist (relative to the page), e.g.
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 
@@ -21,11 +26,16 @@ Usage: check_docs.py SOURCE_DIR BUILD_DIR
                                                   block's indentation; checks nothing else. For a refactoring or a
                                                   reformatting that moved quoted code: review the diff it leaves.
 """
+import atexit
 import pathlib
 import re
+import select
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 update_quotes = len(sys.argv) > 1 and sys.argv[1] == "--update-quotes"
@@ -39,6 +49,7 @@ checked_regions = checked_commands = checked_outputs = checked_images = 0
 
 MARK = re.compile(r"<!--\s*code:\s*(\S+)\s+(\S+)\s*-->")
 OUTPUT_MARK = re.compile(r"<!--\s*output:\s*(\S+)\s*-->")
+SERVE_MARK = re.compile(r"<!--\s*serve:\s*([\w.-]+):\s*(.*?)\s*-->")
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)")
 
 
@@ -67,13 +78,20 @@ def fenced_block(lines, start):
     return lang, lines[i + 1 : j], j + 1
 
 
+def line_matches(expected, actual):
+    """An expected output line and a printed one: equal, where a `…` in the expected line matches any text."""
+    if "…" not in expected:
+        return expected == actual
+    return re.fullmatch(".*".join(re.escape(part) for part in expected.split("…")), actual) is not None
+
+
 def matches(expected, actual):
     """Line-by-line comparison where an expected line '...' matches any run of lines."""
     if not expected:
         return not actual
     if expected[0] == "...":
         return any(matches(expected[1:], actual[k:]) for k in range(len(actual) + 1))
-    return bool(actual) and expected[0] == actual[0] and matches(expected[1:], actual[1:])
+    return bool(actual) and line_matches(expected[0], actual[0]) and matches(expected[1:], actual[1:])
 
 
 def same_line(expected, actual):
@@ -100,6 +118,50 @@ def appears_in(expected, actual):
 
 
 docs = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
+trained = {}  # (name, flags) → model file, for the serve blocks
+
+
+def trained_model(name, flags, rel):
+    """The model `attend train FLAGS` writes, trained once per (name, flags) in a scratch folder (None: it failed)."""
+    if (name, flags) not in trained:
+        folder = pathlib.Path(tempfile.mkdtemp(prefix="attend-docs-"))
+        atexit.register(shutil.rmtree, folder, True)
+        path = folder / f"{name}.safetensors"
+        argv = [str(build / "apps" / "attend"), "train"] + shlex.split(flags) + ["--out", str(path)]
+        run = subprocess.run(argv, cwd=source, capture_output=True, text=True, timeout=600)
+        if run.returncode != 0:
+            errors.append(f"{rel}: training the served model {name} failed: {run.stderr.strip()[-300:]}")
+            return None
+        trained[(name, flags)] = path
+    return trained[(name, flags)]
+
+
+class Server:
+    """`attend serve --port 0` on the given models; `address` is where it listens (None: it did not start)."""
+
+    def __init__(self, models, rel):
+        argv = [str(build / "apps" / "attend"), "serve", "--port", "0"]
+        for path in models:
+            argv += ["--model", str(path)]
+        self.rel, self.address = rel, None
+        self.process = subprocess.Popen(argv, cwd=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        line = self.process.stdout.readline() if ready else ""
+        m = re.search(r"listening on http://(\S+) ", line)
+        if m:
+            self.address = m.group(1)
+        else:
+            errors.append(f"{rel}: attend serve did not start: {line.strip()}")
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            status = self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = "no exit within 30 s"
+        if status != 0:
+            errors.append(f"{self.rel}: attend serve ended with {status} on SIGTERM: {self.process.stderr.read()[-300:]}")
 
 
 def update_quoted_blocks(doc):
@@ -138,6 +200,7 @@ if update_quotes:
 for doc in docs:
     lines = doc.read_text().splitlines()
     rel = doc.relative_to(source)
+    serving = []  # the models of the next ```console block's server
     i = 0
     for number, line in enumerate(lines, 1):
         for target in IMAGE.findall(line):
@@ -174,8 +237,18 @@ for doc in docs:
                 errors.append(f"{rel}:{i + 1}: the quoted block differs from region [docs:{name}] of {path}")
             i = after
             continue
+        m = SERVE_MARK.search(lines[i])
+        if m:
+            serving.append((m.group(1), m.group(2)))
+            i += 1
+            continue
         if lines[i].startswith("```console"):
             _, body, after = fenced_block(lines, i)
+            server = None
+            if serving:
+                models = [trained_model(name, flags, rel) for name, flags in serving]
+                server = Server(models, rel) if None not in models else None
+                serving = []
             k = 0
             while k < len(body):
                 if not body[k].startswith("$ "):
@@ -188,9 +261,12 @@ for doc in docs:
                     expected.append(body[k].rstrip())
                     k += 1
                 argv = shlex.split(command)
-                if not argv[0].startswith("build/"):
+                if argv[0] == "curl" and server is not None and server.address:
+                    argv = [arg.replace("localhost:8080", server.address) for arg in argv]
+                elif not argv[0].startswith("build/"):
                     continue
-                argv[0] = str(build / argv[0][len("build/") :])
+                else:
+                    argv[0] = str(build / argv[0][len("build/") :])
                 checked_commands += 1
                 try:
                     run = subprocess.run(argv, cwd=source, capture_output=True, text=True, timeout=600)
@@ -205,6 +281,8 @@ for doc in docs:
                                   + "\n--- actual\n" + "\n".join(actual))
                 elif run.returncode != 0:
                     errors.append(f"{rel}: `{command}` exited with status {run.returncode}")
+            if server is not None:
+                server.stop()
             i = after
             continue
         i += 1

@@ -68,6 +68,10 @@ class CaptionerModel : public Model {
     scores.emplace_back("left_to_right", outputs.empty() ? 0.0 : moving / static_cast<double>(outputs.size()));
   }
 
+  AttentionLayout attention_layout() const override {
+    return {1, 1, model_.config().grid_rows(), model_.config().grid_columns()};
+  }
+
   // One panel per output token: its attention spread over the pixels of each grid position.
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {

@@ -38,8 +38,10 @@ class Seq2seqModel : public Model {
     });
   }
 
+  bool has_attention() const override { return model_.config().decoder != models::DecoderKind::vanilla; }
+
   void check_picture() const override {
-    if (model_.config().decoder == models::DecoderKind::vanilla) {
+    if (!has_attention()) {
       throw InputError("--svg: the vanilla decoder has no attention weights to draw");
     }
   }

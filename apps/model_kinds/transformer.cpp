@@ -61,6 +61,13 @@ class TransformerKindModel : public Model {
     view_.head = static_cast<int>(head) - 1;    // 0 → −1: the mean of the heads
   }
 
+  void record_every_attention(bool every) override { view_.every = every; }
+
+  AttentionLayout attention_layout() const override {
+    if (!view_.every) return {};
+    return {model_.config().decoder_layers, model_.config().heads};
+  }
+
   // The heatmap shows one decoder layer's cross-attention (default: the last), one head's or the mean of the heads.
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {

@@ -45,12 +45,14 @@ std::size_t whole_field(const Json& value, const char* name, std::size_t low, st
 }
 
 bool bool_field(const Json& value, const char* name) {
-  if (!value.is_boolean()) throw ApiError(400, std::string("\"") + name + "\" must be true or false, not " + value.dump());
+  if (!value.is_boolean())
+    throw ApiError(400, std::string("\"") + name + "\" must be true or false, not " + value.dump());
   return value.get<bool>();
 }
 
 std::vector<std::string> inputs_field(const Json& value, const RequestLimits& limits) {
-  if (!value.is_array()) throw ApiError(400, "\"inputs\" must be an array of strings, not " + std::string(value.type_name()));
+  if (!value.is_array())
+    throw ApiError(400, "\"inputs\" must be an array of strings, not " + std::string(value.type_name()));
   if (value.empty()) throw ApiError(400, "\"inputs\" is empty: give at least one input");
   if (value.size() > limits.max_inputs) {
     throw ApiError(413, std::to_string(value.size()) + " inputs: a request holds at most " +
@@ -94,7 +96,8 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
     } else if (key == "attention") {
       request.attention = bool_field(value, "attention");
     } else {
-      throw ApiError(400, "unknown field " + Json(key).dump() + " (a request has model, inputs, beam, scores, attention)");
+      throw ApiError(400,
+                     "unknown field " + Json(key).dump() + " (a request has model, inputs, beam, scores, attention)");
     }
   }
   if (!json.contains("inputs")) throw ApiError(400, "no \"inputs\": give an array of inputs");

@@ -59,10 +59,10 @@ nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file
 
 // One input as the model reads it, or why it cannot be read.
 struct ReadInput {
-  std::vector<std::int64_t> source;   // text models
-  data::Image image;                  // image models
-  std::vector<std::string> tokens;    // text models: the source's tokens, the attention's columns
-  std::string error;                  // not empty: the input's own error ("input 2: …"), and nothing else is set
+  std::vector<std::int64_t> source;  // text models
+  data::Image image;                 // image models
+  std::vector<std::string> tokens;   // text models: the source's tokens, the attention's columns
+  std::string error;                 // not empty: the input's own error ("input 2: …"), and nothing else is set
 };
 
 // Input k (from 0) of a request as `file`'s model reads it: a text encoded by the task, or an image from base64 PGM.
@@ -71,7 +71,7 @@ ReadInput read_input(const ModelFile& file, const std::string& input, std::size_
 // One output as /v1/predict answers it: {"output": text} and, when asked, "score" and "attention" (the input's and
 // output's tokens, and weights[layer][head][output token][input position]); "note" when the task has one for it.
 nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
-                           const std::string& text_input, const models::Hypothesis& output,
-                           const PredictRequest& request);
+                                   const std::string& text_input, const models::Hypothesis& output,
+                                   const PredictRequest& request);
 
 }  // namespace attend::app::serve

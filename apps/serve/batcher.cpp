@@ -91,9 +91,9 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
   metrics_.batch(outputs.size());
   std::size_t at = 0;
   for (const auto& job : jobs) {
-    std::vector<models::Hypothesis> own(std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at)),
-                                        std::make_move_iterator(outputs.begin() +
-                                                                static_cast<std::ptrdiff_t>(at + job->size())));
+    std::vector<models::Hypothesis> own(
+        std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at)),
+        std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at + job->size())));
     at += job->size();
     job->done(std::move(own), layout);
   }

@@ -35,9 +35,9 @@ struct Job {
 };
 
 struct BatchSettings {
-  std::size_t max_batch = 32;                  // inputs decoded together (a larger request is decoded alone)
-  std::chrono::microseconds max_wait{5000};    // how long the oldest input waits for others
-  std::size_t max_queue = 1024;                // inputs waiting, beyond which a request is refused
+  std::size_t max_batch = 32;                // inputs decoded together (a larger request is decoded alone)
+  std::chrono::microseconds max_wait{5000};  // how long the oldest input waits for others
+  std::size_t max_queue = 1024;              // inputs waiting, beyond which a request is refused
 };
 
 class Batcher {

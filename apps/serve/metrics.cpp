@@ -91,7 +91,8 @@ std::string Metrics::text(const std::map<std::string, std::size_t>& queued) cons
   header(out, "attend_inputs_decoded_total", "counter", "Inputs decoded.");
   out << "attend_inputs_decoded_total " << inputs_ << "\n";
   header(out, "attend_queue_inputs", "gauge", "Inputs waiting to be decoded, by model.");
-  for (const auto& [model, count] : queued) out << "attend_queue_inputs{model=\"" << label(model) << "\"} " << count << "\n";
+  for (const auto& [model, count] : queued)
+    out << "attend_queue_inputs{model=\"" << label(model) << "\"} " << count << "\n";
   header(out, "attend_open_connections", "gauge", "Open client connections.");
   out << "attend_open_connections " << connections_ << "\n";
   return out.str();

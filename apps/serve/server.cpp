@@ -88,13 +88,16 @@ class Session : public std::enable_shared_from_this<Session> {
     const std::lock_guard<std::mutex> lock(core_->sessions_mutex);
     core_->sessions.erase(this);
   }
-  void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); }); }
+  void start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+  }
   // On the server's stop: a connection waiting for its next request is closed; one with a request under way is
   // closed once it is answered.
   void stop() {
     net::post(stream_.get_executor(), [self = shared_from_this()] {
       self->stopping_ = true;
-      if (self->idle_ && self->parser_ && !self->parser_->got_some() && self->buffer_.size() == 0) self->stream_.cancel();
+      if (self->idle_ && self->parser_ && !self->parser_->got_some() && self->buffer_.size() == 0)
+        self->stream_.cancel();
     });
   }
 
@@ -183,9 +186,10 @@ void Session::on_read(beast::error_code ec) {
     version_ = parser_->get().version();
   }
   if (over_limit_) {
-    return fail(503, "too many connections (--max-connections " + std::to_string(core_->settings.max_connections) +
-                         "); try again",
-                true);
+    return fail(
+        503,
+        "too many connections (--max-connections " + std::to_string(core_->settings.max_connections) + "); try again",
+        true);
   }
   if (ec == http::error::body_limit) {
     return fail(413, "the body is larger than " + std::to_string(core_->settings.max_body) + " bytes (--max-body)",
@@ -248,9 +252,10 @@ void Session::predict() {
   if (!request.model.empty()) {
     while (model < core_->models.size() && core_->models[model].name != request.model) ++model;
     if (model == core_->models.size()) {
-      throw ApiError(404, "unknown model " + nlohmann::json(request.model).dump(-1, ' ', false,
-                                                                               nlohmann::json::error_handler_t::replace) +
-                              " (served: " + core_->model_names() + ")");
+      throw ApiError(404,
+                     "unknown model " +
+                         nlohmann::json(request.model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                         " (served: " + core_->model_names() + ")");
     }
   }
   const ServedModel& served = core_->models[model];
@@ -302,7 +307,8 @@ void Session::answer_outputs(std::size_t model, const PredictRequest& request, c
       if (!reads[k].error.empty()) {
         list.push_back({{"error", reads[k].error}});
       } else {
-        list.push_back(output_json(served.file, layout, reads[k], text ? request.inputs[k] : "", outputs[at++], request));
+        list.push_back(
+            output_json(served.file, layout, reads[k], text ? request.inputs[k] : "", outputs[at++], request));
       }
     }
     answer(200, body_of({{"model", served.name}, {"outputs", list}}));
@@ -440,7 +446,8 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
   if (!ec) core.acceptor.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) core.acceptor.bind(endpoint, ec);
   if (!ec) core.acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) throw InputError("--port " + std::to_string(settings.port) + ": cannot listen on " + address + ": " + ec.message());
+  if (ec)
+    throw InputError("--port " + std::to_string(settings.port) + ": cannot listen on " + address + ": " + ec.message());
 }
 
 Server::~Server() {

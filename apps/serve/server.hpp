@@ -17,9 +17,9 @@ namespace attend::app::serve {
 
 struct ServerSettings {
   std::string host = "127.0.0.1";
-  unsigned port = 8080;                      // 0: any free port (port() says which)
-  std::size_t max_body = 1 << 20;            // bytes of a request's body (413 beyond)
-  std::size_t max_connections = 256;         // open at once; beyond, a request is answered 503 and the connection closed
+  unsigned port = 8080;               // 0: any free port (port() says which)
+  std::size_t max_body = 1 << 20;     // bytes of a request's body (413 beyond)
+  std::size_t max_connections = 256;  // open at once; beyond, a request is answered 503 and the connection closed
   std::chrono::milliseconds read_timeout{10000};  // to read a whole request (headers and body), and to write an answer
   RequestLimits request;
   BatchSettings batch;

@@ -64,7 +64,8 @@ std::vector<std::int64_t> TextTask::encode_source(const data::Vocabulary& vocabu
   std::vector<std::int64_t> ids;
   for (const auto& token : tokens) {
     if (!vocabulary.contains(token)) {
-      throw InputError("input " + quoted_input(text) + ": the character \"" + token + "\" was never seen in training");
+      throw InputError("input " + quoted_input(text) + ": the character \"" + shown_text(token) +
+                       "\" was never seen in training");
     }
     ids.push_back(vocabulary.id(token));
   }

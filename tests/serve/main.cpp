@@ -17,13 +17,15 @@ const Models& models() {
     m.digits = scratch.path("digits.safetensors");
     m.digits_folder = scratch.path("digits");
     const std::string digits_data = std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz";
-    const std::string digits = "--task digits --data '" + digits_data + "' --train-size 32 --valid-size 4 --test-size 4 ";
+    const std::string digits =
+        "--task digits --data '" + digits_data + "' --train-size 32 --valid-size 4 --test-size 4 ";
     for (const std::string& args :
          {dates + "--hidden 16 --embed 8 --out '" + m.rnn + "'",
           dates + "--arch transformer --d-model 16 --heads 2 --ff 32 --out '" + m.transformer + "'",
           dates + "--decoder vanilla --hidden 16 --embed 8 --out '" + m.vanilla + "'",
-          "train " + digits + "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" +
-              m.digits + "'",
+          "train " + digits +
+              "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" + m.digits +
+              "'",
           "data " + digits + "--write '" + m.digits_folder + "'"}) {
       const Run run = run_attend(args);
       BOOST_TEST_REQUIRE(run.status == 0, "attend " << args << " failed: " << run.err);

@@ -155,9 +155,7 @@ inline Reply post(unsigned short port, const std::string& body, const std::strin
 // A raw TCP connection to the server, for what no HTTP library sends.
 class Raw {
  public:
-  explicit Raw(unsigned short port) : socket_(ioc_) {
-    socket_.connect({net::ip::make_address("127.0.0.1"), port});
-  }
+  explicit Raw(unsigned short port) : socket_(ioc_) { socket_.connect({net::ip::make_address("127.0.0.1"), port}); }
   // Sends bytes; false when the server has closed the connection.
   bool send(const std::string& bytes) {
     beast::error_code ec;
@@ -199,8 +197,7 @@ inline std::string base64(const std::string& bytes) {
   for (std::size_t at = 0; at < bytes.size(); at += 3) {
     const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
     std::uint32_t group = 0;
-    for (std::size_t k = 0; k < 3; ++k)
-      group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
+    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
     for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
   }
   return text;

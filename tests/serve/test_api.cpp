@@ -19,10 +19,18 @@ std::vector<std::string> date_inputs() {
     const std::string day = std::to_string(1 + (k * 7) % 28), year = std::to_string(1950 + k * 3);
     const std::string& month = months[static_cast<std::size_t>(k) % months.size()];
     switch (k % 4) {
-      case 0: inputs.push_back(month + " " + day + ", " + year); break;
-      case 1: inputs.push_back(day + "/" + std::to_string(1 + k % 12) + "/" + year); break;
-      case 2: inputs.push_back(year + "-0" + std::to_string(1 + k % 9) + "-1" + std::to_string(k % 10)); break;
-      default: inputs.push_back(day + " " + month + " " + year); break;
+      case 0:
+        inputs.push_back(month + " " + day + ", " + year);
+        break;
+      case 1:
+        inputs.push_back(day + "/" + std::to_string(1 + k % 12) + "/" + year);
+        break;
+      case 2:
+        inputs.push_back(year + "-0" + std::to_string(1 + k % 9) + "-1" + std::to_string(k % 10));
+        break;
+      default:
+        inputs.push_back(day + " " + month + " " + year);
+        break;
     }
   }
   return inputs;
@@ -150,7 +158,12 @@ BOOST_AUTO_TEST_CASE(a_bad_input_gets_its_own_error) {
   Server server("--model '" + models().rnn + "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
   const std::string long_input(65, '1');
-  const json body = {{"inputs", {"May 9, 2018", "", std::string("9\0" "9", 3), long_input, "2018-05-09"}}};
+  const json body = {{"inputs",
+                      {"May 9, 2018", "",
+                       std::string("9\0"
+                                   "9",
+                                   3),
+                       long_input, "2018-05-09"}}};
   const Reply reply = post(server.port, body.dump());
   BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
   const json outputs = reply.json()["outputs"];
@@ -160,7 +173,8 @@ BOOST_AUTO_TEST_CASE(a_bad_input_gets_its_own_error) {
   BOOST_TEST(outputs[4]["output"] == expected[1].substr(0, expected[1].find('\t')));
   BOOST_TEST(outputs[1]["error"] == "input 2: empty input: nothing to read");
   // a NUL does not cut the message short: control characters are shown escaped
-  BOOST_TEST(outputs[2]["error"] == "input 3: input \"9\\u00009\": the character \"\\u0000\" was never seen in training");
+  BOOST_TEST(outputs[2]["error"] ==
+             "input 3: input \"9\\u00009\": the character \"\\u0000\" was never seen in training");
   BOOST_TEST(outputs[3]["error"].get<std::string>().find("input 4: input \"1111") == 0u);
   BOOST_TEST(outputs[3]["error"].get<std::string>().find("65 characters long; the model reads at most 64") !=
              std::string::npos);
@@ -173,11 +187,11 @@ BOOST_AUTO_TEST_CASE(a_bad_input_gets_its_own_error) {
 // The attention of each output token: the Transformer's per decoder layer and head, the recurrent model's one map;
 // the input's and the output's tokens with it; each row a distribution over the input.
 BOOST_AUTO_TEST_CASE(attention_per_layer_and_head_with_the_tokens) {
-  Server server("--model '" + models().rnn + "' --model '" + models().transformer + "' --model '" +
-                models().vanilla + "'");
+  Server server("--model '" + models().rnn + "' --model '" + models().transformer + "' --model '" + models().vanilla +
+                "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
-  for (const auto& [name, layers, heads] : {std::tuple<std::string, std::size_t, std::size_t>{"dates", 1, 1},
-                                            {"dates-transformer", 2, 2}}) {
+  for (const auto& [name, layers, heads] :
+       {std::tuple<std::string, std::size_t, std::size_t>{"dates", 1, 1}, {"dates-transformer", 2, 2}}) {
     for (const std::size_t beam : {1u, 2u}) {
       BOOST_TEST_CONTEXT(name << ", beam " << beam) {
         const json body = {{"model", name}, {"inputs", {"May 9, 2018", "9.5.18"}}, {"attention", true}, {"beam", beam}};

@@ -38,7 +38,8 @@ std::vector<BadRequest> bad_requests() {
       {"an input not a string", "{\"inputs\": [\"May 9\", 7]}", 400, "\"inputs\"[1] must be a string, not number"},
       {"no inputs", "{\"inputs\": []}", 400, "\"inputs\" is empty"},
       {"no inputs field", "{\"beam\": 2}", 400, "no \"inputs\""},
-      {"scores not a boolean", "{\"inputs\": [\"May 9\"], \"scores\": \"yes\"}", 400, "\"scores\" must be true or false"},
+      {"scores not a boolean", "{\"inputs\": [\"May 9\"], \"scores\": \"yes\"}", 400,
+       "\"scores\" must be true or false"},
       {"model not a string", "{\"inputs\": [\"May 9\"], \"model\": 1}", 400, "\"model\" must be a string"},
       {"not an object", "[\"May 9\"]", 400, "must be a JSON object, not array"},
       {"an unknown field", "{\"inputs\": [\"May 9\"], \"temperature\": 0.5}", 400, "unknown field \"temperature\""},
@@ -123,8 +124,7 @@ BOOST_AUTO_TEST_CASE(broken_http_and_half_sent_requests) {
     BOOST_TEST(seconds < 5.0);
   }
   BOOST_TEST(healthy(server.port));
-  BOOST_TEST(server.log().find("no whole request within --read-timeout (1000 ms)") != std::string::npos,
-             server.log());
+  BOOST_TEST(server.log().find("no whole request within --read-timeout (1000 ms)") != std::string::npos, server.log());
 }
 
 // Beyond --max-connections, a request is answered 503 and its connection closed; the others go on.
@@ -169,7 +169,9 @@ BOOST_AUTO_TEST_CASE(sigterm_answers_the_requests_under_way_and_exits_0) {
     std::vector<int> statuses(4, 0);
     std::vector<std::thread> clients;
     for (std::size_t c = 0; c < statuses.size(); ++c) {
-      clients.emplace_back([&, c] { statuses[c] = post(server.port, json({{"inputs", {"May 9, 2018"}}}).dump()).status; });
+      clients.emplace_back([&, c] {
+        statuses[c] = post(server.port, json({{"inputs", {"May 9, 2018"}}}).dump()).status;
+      });
     }
     // and a client that keeps its connection open between requests (for the read timeout's 10 s)
     Raw idle(server.port);

@@ -99,9 +99,13 @@ BOOST_AUTO_TEST_CASE(a_request_is_read_with_its_defaults) {
 
 BOOST_AUTO_TEST_CASE(base64_decodes_as_rfc_4648_says) {
   // RFC 4648 §10's test vectors
-  const std::vector<std::pair<std::string, std::string>> vectors = {
-      {"", ""}, {"Zg==", "f"}, {"Zm8=", "fo"}, {"Zm9v", "foo"}, {"Zm9vYg==", "foob"}, {"Zm9vYmE=", "fooba"},
-      {"Zm9vYmFy", "foobar"}};
+  const std::vector<std::pair<std::string, std::string>> vectors = {{"", ""},
+                                                                    {"Zg==", "f"},
+                                                                    {"Zm8=", "fo"},
+                                                                    {"Zm9v", "foo"},
+                                                                    {"Zm9vYg==", "foob"},
+                                                                    {"Zm9vYmE=", "fooba"},
+                                                                    {"Zm9vYmFy", "foobar"}};
   for (const auto& [text, bytes] : vectors) BOOST_TEST(decode_base64(text) == bytes);
   std::string all;
   for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
@@ -152,7 +156,7 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   BOOST_TEST(batcher.submit(job({{1}, {2}}, 1, done[0])));
   BOOST_TEST(batcher.submit(job({{3}}, 2, done[1])));  // another beam: not with the others
   BOOST_TEST(batcher.submit(job({{4}}, 1, done[2])));
-  BOOST_TEST(batcher.submit(job({{5}, {6}}, 1, done[3])));  // would make 5: the next batch
+  BOOST_TEST(batcher.submit(job({{5}, {6}}, 1, done[3])));        // would make 5: the next batch
   BOOST_TEST(!batcher.submit(job({{7}, {8}, {9}}, 1, done[4])));  // 9 would wait: refused
   const auto first = done[0].get_future().get();
   BOOST_TEST(first.size() == 2u);
@@ -165,9 +169,8 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   BOOST_TEST(model.batches == std::vector<std::size_t>({3, 1, 2}), boost::test_tools::per_element());
   std::promise<std::vector<attend::models::Hypothesis>> failing;
   BOOST_TEST(batcher.submit(job({{99}}, 1, failing)));
-  BOOST_CHECK_EXCEPTION(failing.get_future().get(), std::runtime_error, [](const std::runtime_error& e) {
-    return std::string(e.what()) == "decoding failed: a 99";
-  });
+  BOOST_CHECK_EXCEPTION(failing.get_future().get(), std::runtime_error,
+                        [](const std::runtime_error& e) { return std::string(e.what()) == "decoding failed: a 99"; });
   // stopping decodes what is queued first
   std::promise<std::vector<attend::models::Hypothesis>> last;
   BOOST_TEST(batcher.submit(job({{10}}, 1, last)));
@@ -198,7 +201,8 @@ BOOST_AUTO_TEST_CASE(sources_of_one_length_go_together) {
   });
   const std::vector<std::vector<std::size_t>> expected{{1, 1}, {2, 2, 2}, {2}, {3}};
   BOOST_TEST((chunks == expected));
-  for (std::size_t k = 0; k < sources.size(); ++k) BOOST_TEST(outputs[k].tokens == sources[k], boost::test_tools::per_element());
+  for (std::size_t k = 0; k < sources.size(); ++k)
+    BOOST_TEST(outputs[k].tokens == sources[k], boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
