@@ -252,6 +252,28 @@ def cli_seeds(folder):
         write(folder, f"line-{k:02d}", "\0".join(args))
 
 
+SERVE_REQUESTS = {
+    "request-minimal": '{"inputs": ["May 9, 2018"]}',
+    "request-all-fields": '{"model": "dates", "inputs": ["May 9, 2018", "9.5.18"], "beam": 4, "scores": true, '
+                          '"attention": true}',
+    "request-escapes": '{"inputs": ["\\u00e9t\\u00e9 \\ud83d\\ude00 \\n\\t"]}',
+    "refused-unknown-field": '{"inputs": ["a"], "temperature": 0.5}',
+    "refused-deep": '{"inputs": [[["a"]]]}',
+    "refused-huge-number": '{"inputs": ["a"], "beam": 1e400}',
+    "refused-too-many": '{"inputs": ["1","2","3","4","5","6","7","8","9"]}',
+    "refused-malformed": '{"inputs": ["a"',
+    "refused-invalid-utf8": b'{"inputs": ["May \xff 9"]}',
+    "base64-image": "UDIgMiAyIDI1NQoxIDIgMyA0Cg==",
+    "base64-padded": "Zm9vYg==",
+}
+
+
+def serve_seeds(folder):
+    """Bodies of POST /v1/predict, read and refused, and base64 texts (the target reads each both ways)."""
+    for name, body in SERVE_REQUESTS.items():
+        write(folder, name, body)
+
+
 def main(argv):
     if len(argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
@@ -264,6 +286,7 @@ def main(argv):
         dates_seeds(os.path.join(corpus, "dates"), attend, scratch)
         cli_seeds(os.path.join(corpus, "cli"))
         images_seeds(os.path.join(corpus, "images"))
+        serve_seeds(os.path.join(corpus, "serve"))
     return 0
 
 

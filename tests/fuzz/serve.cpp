@@ -1,0 +1,87 @@
+// Fuzz target `serve`: what attend serve reads of a request's body before any model sees it (apps/serve/api.hpp:
+// parse_predict_request, decode_base64, error_body), on arbitrary bytes, checked against what the header promises.
+// A finding is a crash, hang, leak, sanitizer report or unexpected exception, and any of these broken promises:
+//   - a body is either read or refused with an ApiError of status 400 or 413 — nothing else escapes;
+//   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
+//     oracle: utf8proc), and a beam from 1 to max_beam; a refused one names a problem, and its answer
+//     (error_body) is one line of JSON holding a string "error";
+//   - the same bytes read twice give the same request (no hidden state);
+//   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
+//     and what it decodes, encoded again, decodes to the same bytes.
+#include <nlohmann/json.hpp>
+
+#include "apps/serve/api.hpp"
+#include "tests/fuzz/fuzz.hpp"
+
+using attend::fuzz::check;
+using attend::fuzz::printable;
+using namespace attend::app::serve;
+
+namespace {
+
+std::string base64(const std::string& bytes) {
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string text;
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
+    std::uint32_t group = 0;
+    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
+  }
+  return text;
+}
+
+void check_read(const std::string& body, const PredictRequest& r, const RequestLimits& limits) {
+  check(!r.inputs.empty() && r.inputs.size() <= limits.max_inputs, "inputs out of the limits: " + printable(body));
+  check(r.beam >= 1 && r.beam <= limits.max_beam, "beam out of the limits: " + printable(body));
+  for (const std::string& input : r.inputs)
+    check(attend::fuzz::utf8proc_characters(input).has_value(), "an input that is not UTF-8: " + printable(body));
+  const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
+  check(json.is_object(), "a request read from what is not a JSON object: " + printable(body));
+  for (const auto& [key, value] : json.items()) {
+    check(key == "model" || key == "inputs" || key == "beam" || key == "scores" || key == "attention",
+          "an unknown field let through: " + printable(body));
+  }
+  const PredictRequest again = parse_predict_request(body, limits);
+  check(again.inputs == r.inputs && again.model == r.model && again.beam == r.beam && again.scores == r.scores &&
+            again.attention == r.attention,
+        "the same body read twice differs: " + printable(body));
+}
+
+void check_refusal(const std::string& body, const ApiError& e) {
+  check(e.status == 400 || e.status == 413, "status " + std::to_string(e.status) + " for " + printable(body));
+  check(*e.what() != '\0', "an empty message for " + printable(body));
+  const std::string answer = error_body(e.what());
+  check(!answer.empty() && answer.back() == '\n' && answer.find('\n') == answer.size() - 1,
+        "an answer that is not one line for " + printable(body));
+  const nlohmann::json json = nlohmann::json::parse(answer, nullptr, false);
+  check(json.is_object() && json.contains("error") && json["error"].is_string(),
+        "an answer that is not {\"error\": text} for " + printable(body));
+}
+
+void check_base64(const std::string& text) {
+  std::string bytes;
+  try {
+    bytes = decode_base64(text);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  const std::size_t padding =
+      text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
+  check(bytes.size() == text.size() / 4 * 3 - padding, "decoded to the wrong length: " + printable(text));
+  check(decode_base64(base64(bytes)) == bytes, "decoded bytes do not survive encoding: " + printable(text));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string body(reinterpret_cast<const char*>(data), size);
+  const RequestLimits limits{8, 4};
+  try {
+    check_read(body, parse_predict_request(body, limits), limits);
+  } catch (const ApiError& e) {
+    check_refusal(body, e);
+  }
+  check_base64(body);
+  return 0;
+}
