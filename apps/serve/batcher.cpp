@@ -3,8 +3,10 @@
 
 namespace attend::app::serve {
 
-Batcher::Batcher(Model& model, BatchSettings settings, Metrics& metrics)
-    : model_(model), settings_(settings), metrics_(metrics), worker_([this] { work(); }) {}
+Batcher::Batcher(Model& model, BatchSettings settings, Metrics& metrics, std::function<bool()> more_coming)
+    : model_(model), settings_(settings), metrics_(metrics), more_coming_(std::move(more_coming)), worker_([this] {
+        work();
+      }) {}
 
 Batcher::~Batcher() { stop(); }
 
@@ -47,7 +49,7 @@ void Batcher::work() {
 }
 
 // The oldest job and every queued one of the same beam width that fits beside it, taken from the queue as they come
-// until the batch is full or the oldest has waited max_wait.
+// until the batch is full, the oldest has waited max_wait, or no other request can come (more_coming_).
 std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mutex>& lock) {
   const std::size_t beam = queue_.front()->beam;
   const auto deadline = queue_.front()->queued_at + settings_.max_wait;
@@ -65,7 +67,10 @@ std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mute
       jobs.push_back(std::move(*it));
       it = queue_.erase(it);
     }
-    if (last || stopping_ || inputs >= settings_.max_batch || std::chrono::steady_clock::now() >= deadline) break;
+    if (last || stopping_ || inputs >= settings_.max_batch || std::chrono::steady_clock::now() >= deadline ||
+        (more_coming_ && !more_coming_())) {
+      break;
+    }
   }
   return jobs;
 }

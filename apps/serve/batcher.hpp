@@ -42,7 +42,10 @@ struct BatchSettings {
 
 class Batcher {
  public:
-  Batcher(Model& model, BatchSettings settings, Metrics& metrics);
+  // `more_coming` says whether another request may arrive soon (a client connected and not waiting for an answer):
+  // when none can, waiting for one is only delay, and the batch is decoded at once — a lone client is never slowed
+  // down by --max-wait-ms. Empty: always wait.
+  Batcher(Model& model, BatchSettings settings, Metrics& metrics, std::function<bool()> more_coming = {});
   ~Batcher();  // stop()
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -61,6 +64,7 @@ class Batcher {
   Model& model_;
   BatchSettings settings_;
   Metrics& metrics_;
+  std::function<bool()> more_coming_;
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::unique_ptr<Job>> queue_;

@@ -48,6 +48,9 @@ struct Core {
   std::mutex sessions_mutex;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
   std::atomic<bool> stopping{false};
+  // connections open, and those whose request waits in a batcher: when every open one waits, no other request can
+  // come soon, and a batcher decodes what it has at once (Batcher's more_coming)
+  std::atomic<std::int64_t> open_sessions{0}, waiting_sessions{0};
   std::thread stopper;  // drains the batchers once stopping
   std::mutex log_mutex;
 
@@ -82,9 +85,11 @@ class Session : public std::enable_shared_from_this<Session> {
     const tcp::endpoint peer = stream_.socket().remote_endpoint(ec);
     peer_ = ec ? "a client" : peer.address().to_string() + ":" + std::to_string(peer.port());
     core_->metrics.connection_opened();
+    ++core_->open_sessions;
   }
   ~Session() {
     core_->metrics.connection_closed();
+    --core_->open_sessions;
     const std::lock_guard<std::mutex> lock(core_->sessions_mutex);
     core_->sessions.erase(this);
   }
@@ -279,15 +284,19 @@ void Session::predict() {
   job->attention = request.attention;
   auto self = shared_from_this();
   job->done = [self, model, shared_request, reads](std::vector<models::Hypothesis> outputs, AttentionLayout layout) {
+    --self->core_->waiting_sessions;
     net::post(self->stream_.get_executor(), [self, model, shared_request, reads, outputs = std::move(outputs), layout] {
       self->answer_outputs(model, *shared_request, *reads, outputs, layout);
     });
   };
   job->failed = [self](const std::string& message) {
+    --self->core_->waiting_sessions;
     net::post(self->stream_.get_executor(), [self, message] { self->fail(500, message, true); });
   };
   const std::size_t inputs = job->size();
+  ++core_->waiting_sessions;
   if (!core_->batchers[model]->submit(std::move(job))) {
+    --core_->waiting_sessions;
     if (core_->stopping) throw ApiError(503, "the server is stopping");
     throw ApiError(503, "the queue is full (" + std::to_string(core_->batchers[model]->queued()) + " inputs wait, " +
                             std::to_string(inputs) + " more would pass --max-queue " +
@@ -431,7 +440,9 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
   core.models = std::move(models);
   for (ServedModel& m : core.models) {
     core.parameters.push_back(m.file.model->module().parameter_count());
-    core.batchers.push_back(std::make_unique<Batcher>(*m.file.model, settings.batch, core.metrics));
+    core.batchers.push_back(std::make_unique<Batcher>(*m.file.model, settings.batch, core.metrics, [&core] {
+      return core.open_sessions.load() > core.waiting_sessions.load();
+    }));
   }
   const std::string address = settings.host + ":" + std::to_string(settings.port);
   beast::error_code ec;

@@ -179,6 +179,30 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   BOOST_TEST(!batcher.submit(job({{11}}, 1, last)));
 }
 
+// A batcher waits for more inputs only while another request can come: told that none can, it decodes at once,
+// however long --max-wait-ms is; told that one can, it waits for it.
+BOOST_AUTO_TEST_CASE(a_lone_client_is_not_kept_waiting) {
+  EchoModel model;
+  Metrics metrics;
+  BatchSettings settings;
+  settings.max_wait = std::chrono::seconds(60);
+  std::atomic<bool> others{false};
+  Batcher batcher(model, settings, metrics, [&others] { return others.load(); });
+  std::promise<std::vector<attend::models::Hypothesis>> first;
+  BOOST_TEST(batcher.submit(job({{1}}, 1, first)));
+  BOOST_TEST((first.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready));
+  // with another client connected, the next job waits for its request and goes with it
+  std::promise<std::vector<attend::models::Hypothesis>> second, third;
+  others = true;
+  BOOST_TEST(batcher.submit(job({{2}}, 1, second)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  others = false;
+  BOOST_TEST(batcher.submit(job({{3}}, 1, third)));
+  BOOST_TEST((third.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready));
+  BOOST_TEST(second.get_future().get()[0].tokens == std::vector<std::int64_t>{2});
+  BOOST_TEST(model.batches == std::vector<std::size_t>({1, 2}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(batches)
