@@ -149,15 +149,16 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   Metrics metrics;
   BatchSettings settings;
   settings.max_batch = 4;
-  settings.max_wait = std::chrono::milliseconds(300);
+  settings.max_wait = std::chrono::seconds(2);  // ample time to queue the others beside the first
   settings.max_queue = 8;
   Batcher batcher(model, settings, metrics);
   std::vector<std::promise<std::vector<attend::models::Hypothesis>>> done(5);
   BOOST_TEST(batcher.submit(job({{1}, {2}}, 1, done[0])));
   BOOST_TEST(batcher.submit(job({{3}}, 2, done[1])));  // another beam: not with the others
   BOOST_TEST(batcher.submit(job({{4}}, 1, done[2])));
-  BOOST_TEST(batcher.submit(job({{5}, {6}}, 1, done[3])));        // would make 5: the next batch
-  BOOST_TEST(!batcher.submit(job({{7}, {8}, {9}}, 1, done[4])));  // 9 would wait: refused
+  BOOST_TEST(batcher.submit(job({{5}, {6}}, 1, done[3])));  // would make 5: the next batch
+  // more than the queue holds, whatever the worker has taken from it yet: refused
+  BOOST_TEST(!batcher.submit(job({{7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}}, 1, done[4])));
   const auto first = done[0].get_future().get();
   BOOST_TEST(first.size() == 2u);
   BOOST_TEST(first[0].tokens == std::vector<std::int64_t>{1});
