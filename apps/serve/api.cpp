@@ -1,6 +1,7 @@
 // attend serve's JSON API (api.hpp).
 #include "apps/serve/api.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
@@ -124,6 +125,19 @@ std::string decode_base64(const std::string& text) {
     for (std::size_t k = 0; k < 3 - padding; ++k) bytes += static_cast<char>((group >> (16 - 8 * k)) & 0xff);
   }
   return bytes;
+}
+
+std::string encode_base64(const std::string& bytes) {
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string text;
+  text.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
+    std::uint32_t group = 0;
+    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
+  }
+  return text;
 }
 
 std::string body_of(const nlohmann::ordered_json& json) {

@@ -43,6 +43,9 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
 // naming the first character that is not base64, or a length that is not a multiple of 4.
 std::string decode_base64(const std::string& text);
 
+// Bytes as base64 text (RFC 4648, padded): what a client sends of an image.
+std::string encode_base64(const std::string& bytes);
+
 // {"error": message} as a body.
 std::string error_body(const std::string& message);
 

@@ -7,7 +7,7 @@
 //     (error_body) is one line of JSON holding a string "error";
 //   - the same bytes read twice give the same request (no hidden state);
 //   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
-//     and what it decodes, encoded again, decodes to the same bytes.
+//     and what it decodes, encoded again (encode_base64), decodes to the same bytes.
 #include <nlohmann/json.hpp>
 
 #include "apps/serve/api.hpp"
@@ -18,18 +18,6 @@ using attend::fuzz::printable;
 using namespace attend::app::serve;
 
 namespace {
-
-std::string base64(const std::string& bytes) {
-  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string text;
-  for (std::size_t at = 0; at < bytes.size(); at += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
-    std::uint32_t group = 0;
-    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
-    for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
-  }
-  return text;
-}
 
 void check_read(const std::string& body, const PredictRequest& r, const RequestLimits& limits) {
   check(!r.inputs.empty() && r.inputs.size() <= limits.max_inputs, "inputs out of the limits: " + printable(body));
@@ -69,7 +57,7 @@ void check_base64(const std::string& text) {
   const std::size_t padding =
       text.empty() ? 0 : (text.back() == '=') + (text.size() > 1 && text[text.size() - 2] == '=');
   check(bytes.size() == text.size() / 4 * 3 - padding, "decoded to the wrong length: " + printable(text));
-  check(decode_base64(base64(bytes)) == bytes, "decoded bytes do not survive encoding: " + printable(text));
+  check(decode_base64(encode_base64(bytes)) == bytes, "decoded bytes do not survive encoding: " + printable(text));
 }
 
 }  // namespace

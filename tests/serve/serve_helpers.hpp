@@ -16,6 +16,7 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include "apps/serve/api.hpp"
 #include "tests/cli/cli_helpers.hpp"
 
 namespace serve_test {
@@ -190,18 +191,8 @@ class Raw {
   bool closed_ = false;
 };
 
-// Bytes in base64 (RFC 4648, padded), as a client sends an image.
-inline std::string base64(const std::string& bytes) {
-  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string text;
-  for (std::size_t at = 0; at < bytes.size(); at += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - at);
-    std::uint32_t group = 0;
-    for (std::size_t k = 0; k < 3; ++k) group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[at + k]) : 0u);
-    for (std::size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(group >> (18 - 6 * k)) & 63] : '=';
-  }
-  return text;
-}
+// Bytes in base64, as a client sends an image (the server's own encoder, checked against RFC 4648 in test_units).
+inline std::string base64(const std::string& bytes) { return attend::app::serve::encode_base64(bytes); }
 
 // The value of a series in a Prometheus exposition ("attend_requests_total{code=\"200\"}"); -1 when absent.
 inline double metric(const std::string& text, const std::string& series) {
