@@ -138,6 +138,49 @@ inline void check_usage_error(const Run& run, const std::vector<std::string>& pa
   }
 }
 
+// The rows of the Markdown table after the line that starts with `marker` in docs/`page`, as cells (the heading and
+// its rule left out: a row whose second cell is not in backticks). Read when test cases are registered, so it checks
+// nothing itself. The docs are the tests' data, so the two cannot
+// drift apart: a row added to the docs is a test, and a row whose message changes fails.
+inline std::vector<std::vector<std::string>> table_after(const std::string& page, const std::string& marker) {
+  std::ifstream in(std::string(ATTEND_SOURCE_DIR) + "/docs/" + page);
+  std::vector<std::vector<std::string>> rows;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(marker, 0) == 0) {
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.empty() || line[0] != '|') {
+      if (!rows.empty()) break;  // the end of the table
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::size_t at = 2;
+    for (std::size_t bar = line.find(" | ", at); bar != std::string::npos; bar = line.find(" | ", at)) {
+      cells.push_back(line.substr(at, bar - at));
+      at = bar + 3;
+    }
+    cells.push_back(line.substr(at, line.size() - at - 2));
+    if (cells.size() < 2 || cells[1].size() < 2 || cells[1].front() != '`') continue;
+    rows.push_back(cells);
+  }
+  return rows;  // empty without the marker: the callers count the rows
+}
+
+// The text of every `quoted` part of a cell.
+inline std::vector<std::string> quoted_parts(const std::string& cell) {
+  std::vector<std::string> parts;
+  for (std::size_t open = cell.find('`'); open != std::string::npos; open = cell.find('`', open)) {
+    const std::size_t close = cell.find('`', open + 1);
+    if (close == std::string::npos) break;
+    parts.push_back(cell.substr(open + 1, close - open - 1));
+    open = close + 1;
+  }
+  return parts;
+}
+
 // The tensors of a checkpoint: the data section after the header (the header's metadata holds times, which differ
 // between runs).
 inline std::string tensor_bytes(const std::string& path) {

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <ostream>
-#include <regex>
 
 #include "data/digits.hpp"
 #include "nn/checkpoint.hpp"
@@ -32,35 +31,12 @@ std::ostream& operator<<(std::ostream& out, const Row& row) { return out << row.
 
 // The rows of the table after the marker "<!-- bad-input table" in docs/reliability.md.
 std::vector<Row> table_rows() {
-  std::ifstream in(std::string(ATTEND_SOURCE_DIR) + "/docs/reliability.md");
   std::vector<Row> rows;
-  bool inside = false;
-  const std::regex quoted("`([^`]*)`");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("<!-- bad-input table", 0) == 0) {
-      inside = true;
-      continue;
-    }
-    if (!inside) continue;
-    if (line.empty() || line[0] != '|') {
-      if (!rows.empty()) break;  // the end of the table
-      continue;
-    }
-    std::vector<std::string> cells;
-    std::size_t at = 1;
-    for (std::size_t bar = line.find(" | ", at); bar != std::string::npos; bar = line.find(" | ", at)) {
-      cells.push_back(line.substr(at, bar - at));
-      at = bar + 3;
-    }
-    cells.push_back(line.substr(at, line.size() - at - 1));
-    if (cells.size() != 4 || cells[1].size() < 2 || cells[1].front() != '`') continue;  // the heading and its rule
-    Row row;
-    row.name = cells[0];
-    row.command = cells[1].substr(1, cells[1].size() - 2);
-    row.status = std::stoi(cells[2]);
-    for (std::sregex_iterator m(cells[3].begin(), cells[3].end(), quoted), end; m != end; ++m)
-      row.parts.push_back((*m)[1]);
-    rows.push_back(row);
+  for (const std::vector<std::string>& cells : table_after("reliability.md", "<!-- bad-input table")) {
+    if (cells.size() != 4u)  // a row that fails: no command exits -1
+      rows.push_back({cells[0] + ": " + std::to_string(cells.size()) + " cells, not 4", "", -1, {}});
+    else
+      rows.push_back({cells[0], cells[1].substr(1, cells[1].size() - 2), std::stoi(cells[2]), quoted_parts(cells[3])});
   }
   return rows;
 }

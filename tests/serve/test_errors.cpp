@@ -1,8 +1,10 @@
 // What no client should send, and what no server should do under it: every bad request answered with its status and a
 // JSON error that names the problem (one line of the log each), the limits held (body, inputs, connections, queue,
-// slow and half-sent requests), and the server healthy after all of it. The rows of docs/reliability.md's server
-// table.
+// slow and half-sent requests), and the server healthy after all of it. The rows of docs/reliability.md's two server
+// tables (bad bodies, bad connections) are this file's data.
 #include <chrono>
+#include <functional>
+#include <map>
 #include <thread>
 
 #include "tests/serve/serve_helpers.hpp"
@@ -12,150 +14,190 @@ using nlohmann::json;
 
 namespace {
 
-struct BadRequest {
-  std::string name, body;
-  int status;
-  std::string says;  // part of the error message
-};
-
-std::vector<BadRequest> bad_requests() {
-  std::string deep;
-  for (int k = 0; k < 100000; ++k) deep += "[";
-  std::string many = "{\"inputs\": [";
-  for (int k = 0; k < 100000; ++k) many += std::string(k ? "," : "") + "\"1\"";
-  many += "]}";
-  return {
-      {"malformed JSON", "{\"inputs\": [\"May 9\"", 400, "malformed JSON: "},
-      {"not JSON at all", "inputs=May+9", 400, "malformed JSON: "},
-      {"deep nesting", deep, 400, "nests deeper than a request"},
-      {"deep nesting in a field", "{\"inputs\": [[[\"a\"]]]}", 400, "nests deeper than a request"},
-      {"a huge number", "{\"inputs\": [\"May 9\"], \"beam\": 1e400}", 400, "number overflow parsing '1e400'"},
-      {"a long number", "{\"inputs\": [\"May 9\"], \"beam\": 123456789012345678901234567890}", 400,
-       "\"beam\" must be a whole number from 1 to 16"},
-      {"a negative beam", "{\"inputs\": [\"May 9\"], \"beam\": -1}", 400, "\"beam\" must be a whole number"},
-      {"a beam too wide", "{\"inputs\": [\"May 9\"], \"beam\": 17}", 400, "from 1 to 16 (--max-beam), not 17"},
-      {"inputs not an array", "{\"inputs\": \"May 9\"}", 400, "\"inputs\" must be an array of strings, not string"},
-      {"an input not a string", "{\"inputs\": [\"May 9\", 7]}", 400, "\"inputs\"[1] must be a string, not number"},
-      {"no inputs", "{\"inputs\": []}", 400, "\"inputs\" is empty"},
-      {"no inputs field", "{\"beam\": 2}", 400, "no \"inputs\""},
-      {"scores not a boolean", "{\"inputs\": [\"May 9\"], \"scores\": \"yes\"}", 400,
-       "\"scores\" must be true or false"},
-      {"model not a string", "{\"inputs\": [\"May 9\"], \"model\": 1}", 400, "\"model\" must be a string"},
-      {"not an object", "[\"May 9\"]", 400, "must be a JSON object, not array"},
-      {"an unknown field", "{\"inputs\": [\"May 9\"], \"temperature\": 0.5}", 400, "unknown field \"temperature\""},
-      {"invalid UTF-8", "{\"inputs\": [\"May \xff 9\"]}", 400, "malformed JSON: "},
-      {"a lone surrogate", "{\"inputs\": [\"May \\ud800 9\"]}", 400, "malformed JSON: "},
-      {"an unknown model", "{\"inputs\": [\"May 9\"], \"model\": \"other\"}", 404,
-       "unknown model \"other\" (served: dates)"},
-      {"100,000 inputs", many, 413, "100000 inputs: a request holds at most 64 (--max-inputs)"},
-      {"a 10 MB body", "{\"inputs\": [\"" + std::string(10 << 20, '1') + "\"]}", 413,
-       "larger than 1048576 bytes (--max-body)"},
-  };
+// A body written in the table's notation: `text` pieces, each maybe followed by "× N" (N with thousands commas) and
+// joined by " + "; "\xHH" in a piece is that byte.
+std::string body_of(const std::string& cell) {
+  std::string body;
+  std::size_t at = 0;
+  for (const std::string& piece : cli_test::quoted_parts(cell)) {
+    std::string bytes;
+    for (std::size_t k = 0; k < piece.size(); ++k) {
+      if (piece.compare(k, 2, "\\x") == 0 && k + 3 < piece.size()) {
+        bytes += static_cast<char>(std::stoi(piece.substr(k + 2, 2), nullptr, 16));
+        k += 3;
+      } else {
+        bytes += piece[k];
+      }
+    }
+    at = cell.find('`' + piece + '`', at) + piece.size() + 2;
+    const std::size_t next = cell.find('`', at);
+    const std::string between = cell.substr(at, next == std::string::npos ? std::string::npos : next - at);
+    std::size_t times = 1;
+    if (between.find("×") != std::string::npos) {
+      std::string digits;
+      for (const char c : between)
+        if (c >= '0' && c <= '9') digits += c;
+      times = std::stoul(digits);
+    }
+    for (std::size_t n = 0; n < times; ++n) body += bytes;
+  }
+  return body;
 }
 
 bool healthy(unsigned short port) { return get(port, "/healthz").status == 200; }
+
+// Within 10 s, true once `holds` does (a connection a client closed, or one the server lingers on before closing,
+// is counted until the server next reads it: a while, in a sanitizer build on a busy machine).
+bool soon(const std::function<bool()>& holds) {
+  for (int k = 0; k < 500; ++k) {
+    try {
+      if (holds()) return true;
+    } catch (const std::exception&) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// No connection open but the one asking.
+bool settled(unsigned short port) {
+  return soon([port] { return metric(get(port, "/metrics").body, "attend_open_connections") == 1; });
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(errors)
 
-BOOST_AUTO_TEST_CASE(every_bad_request_gets_its_status_and_a_json_error) {
+BOOST_AUTO_TEST_CASE(every_bad_body_gets_its_status_and_a_json_error) {
+  const auto rows = cli_test::table_after("reliability.md", "<!-- serve bad-body table");
+  BOOST_TEST_REQUIRE(rows.size() >= 20u, "docs/reliability.md's bad-body table has " << rows.size() << " rows");
   Server server("--model '" + models().rnn + "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
-  const std::vector<BadRequest> rows = bad_requests();
-  for (const BadRequest& row : rows) {
-    BOOST_TEST_CONTEXT(row.name) {
-      const Reply reply = post(server.port, row.body);
-      BOOST_TEST(reply.status == row.status);
+  std::size_t refused_400 = 0;
+  for (const std::vector<std::string>& row : rows) {
+    BOOST_TEST_CONTEXT(row[0]) {
+      BOOST_TEST_REQUIRE(row.size() == 4u);
+      const int status = std::stoi(row[2]);
+      refused_400 += status == 400;
+      const Reply reply = post(server.port, body_of(row[1]));
+      BOOST_TEST(reply.status == status);
       BOOST_TEST(reply.content_type == "application/json");
       const json body = reply.json();
       BOOST_TEST_REQUIRE(body.is_object(), reply.body);
-      BOOST_TEST(body["error"].get<std::string>().find(row.says) != std::string::npos, body["error"]);
+      for (const std::string& says : cli_test::quoted_parts(row[3]))
+        BOOST_TEST(body["error"].get<std::string>().find(says) != std::string::npos, body["error"]);
       BOOST_TEST(healthy(server.port));
     }
   }
   const std::string metrics = get(server.port, "/metrics").body;
-  BOOST_TEST(metric(metrics, "attend_requests_total{code=\"400\"}") == rows.size() - 3.0);
+  BOOST_TEST(metric(metrics, "attend_requests_total{code=\"400\"}") == refused_400);
   BOOST_TEST(metric(metrics, "attend_inputs_decoded_total") == 0);
   BOOST_TEST(server.stop() == 0);
   BOOST_TEST(cli_test::count(server.log(), "\n") == rows.size() + 2, server.log());  // and "stopping", "stopped"
 }
 
-// Requests that are not HTTP, or not whole: answered 400, or the connection closed; the server goes on.
-BOOST_AUTO_TEST_CASE(broken_http_and_half_sent_requests) {
-  Server server("--model '" + models().rnn + "' --read-timeout-ms 1000");
-  BOOST_TEST_REQUIRE(server.port != 0, server.log());
-  {
-    Raw raw(server.port);
-    raw.send("this is not HTTP\r\n\r\n");
-    const std::string answer = raw.receive(5000);
-    BOOST_TEST(answer.find("HTTP/1.1 400 Bad Request") == 0u, answer);
-    BOOST_TEST(answer.find("malformed HTTP request") != std::string::npos, answer);
-    BOOST_TEST(raw.closed());
-  }
-  {
-    // headers too large
-    Raw raw(server.port);
-    raw.send("GET /healthz HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
-    BOOST_TEST(raw.receive(5000).find("HTTP/1.1 431") == 0u);
-  }
-  {
-    // half a request, then the client goes away
-    Raw raw(server.port);
-    raw.send("POST /v1/predict HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{\"inputs\": [");
-    raw.close();
-  }
-  BOOST_TEST(healthy(server.port));
-  {
-    // a client that sends a byte every 200 ms is disconnected after the read timeout, while others are served
-    Raw slow(server.port);
-    const std::string request = "POST /v1/predict HTTP/1.1\r\nHost: a\r\nContent-Length: 40\r\n\r\n";
-    const auto start = std::chrono::steady_clock::now();
-    std::size_t sent = 0;
-    while (sent < request.size() && slow.send(request.substr(sent, 1))) {
-      ++sent;
-      slow.receive(200);
-      if (slow.closed()) break;
-      if (sent == 3) BOOST_TEST(healthy(server.port));  // the others are not held up
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    BOOST_TEST(slow.closed());
-    BOOST_TEST(sent < request.size());
-    BOOST_TEST(seconds < 5.0);
-  }
-  BOOST_TEST(healthy(server.port));
-  BOOST_TEST(server.log().find("no whole request within --read-timeout (1000 ms)") != std::string::npos, server.log());
+namespace {
+
+// What a client of the bad-connection table got: "STATUS[, Retry-After]" when an answer came, ", closed" or "closed"
+// when the server closed the connection, "nothing" when neither; and the bytes of the answer.
+struct Outcome {
+  std::string answer, text;
+};
+
+Outcome outcome_of(const std::string& received, bool closed) {
+  std::string answer;
+  if (received.rfind("HTTP/1.1 ", 0) == 0) answer = received.substr(9, 3);
+  if (received.find("\r\nRetry-After:") != std::string::npos) answer += ", Retry-After";
+  if (closed) answer += answer.empty() ? "closed" : ", closed";
+  return {answer.empty() ? "nothing" : answer, received};
 }
 
-// Beyond --max-connections, a request is answered 503 and its connection closed; the others go on.
-BOOST_AUTO_TEST_CASE(too_many_connections_are_told_so) {
-  Server server("--model '" + models().rnn + "' --max-connections 2");
-  BOOST_TEST_REQUIRE(server.port != 0, server.log());
-  Raw first(server.port), second(server.port);
+Outcome one_shot(unsigned short port, const std::string& bytes) {
+  Raw raw(port);
+  raw.send(bytes);
+  const std::string received = raw.receive(5000);
+  return outcome_of(received, raw.closed());
+}
+
+Outcome half_sent(unsigned short port) {
+  Raw raw(port);
+  raw.send("POST /v1/predict HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n{\"inputs\": [");
+  const std::string received = raw.receive(300);
+  raw.close();
+  return outcome_of(received, false);
+}
+
+// A byte every 200 ms: disconnected after the read timeout (1 s), while another client is served meanwhile.
+Outcome slow_client(unsigned short port) {
+  Raw slow(port);
+  const std::string request = "POST /v1/predict HTTP/1.1\r\nHost: a\r\nContent-Length: 40\r\n\r\n";
+  const auto start = std::chrono::steady_clock::now();
+  std::string received;
+  std::size_t sent = 0;
+  while (sent < request.size() && slow.send(request.substr(sent, 1))) {
+    ++sent;
+    received += slow.receive(200);
+    if (slow.closed()) break;
+    if (sent == 3) BOOST_TEST(healthy(port));  // the others are not held up
+  }
+  BOOST_TEST(sent < request.size());
+  BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5.0);
+  return outcome_of(received, slow.closed());
+}
+
+// Two connections open (one answered, one idle), then a third.
+Outcome third_connection(unsigned short port) {
+  Raw first(port), second(port);
   first.send("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n");
   BOOST_TEST(first.receive(300).find("HTTP/1.1 200 OK") == 0u);
   second.receive(100);  // connected, idle
-  const Reply third = get(server.port, "/healthz");
-  BOOST_TEST(third.status == 503);
-  BOOST_TEST(third.retry_after == "1");
-  BOOST_TEST(third.json()["error"] == "too many connections (--max-connections 2); try again");
-  second.close();
-  first.close();
-  // the server sees them closed on its next read of each (a while, in a sanitizer build on a busy machine)
-  for (int k = 0; k < 500 && get(server.port, "/healthz").status != 200; ++k)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  BOOST_TEST(healthy(server.port));
+  return one_shot(port, "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n");
 }
 
-// A request the queue cannot take is answered 503 with Retry-After, at once.
-BOOST_AUTO_TEST_CASE(a_full_queue_answers_503) {
-  Server server("--model '" + models().rnn + "' --max-queue 2");
+Outcome overfull_queue(unsigned short port) {
+  const Reply reply = post(port, json({{"inputs", {"May 9, 2018", "9.5.18", "2018-05-09"}}}).dump());
+  std::string received = "HTTP/1.1 " + std::to_string(reply.status) + " \r\n";
+  if (!reply.retry_after.empty()) received += "Retry-After: " + reply.retry_after + "\r\n";
+  return outcome_of(received + "\r\n" + reply.body, !reply.keep_alive);
+}
+
+}  // namespace
+
+// The rows of the bad-connection table: each client in turn against one server, which answers as the row says and
+// stays healthy; a row the test has no client for fails, and so does a client the table has no row for.
+BOOST_AUTO_TEST_CASE(every_bad_connection_gets_its_answer) {
+  const std::map<std::string, std::function<Outcome(unsigned short)>> clients = {
+      {"not HTTP", [](unsigned short port) { return one_shot(port, "this is not HTTP\r\n\r\n"); }},
+      {"headers too large",
+       [](unsigned short port) {
+         return one_shot(port, "GET /healthz HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
+       }},
+      {"half-sent, then gone", half_sent},
+      {"slow client", slow_client},
+      {"too many connections", third_connection},
+      {"more than the queue holds", overfull_queue},
+  };
+  const auto rows = cli_test::table_after("reliability.md", "<!-- serve bad-connection table");
+  BOOST_TEST(rows.size() == clients.size());
+  Server server("--model '" + models().rnn + "' --read-timeout-ms 1000 --max-connections 2 --max-queue 2");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
-  const Reply reply = post(server.port, json({{"inputs", {"May 9, 2018", "9.5.18", "2018-05-09"}}}).dump());
-  BOOST_TEST(reply.status == 503);
-  BOOST_TEST(reply.retry_after == "1");
-  BOOST_TEST(reply.json()["error"] == "the queue is full (0 inputs wait, 3 more would pass --max-queue 2); try again");
-  BOOST_TEST(post(server.port, json({{"inputs", {"May 9, 2018", "9.5.18"}}}).dump()).status == 200);
+  for (const std::vector<std::string>& row : rows) {
+    BOOST_TEST_CONTEXT(row[0]) {
+      BOOST_TEST_REQUIRE(row.size() == 4u);
+      const auto client = clients.find(row[0]);
+      BOOST_TEST_REQUIRE((client != clients.end()), "no client for this row");
+      BOOST_TEST_REQUIRE(settled(server.port));
+      const Outcome got = client->second(server.port);
+      BOOST_TEST(got.answer == row[2]);
+      BOOST_TEST(settled(server.port));
+      BOOST_TEST(healthy(server.port));
+      // (a timeout closes the socket before the server's handler writes its log line)
+      for (const std::string& says : cli_test::quoted_parts(row[3])) {
+        BOOST_TEST(soon([&] { return (got.text + server.log()).find(says) != std::string::npos; }),
+                   says << " in neither " << got.text << " nor the log: " << server.log());
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
