@@ -1,39 +1,10 @@
-// The matrix product op. Forward and backward call BLAS gemm directly on the tensors' memory (no temporaries): the
-// backward products accumulate into the gradients with beta = 1. This file includes OpenBLAS's <cblas.h>, so it must
-// not include xtensor-blas (whose FLENS headers declare the same functions differently; see toolchain notes).
+// The matrix product op. Forward and backward call BLAS gemm (blas.hpp) directly on the tensors' memory (no
+// temporaries): the backward products accumulate into the gradients with beta = 1.
 // Formulas: ops.hpp. Chapter: docs/01-autograd.md.
-#include <cblas.h>
-
-#include <atomic>
-
 #include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 
 namespace attend {
-
-namespace {
-std::atomic<GemmObserver> gemm_observer{nullptr};
-}  // namespace
-
-void set_gemm_observer(GemmObserver observer) { gemm_observer = observer; }
-
-// C = alpha · op(A) op(B) + beta · C, row-major, with leading dimensions (row strides) lda, ldb, ldc.
-void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-               std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
-  if (m == 0 || n == 0 || k == 0) return;
-  if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(trans_a, trans_b, m, n, k);
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-}
-
-void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
-               std::size_t lda, const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc) {
-  if (m == 0 || n == 0 || k == 0) return;
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
-}
 
 namespace {
 

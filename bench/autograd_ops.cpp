@@ -1,12 +1,13 @@
 // bench_autograd: micro-benchmarks of the autograd tape, for engineers tuning it (how to run it and what each column
 // means: bench/README.md). Part 1 measures what the tape itself costs per op on tiny (4,8) tensors — the regime of an
 // RNN step with a small batch — by timing the same arithmetic with and without the tape, forward only and
-// forward+backward. Part 2 compares the matmul op's forward pass with a raw cblas_sgemm into a preallocated buffer
+// forward+backward. Part 2 compares the matmul op's forward pass with a raw blas_gemm into a preallocated buffer
 // (the target: within 5% from 256x256 up). Every number is the median of warmed-up repetitions timed with
 // std::chrono::steady_clock, with the variants of one row interleaved so that a change in machine load hits them alike,
 // and a page-fault count next to the matmul times (fresh memory from the kernel is what makes an op slower than gemm).
-// The program reports times and ratios and never fails on a timing. This file includes OpenBLAS's <cblas.h>, so it
-// must not include xtensor-blas (toolchain notes §9, pitfall 2).
+// The program reports times and ratios and never fails on a timing. "Raw" products call the engine's BLAS wrapper
+// (autograd/blas.hpp: OpenBLAS's sgemm, its sgemv for at most 4 rows), so both sides do the same product. This file
+// includes OpenBLAS's <cblas.h> (for its thread settings), so it must not include xtensor-blas (toolchain notes §9).
 #include <cblas.h>
 #include <sys/resource.h>
 #include <xmmintrin.h>
@@ -26,6 +27,7 @@
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xview.hpp>
 
+#include "autograd/blas.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/tape.hpp"
 #include "autograd/tensor.hpp"
@@ -154,12 +156,10 @@ std::vector<Summary> measure_interleaved(const std::vector<Variant>& variants, s
 
 // ---- raw BLAS ----------------------------------------------------------------------------------------------------
 
-// C (m,n) = op(A) op(B) + beta C, row-major, float32: the same call autograd/linalg.cpp makes.
+// C (m,n) = op(A) op(B) + beta C, row-major, float32: the call the matmul op makes, into memory given.
 void sgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b,
            float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(trans_a ? m : k),
-              b, static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+  attend::blas_gemm(trans_a, trans_b, m, n, k, 1.0f, a, trans_a ? m : k, b, trans_b ? k : n, beta, c, n);
 }
 
 // ---- part 1: the tape's cost per op on tiny tensors ----------------------------------------------------------------
@@ -454,7 +454,7 @@ void run_tiny_ops(const Options& options) {
   }
   tape.clear();
   std::printf(
-      "\n  plain  = the same arithmetic in xtensor (cblas_sgemm for matmul) evaluated into new tensors, no tape;\n"
+      "\n  plain  = the same arithmetic in xtensor (blas_gemm for matmul) evaluated into new tensors, no tape;\n"
       "  tape   = the attend ops recorded on a Tape (3 parameter leaves per segment; backward: one sweep per "
       "segment);\n"
       "  overhd = tape - plain (ns per op), x = tape / plain.\n"
@@ -479,7 +479,7 @@ void run_matmul(const Options& options) {
   const int warmup = options.quick ? 1 : 2, reps = options.quick ? 3 : 9;
   const double target_ns = options.quick ? 1e6 : 40e6;  // time of one run of one variant
   std::printf(
-      "\nPart 2: the matmul op's forward pass against raw cblas_sgemm, float32, C = A B.\n"
+      "\nPart 2: the matmul op's forward pass against raw blas_gemm, float32, C = A B.\n"
       "        Time per call, median of %d repetitions of ~%.0f ms each after %d warm-ups, variants "
       "interleaved;\n"
       "        %s.\n\n",
@@ -562,7 +562,7 @@ void run_matmul(const Options& options) {
     }
   }
   std::printf(
-      "\n  raw     = cblas_sgemm into a preallocated C (beta = 0);  new = sgemm into a fresh uninitialised buffer;\n"
+      "\n  raw     = blas_gemm into a preallocated C (beta = 0);  new = sgemm into a fresh uninitialised buffer;\n"
       "  zeroed  = sgemm into a fresh attend::Tensor (zero-filled by its constructor, like the op's output);\n"
       "  matmul  = tape.clear() + two parameter leaves + attend::matmul;  GFLOP/s = 2mnk / time;\n"
       "  faults  = minor page faults per matmul call (fresh memory from the kernel; 1 per 4 KiB page touched);\n"

@@ -3,7 +3,8 @@
 // data, the model, the batches in training order; parsed by attend's own command-line parser), runs forward and
 // backward of the first --steps batches, each cut into the command's --threads shards as `attend train` cuts them,
 // records the shape of every float product (autograd's set_gemm_observer), then times each distinct shape with
-// cblas_sgemm on one thread (the median of repetitions) and prints one JSON line:
+// the engine's blas_gemm (sgemm; sgemv for ≤ 4 rows or 1 column) on one thread (the median of repetitions) and prints
+// one JSON line:
 //   steps, target_tokens, gemm_gflop_per_step, products_per_step,
 //   floor_s_per_step   Σ over the step's products of their sgemm times, ÷ the threads (the shards run side by side)
 //   floor_tokens_per_s target tokens per second at that floor
@@ -49,11 +50,9 @@ void record(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_
 double sgemm_seconds(const GemmShape& shape, int reps) {
   const auto [ta, tb, m, n, k] = shape;
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.f);
-  const int M = int(m), N = int(n), K = int(k);
   // the transposes by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
   const auto run = [&, ta = ta, tb = tb] {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, 1.f, a.data(),
-                ta ? M : K, b.data(), tb ? K : N, 1.f, c.data(), N);
+    attend::blas_gemm(ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
   };
   const double flop = 2.0 * double(m) * double(n) * double(k);
   const int inner = std::max(1, int(2e-3 * 50e9 / std::max(flop, 1.0)));

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -17,6 +18,7 @@
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmath.hpp>
 
+#include "autograd/blas.hpp"
 #include "tests/autograd/helpers.hpp"
 
 namespace tt = boost::test_tools;
@@ -336,6 +338,51 @@ BOOST_AUTO_TEST_CASE(linear_gradients) {
   ATTEND_CHECK_GRADIENTS(with_bias, rank2);
   ATTEND_CHECK_GRADIENTS(with_bias, rank3);
   ATTEND_CHECK_GRADIENTS(without_bias, no_bias);
+}
+
+// blas_gemm in float against a product in double, in each of its paths — gemv a row at a time (m ≤ 4), gemv for one
+// column, gemm — for every transposition, with row strides wider than the rows, beta = 0 over a C full of NaN (which
+// must be overwritten) and beta ≠ 0; what lies between the rows of C is left alone.
+BOOST_AUTO_TEST_CASE(blas_gemm_in_float_equals_a_double_product_in_every_path) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Rng rng(11);
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true})
+      for (const std::size_t m : {1, 3, 4, 5, 9})
+        for (const std::size_t n : {1, 2, 17})
+          for (const std::size_t k : {1, 7, 33})
+            for (const float beta : {0.0f, 0.5f}) {
+              BOOST_TEST_CONTEXT("trans " << ta << tb << ", m " << m << ", n " << n << ", k " << k << ", beta "
+                                          << beta) {
+                // stored A is (m,k), or (k,m) when transposed; B (k,n) or (n,k); each row 3 wider than it needs
+                const std::size_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 3, ldc = n + 3;
+                const Tensor<float> a = rng.uniform_tensor<float>({(ta ? k : m) * lda}, -2.0, 2.0);
+                const Tensor<float> b = rng.uniform_tensor<float>({(tb ? n : k) * ldb}, -2.0, 2.0);
+                Tensor<float> c = rng.uniform_tensor<float>({m * ldc}, -2.0, 2.0);
+                if (beta == 0.0f) std::fill(c.data(), c.data() + c.size(), nan);
+                const Tensor<float> c0 = c;
+                blas_gemm(ta, tb, m, n, k, 1.5f, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+                for (std::size_t i = 0; i < m; ++i) {
+                  for (std::size_t j = 0; j < ldc; ++j) {
+                    const float got = c.data()[i * ldc + j];
+                    if (j >= n) {  // between the rows: untouched (NaN stays NaN)
+                      BOOST_TEST(
+                          (std::isnan(got) ? std::isnan(c0.data()[i * ldc + j]) : got == c0.data()[i * ldc + j]));
+                      continue;
+                    }
+                    double want = 0, size = 0;
+                    for (std::size_t p = 0; p < k; ++p) {
+                      const double x = a.data()[ta ? p * lda + i : i * lda + p],
+                                   y = b.data()[tb ? j * ldb + p : p * ldb + j];
+                      want += x * y, size += std::abs(x * y);
+                    }
+                    want = 1.5 * want + (beta == 0.0f ? 0.0 : beta * double(c0.data()[i * ldc + j]));
+                    BOOST_TEST(std::abs(got - want) <= 1e-6 * (1.5 * size + 1.0),
+                               "(" << i << "," << j << "): " << got << " vs " << want);
+                  }
+                }
+              }
+            }
 }
 
 BOOST_AUTO_TEST_CASE(linear_rejects_mismatched_shapes) {
