@@ -20,9 +20,8 @@ void Model::choose_attention(std::size_t layer, std::size_t head) {
                    " model has one attention");
 }
 
-// Sources of one length go together, in batches of at most `batch_size`: no batch carries padding, so that a source
-// decodes to the same numbers whichever others it comes with (attend serve batches its clients' inputs as they come,
-// and answers exactly as `attend predict`). Results return in input order.
+// Sources of similar length go together, in batches of at most `batch_size`, so a batch carries little padding; results
+// return in input order.
 std::vector<models::Hypothesis> decode_by_length(
     const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
     const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch) {
@@ -31,17 +30,12 @@ std::vector<models::Hypothesis> decode_by_length(
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
   std::vector<models::Hypothesis> result(sources.size());
-  for (std::size_t start = 0; start < order.size();) {
-    std::size_t end = start + 1;
-    while (end < order.size() && end - start < batch_size &&
-           sources[order[end]].size() == sources[order[start]].size()) {
-      ++end;
-    }
+  for (std::size_t start = 0; start < order.size(); start += batch_size) {
+    const std::size_t end = std::min(order.size(), start + batch_size);
     std::vector<std::vector<std::int64_t>> chunk;
     for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
     std::vector<models::Hypothesis> decoded = decode_batch(chunk);
     for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
-    start = end;
   }
   return result;
 }

@@ -117,8 +117,8 @@ std::unique_ptr<ModelKind> model_kind_for(InputKind input);
 std::vector<std::string> model_kind_names();
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
 
-// The decoder's outputs for many sources, decoded by `decode_batch` in batches of at most `batch_size` sources of one
-// length (no padding: a source's numbers do not depend on the others); the results come back in the sources' order.
+// The decoder's outputs for many sources, decoded in batches of `batch_size` sources of similar length (little
+// padding) by `decode_batch`; the results come back in the sources' order.
 std::vector<models::Hypothesis> decode_by_length(
     const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
     const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch);

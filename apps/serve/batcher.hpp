@@ -1,7 +1,7 @@
 // attend serve's batching across clients: one model's queue of inputs, and the worker thread that decodes them
-// together — up to --max-batch inputs, waiting at most --max-wait-ms after the oldest for more to come. Inputs
-// decode to the same numbers whichever others they come with (decode_by_length: no padding), so an answer is
-// `attend predict`'s on the same input.
+// together — up to --max-batch inputs, waiting at most --max-wait-ms after the oldest for more to come — as `attend
+// predict` decodes its inputs (decode_by_length: sorted by length, padded), so an answer is predict's on the same
+// input, to the last bits that depend on a batch's shape (docs/reference/serve.md).
 #pragma once
 
 #include <chrono>

@@ -211,9 +211,9 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(batches)
 
-// decode_by_length gives decode_batch sources of one length only (no padding), at most batch_size of them, and puts
-// the outputs back in the sources' order.
-BOOST_AUTO_TEST_CASE(sources_of_one_length_go_together) {
+// decode_by_length gives decode_batch the sources sorted by length (little padding), at most batch_size of them, and
+// puts the outputs back in the sources' order.
+BOOST_AUTO_TEST_CASE(sources_of_similar_length_go_together) {
   const std::vector<std::vector<std::int64_t>> sources{{1, 1}, {2}, {3, 3}, {4, 4, 4}, {5, 5}, {6}, {7, 7}};
   std::vector<std::vector<std::size_t>> chunks;  // the lengths of each chunk's sources
   const auto outputs = decode_by_length(sources, 3, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
@@ -227,7 +227,7 @@ BOOST_AUTO_TEST_CASE(sources_of_one_length_go_together) {
     }
     return decoded;
   });
-  const std::vector<std::vector<std::size_t>> expected{{1, 1}, {2, 2, 2}, {2}, {3}};
+  const std::vector<std::vector<std::size_t>> expected{{1, 1, 2}, {2, 2, 2}, {3}};
   BOOST_TEST((chunks == expected));
   for (std::size_t k = 0; k < sources.size(); ++k)
     BOOST_TEST(outputs[k].tokens == sources[k], boost::test_tools::per_element());
