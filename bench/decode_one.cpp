@@ -48,7 +48,8 @@ int run(const std::string& model_path, const std::string& inputs_path, std::size
       inputs.sources.push_back(file.task->encode_source(file.source_vocabulary, text));
       const std::vector<models::Hypothesis> outputs = file.model->decode(inputs, {beam, 0, 1.0});
       tokens += file.task->join_target(file.target_vocabulary.decode(outputs.front().tokens)).size();
-      if (pass == 1) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      if (pass == 1)
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
   }
   std::printf("{\"inputs\": %zu, \"median_ms\": %.4f, \"p10_ms\": %.4f, \"p90_ms\": %.4f, \"output_bytes\": %zu}\n",
