@@ -50,8 +50,8 @@ void record(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_
 double sgemm_seconds(const GemmShape& shape, int reps) {
   const auto [ta, tb, m, n, k] = shape;
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.f);
-  // the transposes by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
-  const auto run = [&, ta = ta, tb = tb] {
+  // the shape by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
+  const auto run = [&, ta = ta, tb = tb, m = m, n = n, k = k] {
     attend::blas_gemm(ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
   };
   const double flop = 2.0 * double(m) * double(n) * double(k);
