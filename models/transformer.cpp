@@ -188,7 +188,8 @@ Variable<T> TransformerModel<T>::logits(const Variable<T>& y) {
 
 template <class T>
 TransformerEncoded<T> TransformerModel<T>::encode(Tape<T>& tape, const Ids& source,
-                                                  const std::vector<std::int64_t>& lengths) {
+                                                  const std::vector<std::int64_t>& lengths,
+                                                  nn::AttentionWeights<T>* weights) {
   check_source(source, lengths);
   const std::size_t B = lengths.size(), S = source.shape()[1];
   TransformerEncoded<T> encoded;
@@ -196,15 +197,17 @@ TransformerEncoded<T> TransformerModel<T>::encode(Tape<T>& tape, const Ids& sour
   for (std::size_t b = 0; b < B; ++b) {
     for (std::size_t i = 0; i < static_cast<std::size_t>(lengths[b]); ++i) encoded.mask.at({b, i}) = 1;
   }
-  encoded.memory = transformer.encoder.forward(embed(tape, source, true), &encoded.mask);
+  encoded.memory =
+      transformer.encoder.forward(embed(tape, source, true), &encoded.mask, weights ? &weights->encoder : nullptr);
   return encoded;
 }
 
 template <class T>
-Variable<T> TransformerModel<T>::forward(Tape<T>& tape, const Batch& batch, std::vector<Tensor<T>>* cross_weights) {
-  const TransformerEncoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
+Variable<T> TransformerModel<T>::forward(Tape<T>& tape, const Batch& batch, nn::AttentionWeights<T>* weights) {
+  const TransformerEncoded<T> encoded = encode(tape, batch.source, batch.source_lengths, weights);
   const Variable<T> y = embed(tape, batch.target_in, false);
-  return logits(transformer.decoder.forward(y, encoded.memory, &encoded.mask, cross_weights));
+  if (weights == nullptr) return logits(transformer.decoder.forward(y, encoded.memory, &encoded.mask));
+  return logits(transformer.decoder.forward(y, encoded.memory, &encoded.mask, &weights->decoder, &weights->cross));
 }
 
 template <class T>
@@ -338,7 +341,7 @@ typename Stepper<T>::Step CachedStepper<T>::step(const Ids& y_prev) {
   }
   const Variable<T> y = model_.embed(tape, column<T>(y_prev), false, position_);
   std::vector<Tensor<T>> weights;
-  const Variable<T> h = model_.transformer.decoder.step(y, caches_, &mask_, &weights);  // (rows, 1, D)
+  const Variable<T> h = model_.transformer.decoder.step(y, caches_, &mask_, nullptr, &weights);  // (rows, 1, D)
   ++position_;
   const auto D = static_cast<std::int64_t>(model_.config().d_model);
   return {model_.logits(reshape(h, {-1, D})), viewed(tape, weights, view_, 0), view_maps(weights, view_)};
@@ -379,7 +382,7 @@ typename Stepper<T>::Step RecomputeStepper<T>::step(const Ids& y_prev) {
   for (std::size_t r = 0; r < rows; ++r) std::copy(prefixes_[r].begin(), prefixes_[r].end(), ids.data() + r * t);
   std::vector<Tensor<T>> weights;
   const Variable<T> h = model_.transformer.decoder.forward(model_.embed(tape, ids, false), encoded_.memory,
-                                                           &encoded_.mask, &weights);  // (rows, t, D)
+                                                           &encoded_.mask, nullptr, &weights);  // (rows, t, D)
   const auto D = static_cast<std::int64_t>(model_.config().d_model);
   return {model_.logits(reshape(slice(h, 1, t - 1, t), {-1, D})), viewed(tape, weights, view_, t - 1),
           view_maps(weights, view_)};

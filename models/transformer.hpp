@@ -77,16 +77,18 @@ class TransformerModel : public nn::Module<T> {
   // Initial weights drawn from Rng(config.seed): embeddings N(0, 1/D) (so that √D·e has unit variance, as the
   // positions), learned positions N(0, 1/D), the Transformer as nn::Transformer, out as nn::Linear.
   explicit TransformerModel(const TransformerConfig& config) : TransformerModel(config, Rng(config.seed)) {}
-  // Source ids (B, S) with their lengths → memory. Learned positions: throws std::invalid_argument when S >
-  // max_positions (sinusoidal positions have no limit).
-  TransformerEncoded<T> encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths);
+  // Source ids (B, S) with their lengths → memory; weights, if given, receives the encoder's self-attention weights
+  // in its `encoder`. Learned positions: throws std::invalid_argument when S > max_positions (sinusoidal positions
+  // have no limit).
+  TransformerEncoded<T> encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths,
+                               nn::AttentionWeights<T>* weights = nullptr);
   // x = √D · E[ids] + P[offset …], then dropout: (B, T) → (B, T, D). `source` picks the source or target side.
   Variable<T> embed(Tape<T>& tape, const Ids& ids, bool source, std::size_t offset = 0);
   // Decoder output (…, D) → logits (…, V_t).
   Variable<T> logits(const Variable<T>& y);
-  // Teacher-forced logits (B, T, V_t) of batch.target_in; cross_weights, if given, receives every decoder layer's
-  // cross-attention weights (B, H, T, S).
-  Variable<T> forward(Tape<T>& tape, const Batch& batch, std::vector<Tensor<T>>* cross_weights = nullptr);
+  // Teacher-forced logits (B, T, V_t) of batch.target_in; weights, if given, receives every attention's weights:
+  // the encoder's self-attention (B, H, S, S), the decoder's (B, H, T, T) and its cross-attention (B, H, T, S).
+  Variable<T> forward(Tape<T>& tape, const Batch& batch, nn::AttentionWeights<T>* weights = nullptr);
   // Mean cross-entropy (label-smoothed with ε) of batch.target_out, padding ignored.
   Variable<T> loss(Tape<T>& tape, const Batch& batch, double label_smoothing = 0.0);
   void visit(nn::ModuleVisitor<T>& v) override;

@@ -183,13 +183,14 @@ Variable<T> TransformerEncoderLayer<T>::feed_forward(const Variable<T>& x) {
 }
 
 template <class T>
-Variable<T> TransformerEncoderLayer<T>::forward(const Variable<T>& x, const Mask* key_padding) {
+Variable<T> TransformerEncoderLayer<T>::forward(const Variable<T>& x, const Mask* key_padding,
+                                                Tensor<T>* self_weights) {
   const AttentionMask mask{key_padding, false};
   if (norm_first_) {
-    const Variable<T> h = x + dropout1(self_attn.forward(norm1(x), mask));
+    const Variable<T> h = x + dropout1(self_attn.forward(norm1(x), mask, self_weights));
     return h + dropout2(feed_forward(norm2(h)));
   }
-  const Variable<T> h = norm1(x + dropout1(self_attn.forward(x, mask)));
+  const Variable<T> h = norm1(x + dropout1(self_attn.forward(x, mask, self_weights)));
   return norm2(h + dropout2(feed_forward(h)));
 }
 
@@ -240,11 +241,12 @@ Variable<T> TransformerDecoderLayer<T>::sublayers(const Variable<T>& y, SelfAtte
 
 template <class T>
 Variable<T> TransformerDecoderLayer<T>::forward(const Variable<T>& y, const Variable<T>& memory,
-                                                const Mask* memory_padding, Tensor<T>* cross_weights) {
+                                                const Mask* memory_padding, Tensor<T>* self_weights,
+                                                Tensor<T>* cross_weights) {
   return sublayers(
       y,
       [&](const Variable<T>& x) {
-        return self_attn.forward(x, AttentionMask{nullptr, true});
+        return self_attn.forward(x, AttentionMask{nullptr, true}, self_weights);
       },
       [&](const Variable<T>& x) {
         return multihead_attn.forward(x, memory, AttentionMask{memory_padding, false}, cross_weights);
@@ -258,7 +260,8 @@ void TransformerDecoderLayer<T>::cache_memory(const Variable<T>& memory, Decoder
 
 template <class T>
 Variable<T> TransformerDecoderLayer<T>::step(const Variable<T>& y_t, DecoderLayerCache<T>& cache,
-                                             const Mask* memory_padding, Tensor<T>* cross_weights) {
+                                             const Mask* memory_padding, Tensor<T>* self_weights,
+                                             Tensor<T>* cross_weights) {
   if (y_t.shape().rank() != 3 || y_t.shape()[1] != 1 || cache.cross_k.empty()) {
     throw std::invalid_argument("TransformerDecoderLayer::step: y_t " + to_string(y_t.shape()) +
                                 (cache.cross_k.empty() ? " with no memory in the cache (call cache_memory first)"
@@ -271,7 +274,7 @@ Variable<T> TransformerDecoderLayer<T>::step(const Variable<T>& y_t, DecoderLaye
     const Variable<T> v = self_attn.project_v(x);
     cache.self_k = cache.self_k.empty() ? k : concat(std::vector<Variable<T>>{cache.self_k, k}, 1);
     cache.self_v = cache.self_v.empty() ? v : concat(std::vector<Variable<T>>{cache.self_v, v}, 1);
-    return self_attn.attend(self_attn.project_q(x), cache.self_k, cache.self_v, AttentionMask{});
+    return self_attn.attend(self_attn.project_q(x), cache.self_k, cache.self_v, AttentionMask{}, self_weights);
   };
   const auto cross = [&](const Variable<T>& x) {
     return multihead_attn.attend(multihead_attn.project_q(x), cache.cross_k, cache.cross_v,
@@ -297,6 +300,18 @@ void TransformerDecoderLayer<T>::visit(ModuleVisitor<T>& v) {
 
 // ---- stacks ------------------------------------------------------------------------------------------------------
 
+namespace {
+
+// Layer l's place in a stack's weights (nullptr: none asked for); at layer 0 the vector is made one per layer.
+template <class T>
+Tensor<T>* layer_place(std::vector<Tensor<T>>* weights, std::size_t l, std::size_t layers) {
+  if (weights == nullptr) return nullptr;
+  if (l == 0) weights->assign(layers, Tensor<T>());
+  return &(*weights)[l];
+}
+
+}  // namespace
+
 template <class T>
 TransformerEncoder<T>::TransformerEncoder(const TransformerLayerConfig& c, std::size_t num_layers, Rng& rng)
     : norm(c.d_model, c.eps) {
@@ -305,9 +320,12 @@ TransformerEncoder<T>::TransformerEncoder(const TransformerLayerConfig& c, std::
 }
 
 template <class T>
-Variable<T> TransformerEncoder<T>::forward(const Variable<T>& x, const Mask* key_padding) {
+Variable<T> TransformerEncoder<T>::forward(const Variable<T>& x, const Mask* key_padding,
+                                           std::vector<Tensor<T>>* self_weights) {
   Variable<T> h = x;
-  for (auto& layer : layers) h = layer.forward(h, key_padding);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    h = layers[l].forward(h, key_padding, layer_place(self_weights, l, layers.size()));
+  }
   return norm(h);
 }
 
@@ -326,11 +344,12 @@ TransformerDecoder<T>::TransformerDecoder(const TransformerLayerConfig& c, std::
 
 template <class T>
 Variable<T> TransformerDecoder<T>::forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding,
+                                           std::vector<Tensor<T>>* self_weights,
                                            std::vector<Tensor<T>>* cross_weights) {
-  if (cross_weights != nullptr) cross_weights->assign(layers.size(), Tensor<T>());
   Variable<T> h = y;
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    h = layers[l].forward(h, memory, memory_padding, cross_weights ? &(*cross_weights)[l] : nullptr);
+    h = layers[l].forward(h, memory, memory_padding, layer_place(self_weights, l, layers.size()),
+                          layer_place(cross_weights, l, layers.size()));
   }
   return norm(h);
 }
@@ -344,15 +363,16 @@ std::vector<DecoderLayerCache<T>> TransformerDecoder<T>::start_cache(const Varia
 
 template <class T>
 Variable<T> TransformerDecoder<T>::step(const Variable<T>& y_t, std::vector<DecoderLayerCache<T>>& caches,
-                                        const Mask* memory_padding, std::vector<Tensor<T>>* cross_weights) {
+                                        const Mask* memory_padding, std::vector<Tensor<T>>* self_weights,
+                                        std::vector<Tensor<T>>* cross_weights) {
   if (caches.size() != layers.size()) {
     throw std::invalid_argument("TransformerDecoder::step: " + std::to_string(caches.size()) + " caches for " +
                                 std::to_string(layers.size()) + " layers (use start_cache)");
   }
-  if (cross_weights != nullptr) cross_weights->assign(layers.size(), Tensor<T>());
   Variable<T> h = y_t;
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    h = layers[l].step(h, caches[l], memory_padding, cross_weights ? &(*cross_weights)[l] : nullptr);
+    h = layers[l].step(h, caches[l], memory_padding, layer_place(self_weights, l, layers.size()),
+                       layer_place(cross_weights, l, layers.size()));
   }
   return norm(h);
 }
@@ -376,8 +396,10 @@ Transformer<T>::Transformer(const TransformerLayerConfig& c, std::size_t encoder
 
 template <class T>
 Variable<T> Transformer<T>::forward(const Variable<T>& src, const Variable<T>& tgt, const Mask* src_padding,
-                                    std::vector<Tensor<T>>* cross_weights) {
-  return decoder.forward(tgt, encoder.forward(src, src_padding), src_padding, cross_weights);
+                                    AttentionWeights<T>* weights) {
+  if (weights == nullptr) return decoder.forward(tgt, encoder.forward(src, src_padding), src_padding);
+  return decoder.forward(tgt, encoder.forward(src, src_padding, &weights->encoder), src_padding, &weights->decoder,
+                         &weights->cross);
 }
 
 template <class T>

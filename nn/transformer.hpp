@@ -83,6 +83,18 @@ class MultiHeadAttention : public Module<T> {
   Rng rng_;  // the attention weights' dropout
 };
 
+// The attention weights of a Transformer's forward pass, per layer, each (B, H, T_q, T_k) — what
+// torch.nn.MultiheadAttention returns with need_weights=True, average_attn_weights=False: rows over the keys, summing
+// to 1 over the real ones (padded keys 0). The layers and stacks below take a place for each kind of weights they
+// have (a Tensor per layer, a vector per stack) and fill the ones they are given; given none (nullptr), they copy no
+// weights at all (the fused attention does not write them).
+template <class T>
+struct AttentionWeights {
+  std::vector<Tensor<T>> encoder;  // encoder self-attention (B, H, S, S), one per encoder layer
+  std::vector<Tensor<T>> decoder;  // decoder self-attention (B, H, T, T), causal: 0 above the diagonal
+  std::vector<Tensor<T>> cross;    // the decoder's attention over the encoder's output (B, H, T, S)
+};
+
 // PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(p / 10000^(2i/D)): (length, D), added to the embeddings.
 template <class T>
 Tensor<T> sinusoidal_positions(std::size_t length, std::size_t d_model);
@@ -111,8 +123,8 @@ class TransformerEncoderLayer : public Module<T> {
   Dropout<T> dropout, dropout1, dropout2;
 
   TransformerEncoderLayer(const TransformerLayerConfig& config, Rng& rng);
-  // x (B, S, D), key_padding (B, S) or nullptr → (B, S, D)
-  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr);
+  // x (B, S, D), key_padding (B, S) or nullptr → (B, S, D); self_weights (B, H, S, S) if given
+  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr, Tensor<T>* self_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
   bool norm_first() const { return norm_first_; }
 
@@ -147,15 +159,17 @@ class TransformerDecoderLayer : public Module<T> {
   Dropout<T> dropout, dropout1, dropout2, dropout3;
 
   TransformerDecoderLayer(const TransformerLayerConfig& config, Rng& rng);
-  // y (B, T, D), memory (B, S, D), memory_padding (B, S) or nullptr → (B, T, D); cross_weights (B, H, T, S) if given
+  // y (B, T, D), memory (B, S, D), memory_padding (B, S) or nullptr → (B, T, D); if given, self_weights (B, H, T, T)
+  // and cross_weights (B, H, T, S)
   Variable<T> forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding = nullptr,
-                      Tensor<T>* cross_weights = nullptr);
+                      Tensor<T>* self_weights = nullptr, Tensor<T>* cross_weights = nullptr);
   // Incremental decoding: the memory's keys and values into `cache`, once; then step() takes the next position y_t
   // (B, 1, D), appends its key and value to the cache and returns the layer's output there (B, 1, D) — what forward()
-  // gives at that position for the whole prefix (the same equations; the causal mask is the cache's length).
+  // gives at that position for the whole prefix (the same equations; the causal mask is the cache's length). Its
+  // weights, if asked for, are that position's rows: self (B, H, 1, t + 1), cross (B, H, 1, S).
   void cache_memory(const Variable<T>& memory, DecoderLayerCache<T>& cache);
   Variable<T> step(const Variable<T>& y_t, DecoderLayerCache<T>& cache, const Mask* memory_padding = nullptr,
-                   Tensor<T>* cross_weights = nullptr);
+                   Tensor<T>* self_weights = nullptr, Tensor<T>* cross_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
   bool norm_first() const { return norm_first_; }
 
@@ -176,12 +190,14 @@ class TransformerEncoder : public Module<T> {
   LayerNorm<T> norm;
 
   TransformerEncoder(const TransformerLayerConfig& config, std::size_t num_layers, Rng& rng);
-  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr);
+  // self_weights, if given, receives each layer's self-attention weights (B, H, S, S)
+  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr,
+                      std::vector<Tensor<T>>* self_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
 };
 
-// torch.nn.TransformerDecoder: `layers` in turn, then `norm`. cross_weights, if given, receives each layer's
-// cross-attention weights (B, H, T, S).
+// torch.nn.TransformerDecoder: `layers` in turn, then `norm`. self_weights and cross_weights, if given, receive each
+// layer's self-attention weights (B, H, T, T) and cross-attention weights (B, H, T, S).
 template <class T>
 class TransformerDecoder : public Module<T> {
  public:
@@ -190,11 +206,13 @@ class TransformerDecoder : public Module<T> {
 
   TransformerDecoder(const TransformerLayerConfig& config, std::size_t num_layers, Rng& rng);
   Variable<T> forward(const Variable<T>& y, const Variable<T>& memory, const Mask* memory_padding = nullptr,
-                      std::vector<Tensor<T>>* cross_weights = nullptr);
-  // Incremental decoding (TransformerDecoderLayer::step): one cache per layer, made by start_cache(memory).
+                      std::vector<Tensor<T>>* self_weights = nullptr, std::vector<Tensor<T>>* cross_weights = nullptr);
+  // Incremental decoding (TransformerDecoderLayer::step): one cache per layer, made by start_cache(memory); the
+  // weights are the new position's rows.
   std::vector<DecoderLayerCache<T>> start_cache(const Variable<T>& memory);
   Variable<T> step(const Variable<T>& y_t, std::vector<DecoderLayerCache<T>>& caches,
-                   const Mask* memory_padding = nullptr, std::vector<Tensor<T>>* cross_weights = nullptr);
+                   const Mask* memory_padding = nullptr, std::vector<Tensor<T>>* self_weights = nullptr,
+                   std::vector<Tensor<T>>* cross_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
 };
 
@@ -209,9 +227,9 @@ class Transformer : public Module<T> {
   TransformerDecoder<T> decoder;
 
   Transformer(const TransformerLayerConfig& config, std::size_t encoder_layers, std::size_t decoder_layers, Rng& rng);
-  // src_padding (B, S), 1 = real position, or nullptr; cross_weights as TransformerDecoder::forward
+  // src_padding (B, S), 1 = real position, or nullptr; weights, if given, receives every attention's weights
   Variable<T> forward(const Variable<T>& src, const Variable<T>& tgt, const Mask* src_padding = nullptr,
-                      std::vector<Tensor<T>>* cross_weights = nullptr);
+                      AttentionWeights<T>* weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
 };
 

@@ -175,6 +175,56 @@ BOOST_AUTO_TEST_CASE(the_view_of_every_map_holds_each_layer_and_head) {
   }
 }
 
+// Every attention of a decoded output, from one teacher-forced pass of its source and tokens (nn::AttentionWeights):
+// its cross-attention rows are those the cached search recorded token by token, greedy and beam, and every row of every
+// kind sums to 1 over the real positions (the encoder's over the source, the decoder's over the output so far).
+BOOST_AUTO_TEST_CASE(a_teacher_forced_pass_gives_the_attention_the_search_recorded) {
+  TransformerModel<double> model(tiny());
+  model.out.b.value.data()[eos_id] += 1.0;
+  model.eval();
+  const Batch batch = three_sources();
+  const std::size_t L = 2, H = 2;
+  for (const std::size_t beam : {1u, 3u}) {
+    const auto outputs =
+        decode(model, batch.source, batch.source_lengths, SearchOptions{beam}, AttentionView{-1, -1, true});
+    std::vector<std::vector<std::int64_t>> sources, targets;
+    for (std::size_t b = 0; b < 3; ++b) {
+      sources.emplace_back(batch.source.data() + b * batch.source.shape()[1],
+                           batch.source.data() + b * batch.source.shape()[1] + batch.source_lengths[b]);
+      targets.push_back(outputs[b].tokens);
+    }
+    Tape<double> tape;
+    NoGradGuard<double> no_grad(tape);
+    nn::AttentionWeights<double> weights;
+    model.forward(tape, make_batch(sources, targets), &weights);
+    BOOST_REQUIRE(weights.encoder.size() == L);
+    BOOST_REQUIRE(weights.decoder.size() == L);
+    BOOST_REQUIRE(weights.cross.size() == L);
+    double worst = 0, worst_sum = 0;
+    for (std::size_t b = 0; b < 3; ++b) {
+      const auto S = static_cast<std::size_t>(batch.source_lengths[b]);
+      for (std::size_t j = 0; j < outputs[b].attention.size(); ++j) {
+        for (std::size_t l = 0; l < L; ++l) {
+          for (std::size_t h = 0; h < H; ++h) {
+            double cross_sum = 0, self_sum = 0, encoder_sum = 0;
+            for (std::size_t i = 0; i < S; ++i) {
+              const double recorded = outputs[b].attention[j][(l * H + h) * S + i];
+              worst = std::max(worst, std::abs(recorded - weights.cross[l].at({b, h, j, i})));
+              cross_sum += weights.cross[l].at({b, h, j, i});
+              if (j < S) encoder_sum += weights.encoder[l].at({b, h, j, i});
+            }
+            for (std::size_t u = 0; u <= j; ++u) self_sum += weights.decoder[l].at({b, h, j, u});
+            worst_sum = std::max(
+                {worst_sum, std::abs(cross_sum - 1), std::abs(self_sum - 1), j < S ? std::abs(encoder_sum - 1) : 0.0});
+          }
+        }
+      }
+    }
+    BOOST_TEST(worst < 1e-6, "beam " << beam << ": " << worst);  // the search keeps its rows in float
+    BOOST_TEST(worst_sum < 1e-12);
+  }
+}
+
 // A source decodes to the same outputs alone and in a batch with others, padded or not: the same tokens, and the
 // log-probability and every attention weight equal up to float rounding (OpenBLAS's sums depend on the number of
 // rows of a product, so the last bits may differ) — greedy and beam, the picture's view and every map.

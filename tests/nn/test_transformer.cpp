@@ -1,9 +1,10 @@
 // The Transformer's layers (nn/transformer.hpp): every layer gradient-checked in double, post- and pre-norm; PyTorch's
-// nn.Transformer loaded by name and giving the same output and gradients (fixtures of
-// tests/reference/make_transformer_reference.py); and the bugs other courses shipped, one test each: a future target
-// token changes no earlier output, padded source positions change no output, a fully padded query row stays finite,
-// and without positions the encoder is permutation equivariant (the sinusoidal encoding breaks it).
+// nn.Transformer loaded by name and giving the same output, gradients and attention weights per layer and head
+// (fixtures of tests/reference/make_transformer_reference.py); and the bugs other courses shipped, one test each: a
+// future target token changes no earlier output, padded source positions change no output, a fully padded query row
+// stays finite, and without positions the encoder is permutation equivariant (the sinusoidal encoding breaks it).
 // Reference: docs/reference/nn.md ("The Transformer's layers").
+#include <algorithm>
 #include <cmath>
 
 #include "nn/checkpoint.hpp"
@@ -223,8 +224,70 @@ BOOST_AUTO_TEST_CASE(equals_pytorch_nn_transformer_post_and_pre_norm) {
   }
 }
 
+// PyTorch's nn.Transformer loaded by name into a model of T (its weights rounded to T).
+template <class T>
+void load_pytorch_transformer(nn::Transformer<T>& model, const std::string& norm) {
+  std::map<std::string, Tensor<T>> state;
+  for (auto& [name, tensor] : nn::read_tensors<double>(reference_file(norm + ".safetensors"))) {
+    Tensor<T> value(tensor.shape(), uninitialized);
+    std::transform(tensor.data(), tensor.data() + tensor.size(), value.data(), [](double x) { return T(x); });
+    state[nn::pytorch_transformer_name(name)] = std::move(value);
+  }
+  model.load(state);
+}
+
+// Every attention's weights, per layer and head — encoder self, decoder self (causal), cross — as PyTorch's
+// MultiheadAttention gives them with need_weights=True, average_attn_weights=False, in double and in float.
+template <class T>
+void check_weights_equal_pytorch(double tolerance) {
+  for (const std::string norm : {"post", "pre"}) {
+    BOOST_TEST_CONTEXT(norm << "-norm, " << sizeof(T) * 8 << "-bit") {
+      nn::TransformerLayerConfig config;
+      config.d_model = 8;
+      config.heads = 2;
+      config.ff = 12;
+      config.dropout = 0.0;
+      config.norm_first = norm == "pre";
+      Rng none = Rng::no_init();
+      nn::Transformer<T> model(config, 2, 2, none);
+      load_pytorch_transformer(model, norm);
+      const auto io = nn::read_tensors<double>(reference_file(norm + "_io.safetensors"));
+      const auto expected = nn::read_tensors<double>(reference_file(norm + "_weights.safetensors"));
+      Mask keep(Shape{2, 5});
+      for (std::size_t i = 0; i < keep.size(); ++i) keep.data()[i] = io.at("src_keep").data()[i] != 0.0;
+      const auto as_t = [](const Tensor<double>& x) {
+        Tensor<T> y(x.shape(), uninitialized);
+        std::transform(x.data(), x.data() + x.size(), y.data(), [](double v) { return T(v); });
+        return y;
+      };
+      Tape<T> tape;
+      nn::AttentionWeights<T> weights;
+      model.forward(tape.constant(as_t(io.at("src"))), tape.constant(as_t(io.at("tgt"))), &keep, &weights);
+      const std::vector<std::pair<std::string, const std::vector<Tensor<T>>*>> kinds{
+          {"encoder", &weights.encoder}, {"decoder", &weights.decoder}, {"cross", &weights.cross}};
+      for (const auto& [kind, got] : kinds) {
+        BOOST_TEST_REQUIRE(got->size() == 2u);
+        for (std::size_t l = 0; l < 2; ++l) {
+          const Tensor<double>& want = expected.at(kind + "." + std::to_string(l));
+          BOOST_TEST_REQUIRE(((*got)[l].shape() == want.shape()), kind << " " << l);
+          double worst = 0;
+          for (std::size_t i = 0; i < want.size(); ++i) {
+            worst = std::max(worst, std::abs(static_cast<double>((*got)[l].data()[i]) - want.data()[i]));
+          }
+          BOOST_TEST(worst < tolerance, kind << " layer " << l << ": " << worst);
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_attention_weight_equals_pytorch_per_layer_and_head) {
+  check_weights_equal_pytorch<double>(1e-12);
+  check_weights_equal_pytorch<float>(1e-6);
+}
+
 // Incremental decoding: position by position with the key/value cache, the decoder gives what it gives for the whole
-// prefix at once (the causal mask), and the cross-attention weights of every layer too.
+// prefix at once (the causal mask), and each layer's self- and cross-attention weights are the whole prefix's rows.
 BOOST_AUTO_TEST_CASE(decoder_step_with_cache_equals_the_whole_prefix) {
   for (const bool norm_first : {false, true}) {
     BOOST_TEST_CONTEXT("norm_first " << norm_first) {
@@ -235,22 +298,27 @@ BOOST_AUTO_TEST_CASE(decoder_step_with_cache_equals_the_whole_prefix) {
       Tape<double> tape;
       const Variable<double> memory = tape.constant(random_tensor(Shape{2, 3, 4}, 39));
       const Tensor<double> y = random_tensor(Shape{2, 5, 4}, 40);
-      std::vector<Tensor<double>> whole_weights;
-      const Tensor<double> whole = decoder.forward(tape.constant(y), memory, &keep, &whole_weights).value();
+      std::vector<Tensor<double>> whole_self, whole_cross;
+      const Tensor<double> whole = decoder.forward(tape.constant(y), memory, &keep, &whole_self, &whole_cross).value();
       std::vector<nn::DecoderLayerCache<double>> caches = decoder.start_cache(memory);
       double worst = 0, worst_weights = 0;
       for (std::size_t t = 0; t < 5; ++t) {
-        std::vector<Tensor<double>> step_weights;
+        std::vector<Tensor<double>> step_self, step_cross;
         const Tensor<double> out =
-            decoder.step(tape.constant(positions(y, t, t + 1)), caches, &keep, &step_weights).value();
+            decoder.step(tape.constant(positions(y, t, t + 1)), caches, &keep, &step_self, &step_cross).value();
         worst = std::max(worst, max_abs_difference(out, positions(whole, t, t + 1)));
         for (std::size_t l = 0; l < 2; ++l) {
-          BOOST_TEST((step_weights[l].shape() == Shape{2, 2, 1, 3}));
+          BOOST_TEST((step_cross[l].shape() == Shape{2, 2, 1, 3}));
+          BOOST_TEST((step_self[l].shape() == Shape{2, 2, 1, t + 1}));
           for (std::size_t b = 0; b < 2; ++b) {
             for (std::size_t h = 0; h < 2; ++h) {
               for (std::size_t i = 0; i < 3; ++i) {
-                worst_weights = std::max(
-                    worst_weights, std::abs(step_weights[l].at({b, h, 0, i}) - whole_weights[l].at({b, h, t, i})));
+                worst_weights =
+                    std::max(worst_weights, std::abs(step_cross[l].at({b, h, 0, i}) - whole_cross[l].at({b, h, t, i})));
+              }
+              for (std::size_t u = 0; u < 5; ++u) {  // the whole prefix's row is 0 after t
+                const double step_value = u <= t ? step_self[l].at({b, h, 0, u}) : 0.0;
+                worst_weights = std::max(worst_weights, std::abs(step_value - whole_self[l].at({b, h, t, u})));
               }
             }
           }

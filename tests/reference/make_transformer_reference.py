@@ -16,6 +16,9 @@ It rewrites tests/reference/data/transformer/, for norm = post (the paper's laye
                          r (2,4,8) random, out (2,4,8) = transformer(src, tgt, tgt_mask=causal,
                          src_key_padding_mask=~src_keep, memory_key_padding_mask=~src_keep), and the gradients of
                          loss = sum(out * r): grad.src, grad.tgt, and grad.<parameter name> for every parameter
+  <norm>_weights.safetensors  every attention's weights in that forward pass, (B, H, T_q, T_k) each, as
+                         MultiheadAttention returns them with need_weights=True, average_attn_weights=False:
+                         encoder.<l> (2,2,5,5), decoder.<l> (2,2,4,4) causal, cross.<l> (2,2,4,5)
 
 The module stays in training mode (dropout is 0), which keeps PyTorch off its inference fast path: that path turns a
 padded batch into a nested tensor and returns zeros at padded positions, where the layers' own equations (and attend)
@@ -29,6 +32,27 @@ import torch
 from make_state_dict_reference import save_safetensors
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "transformer")
+
+
+def record_weights(model):
+    """Makes every MultiheadAttention of model return (and keep) its weights per head; returns where they go."""
+    recorded = {}
+    names = {"self_attn": "decoder", "multihead_attn": "cross"}
+    for name, module in model.named_modules():
+        if not isinstance(module, torch.nn.MultiheadAttention):
+            continue
+        parts = name.split(".")  # encoder.layers.<l>.self_attn, decoder.layers.<l>.{self_attn,multihead_attn}
+        key = ("encoder" if parts[0] == "encoder" else names[parts[3]]) + "." + parts[2]
+
+        def forward(*args, key=key, original=module.forward, **kwargs):
+            kwargs["need_weights"] = True
+            kwargs["average_attn_weights"] = False
+            out, weights = original(*args, **kwargs)
+            recorded[key] = weights.detach().clone()
+            return out, weights
+
+        module.forward = forward
+    return recorded
 
 
 def reference(norm):
@@ -49,6 +73,7 @@ def reference(norm):
     pad = keep == 0.0
     causal = torch.triu(torch.full((4, 4), float("-inf"), dtype=torch.float64), diagonal=1)
     r = torch.randn(2, 4, 8, dtype=torch.float64)
+    weights = record_weights(model)
     out = model(src, tgt, tgt_mask=causal, src_key_padding_mask=pad, memory_key_padding_mask=pad)
     (out * r).sum().backward()
     save_safetensors(os.path.join(DATA, norm + ".safetensors"), model.state_dict(), {"format": "pt"})
@@ -56,6 +81,7 @@ def reference(norm):
     for name, p in model.named_parameters():
         io["grad." + name] = p.grad
     save_safetensors(os.path.join(DATA, norm + "_io.safetensors"), io)
+    save_safetensors(os.path.join(DATA, norm + "_weights.safetensors"), weights)
 
 
 if __name__ == "__main__":
