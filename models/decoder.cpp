@@ -198,7 +198,9 @@ DecoderStep<T> BahdanauDecoder<T>::step(const Ids& y_prev, const DecoderState<T>
   const Variable<T>& s_j = out.state.h.back();
   // g(y_{j-1}, s_j, c_j) reads [s_j; c_j; E y_{j-1}]: (B, H + A + E)
   out.output = this->config_.output_embedding ? concat<T>({s_j, c_j, y}, 1) : concat<T>({s_j, c_j}, 1);
+  out.energies = e_ij;
   out.alpha = alpha_ij;
+  out.context = c_j;
   return out;
 }
 
@@ -245,7 +247,9 @@ DecoderStep<T> LuongDecoder<T>::step(const Ids& y_prev, const DecoderState<T>& s
   Variable<T> h_tilde = tanh(linear(concat<T>({c_j, s_j}, 1), s_j.tape().param(W_c)));
   if (this->config_.input_feeding) out.state.feed = h_tilde;
   out.output = h_tilde;
+  out.energies = e_ij;
   out.alpha = alpha_ij;
+  out.context = c_j;
   return out;
 }
 

@@ -62,7 +62,9 @@ struct SourceMemory {
 template <class T>
 struct DecoderStep {
   Variable<T> output;  // what the output layer reads, (B, F): [s_j; c_j; E y_{j-1}] (Bahdanau, vanilla) or h̃_j (Luong)
-  Variable<T> alpha;   // α_j: (B, S), zero at padding; empty for vanilla
+  Variable<T> energies;  // e_j: (B, S), the scores α_j is the softmax of (padding's unused); empty for vanilla
+  Variable<T> alpha;     // α_j: (B, S), zero at padding; empty for vanilla
+  Variable<T> context;   // c_j = Σ_i α_ij h_i: (B, A); empty for vanilla
   DecoderState<T> state;
 };
 

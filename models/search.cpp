@@ -69,7 +69,8 @@ void check_source(const Ids& source, const std::vector<std::int64_t>& lengths) {
 // A partial output during beam search.
 struct Beam {
   Hypothesis hypothesis;
-  std::size_t row = 0;  // the decoder row whose state it continues
+  std::size_t row = 0;     // the decoder row whose state it continues
+  std::int64_t node = -1;  // its node in the last step of the source's tree (when one is kept)
 };
 
 // One continuation of a live beam: its summed log-probability, the beam, the token.
@@ -129,10 +130,21 @@ struct BeamSearch {
   std::vector<std::vector<Hypothesis>> finished;
   std::vector<bool> done;
   std::vector<Candidate> candidates;
+  std::vector<SearchTree>* trees;  // nullptr: none kept
 
-  BeamSearch(std::size_t B, std::size_t beam_width, double length_penalty)
-      : k(beam_width), alpha(length_penalty), live(B), finished(B), done(B, false) {
+  BeamSearch(std::size_t B, std::size_t beam_width, double length_penalty, std::vector<SearchTree>* search_trees)
+      : k(beam_width), alpha(length_penalty), live(B), finished(B), done(B, false), trees(search_trees) {
     for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
+    if (trees != nullptr) trees->assign(B, SearchTree());
+  }
+
+  // The node of a hypothesis just made from `parent` by `token` in source b's tree, at its last step; returns its
+  // place.
+  std::int64_t add_node(std::size_t b, const Beam& parent, const Hypothesis& h, std::int64_t token) {
+    std::vector<SearchNode>& step = (*trees)[b].back();
+    step.push_back(SearchNode{token, h.log_prob, parent.node, token == eos_id,
+                              h.attention.empty() ? std::vector<float>() : h.attention.back()});
+    return static_cast<std::int64_t>(step.size()) - 1;
   }
 
   // One step for source b: its k best continuations become its beams (rows b·k …, their parents' rows in
@@ -142,6 +154,7 @@ struct BeamSearch {
                std::int64_t length, bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
     const std::size_t V = logits.shape()[1];
     const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, candidates);
+    if (trees != nullptr) (*trees)[b].emplace_back();
     std::vector<Beam> next;
     for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
       // an end token ranked below k is not taken (as in fairseq): counting it would stop the search on k poor
@@ -151,6 +164,7 @@ struct BeamSearch {
       Hypothesis h = parent.hypothesis;
       h.log_prob = candidates[c].log_prob;
       if (!step_alpha.empty()) h.attention.push_back(attention_row(step_alpha, parent.row, length, maps));
+      const std::int64_t node = trees != nullptr ? add_node(b, parent, h, candidates[c].token) : -1;
       if (candidates[c].token == eos_id) {
         // a finished hypothesis leaves the beam; its score is normalised by its length, end token included
         h.finished = true;
@@ -158,7 +172,7 @@ struct BeamSearch {
         finished[b].push_back(std::move(h));
       } else {
         h.tokens.push_back(candidates[c].token);
-        next.push_back(Beam{std::move(h), parent.row});
+        next.push_back(Beam{std::move(h), parent.row, node});
       }
     }
     // the new beams take rows b·k … b·k + k - 1 and continue their parents' states
@@ -319,7 +333,7 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
   const std::size_t B = lengths.size();
   // k rows per source: row b·k + r is beam r of source b; the source side is copied k times
   stepper.expand(k);
-  BeamSearch search(B, k, options.length_penalty);
+  BeamSearch search(B, k, options.length_penalty, options.trees);
   Ids y_prev(Shape{B * k}, sos_id);
   for (std::size_t j = 0; j < max_length; ++j) {
     const typename Stepper<T>::Step step = stepper.step(y_prev);  // logits (B·k, V)

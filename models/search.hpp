@@ -16,10 +16,27 @@
 
 namespace attend::models {
 
+// One hypothesis a search kept at a step: a node of its tree. `token` is what the step appended (the end token when
+// it finished the hypothesis), `log_prob` the hypothesis's summed log-probability so far, `parent` its place among the
+// previous step's nodes (−1 at the first step), `attention` the row that drew the token (as Hypothesis::attention's).
+struct SearchNode {
+  std::int64_t token = 0;
+  double log_prob = 0;
+  std::int64_t parent = -1;
+  bool finished = false;
+  std::vector<float> attention;
+};
+
+// A search's tree for one source: the nodes each step kept, best first — at most k that go on, and the hypotheses the
+// step finished (leaves). The output decode() returns is one of its paths.
+using SearchTree = std::vector<std::vector<SearchNode>>;
+
 struct SearchOptions {
   std::size_t beam_width = 1;   // k; 1 is greedy decoding
   std::size_t max_length = 0;   // most output tokens, the end token included; 0 means the model's max_target_length
   double length_penalty = 1.0;  // α in log p / |y|^α (|y| counts the end token); 0 compares raw log-probabilities
+  // If given, decode() puts each source's tree here (one per source); left nullptr, it keeps none (the cost of none)
+  std::vector<SearchTree>* trees = nullptr;
 };
 
 // One output sequence.

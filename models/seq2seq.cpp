@@ -173,10 +173,10 @@ TeacherForced<T> Seq2seq<T>::forward(Tape<T>& tape, const Batch& batch) {
 namespace {
 
 // The decoder's steps over target_in, each reading the true previous token: every step's output features (B, F), and
-// (alpha not null) its attention weights.
+// (attention not null) its scores, attention weights and context.
 template <class T>
 void teacher_forced_steps(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in,
-                          std::vector<Variable<T>>& features, std::vector<Variable<T>>* alpha) {
+                          std::vector<Variable<T>>& features, TeacherForced<T>* attention) {
   const std::size_t B = target_in.shape()[0];
   const std::size_t steps = target_in.shape()[1];
   DecoderState<T> state = encoded.state;
@@ -186,7 +186,11 @@ void teacher_forced_steps(Decoder<T>& decoder, const Encoded<T>& encoded, const 
     for (std::size_t b = 0; b < B; ++b) y_prev.data()[b] = target_in.data()[b * steps + j];
     DecoderStep<T> step = decoder.step(y_prev, state, encoded.memory);
     features.push_back(step.output);
-    if (alpha && !step.alpha.empty()) alpha->push_back(step.alpha);
+    if (attention && !step.alpha.empty()) {
+      attention->energies.push_back(step.energies);
+      attention->alpha.push_back(step.alpha);
+      attention->context.push_back(step.context);
+    }
     state = std::move(step.state);
   }
 }
@@ -197,7 +201,7 @@ template <class T>
 TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in) {
   TeacherForced<T> result;
   std::vector<Variable<T>> features;
-  teacher_forced_steps(decoder, encoded, target_in, features, &result.alpha);
+  teacher_forced_steps(decoder, encoded, target_in, features, &result);
   // the output layer over all steps at once: (B, T, F) → (B, T, V), one product instead of T
   result.logits = decoder.logits(stack(features, 1));
   return result;

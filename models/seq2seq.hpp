@@ -46,8 +46,10 @@ struct Seq2seqConfig {
 // The teacher-forced outputs of a batch, for inspection (tutorials, tests).
 template <class T>
 struct TeacherForced {
-  Variable<T> logits;              // (B, T, V)
-  std::vector<Variable<T>> alpha;  // α_j for each step j: (B, S); empty for the vanilla decoder
+  Variable<T> logits;  // (B, T, V)
+  // For each step j, as DecoderStep has them (all three empty for the vanilla decoder): the scores e_j (B, S), the
+  // weights α_j = softmax(e_j) over the real positions (B, S), the context c_j (B, A)
+  std::vector<Variable<T>> energies, alpha, context;
 };
 
 // The teacher-forced loss over the real target positions only: the rows of `features` (B, T, F) whose target_out is

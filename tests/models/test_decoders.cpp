@@ -1,6 +1,7 @@
 // The decoders and the encoder–decoder model: finite-difference gradient checks of decoding steps for every decoder,
 // score, cell and encoder shape; teacher forcing; masking of padded sources; the model configuration's JSON form; and
 // that each decoder can fit a tiny batch (models/decoder.hpp, models/seq2seq.hpp).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
@@ -173,6 +174,42 @@ BOOST_AUTO_TEST_CASE(attention_weights_of_every_step_sum_to_one_over_the_real_po
           BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
         }
       }
+    }
+  }
+}
+
+// What the explorer's equation panel shows for a step j, from the teacher-forced outputs: the weights are the softmax
+// of the scores e_j over the real positions, α_ij = exp(e_ij) / Σ_k exp(e_kj), and the context is c_j = Σ_i α_ij h_i.
+BOOST_AUTO_TEST_CASE(the_scores_give_the_weights_and_the_weights_the_context) {
+  for (const char* name : {"bahdanau", "luong-dot", "luong-general", "luong-concat"}) {
+    BOOST_TEST_CONTEXT(name) {
+      Seq2seq<double> model(tiny_model(name));
+      Tape<double> tape;
+      const Batch batch = tiny_batch();
+      const TeacherForced<double> out = model.forward(tape, batch);
+      const Tensor<double>& h = model.encode(tape, batch.source, batch.source_lengths).memory.annotations.value();
+      const std::size_t steps = batch.target_in.shape()[1], S_max = batch.source.shape()[1], A = h.shape()[2];
+      BOOST_TEST_REQUIRE(out.energies.size() == steps);
+      BOOST_TEST_REQUIRE(out.context.size() == steps);
+      double worst_alpha = 0, worst_context = 0;
+      for (std::size_t j = 0; j < steps; ++j) {
+        for (std::size_t b = 0; b < batch.size(); ++b) {
+          const auto S = static_cast<std::size_t>(batch.source_lengths[b]);
+          double total = 0;
+          for (std::size_t i = 0; i < S; ++i) total += std::exp(out.energies[j].value().at({b, i}));
+          for (std::size_t i = 0; i < S; ++i) {
+            const double alpha = std::exp(out.energies[j].value().at({b, i})) / total;
+            worst_alpha = std::max(worst_alpha, std::abs(alpha - out.alpha[j].value().at({b, i})));
+          }
+          for (std::size_t a = 0; a < A; ++a) {
+            double c = 0;
+            for (std::size_t i = 0; i < S_max; ++i) c += out.alpha[j].value().at({b, i}) * h.at({b, i, a});
+            worst_context = std::max(worst_context, std::abs(c - out.context[j].value().at({b, a})));
+          }
+        }
+      }
+      BOOST_TEST(worst_alpha < 1e-12);
+      BOOST_TEST(worst_context < 1e-12);
     }
   }
 }

@@ -1,6 +1,7 @@
 // Greedy decoding and beam search: width 1 equals greedy exactly, a wide beam finds the exact best output of a tiny
 // model (checked against enumerating every output), batching does not change a sentence's result, and the attention
 // rows that come back are distributions over the real source positions (models/search.hpp).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
@@ -138,6 +139,74 @@ BOOST_AUTO_TEST_CASE(a_sentence_decodes_the_same_alone_and_in_a_batch) {
     const Hypothesis h = decode(model, alone.source, alone.source_lengths, {4, 0, 1.0})[0];
     BOOST_TEST(h.tokens == together[b].tokens, boost::test_tools::per_element());
     BOOST_TEST(h.log_prob == together[b].log_prob, boost::test_tools::tolerance(1e-5));
+  }
+}
+
+// The search's tree (SearchOptions::trees): at most k unfinished nodes a step, best first; every node's log-probability
+// is its path's, scored by teacher forcing; the output decode() returns is a path of it, with its attention rows; and
+// keeping the tree changes no output.
+BOOST_AUTO_TEST_CASE(the_search_tree_holds_every_kept_hypothesis_and_the_output_as_a_path) {
+  Seq2seq<double> model(search_model("bahdanau", nn::CellKind::gru));
+  model.eval();
+  const Batch batch = three_sources();
+  const std::vector<std::vector<std::int64_t>> sources{{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}};
+  for (const std::size_t k : {1u, 3u}) {
+    BOOST_TEST_CONTEXT("beam " << k) {
+      std::vector<SearchTree> trees;
+      SearchOptions options{k};
+      const auto plain = decode(model, batch.source, batch.source_lengths, options);
+      options.trees = &trees;
+      const auto outputs = decode(model, batch.source, batch.source_lengths, options);
+      BOOST_TEST_REQUIRE(trees.size() == 3u);
+      for (std::size_t b = 0; b < 3; ++b) {
+        BOOST_TEST(outputs[b].tokens == plain[b].tokens, boost::test_tools::per_element());
+        BOOST_TEST(outputs[b].log_prob == plain[b].log_prob);
+        std::vector<std::int64_t> best_path = outputs[b].tokens;
+        if (outputs[b].finished) best_path.push_back(eos_id);
+        bool found = false;
+        for (std::size_t j = 0; j < trees[b].size(); ++j) {
+          const std::vector<SearchNode>& step = trees[b][j];
+          BOOST_TEST_REQUIRE(!step.empty());
+          BOOST_TEST(std::count_if(step.begin(), step.end(), [](const SearchNode& x) { return !x.finished; }) <=
+                     static_cast<std::ptrdiff_t>(k));
+          for (std::size_t n = 0; n < step.size(); ++n) {
+            if (n > 0) BOOST_TEST(step[n].log_prob <= step[n - 1].log_prob);
+            // the path from the first step to this node
+            std::vector<std::int64_t> path;
+            std::vector<const SearchNode*> nodes;
+            for (std::int64_t at = static_cast<std::int64_t>(n), i = static_cast<std::int64_t>(j); i >= 0; --i) {
+              const SearchNode& node = trees[b][static_cast<std::size_t>(i)][static_cast<std::size_t>(at)];
+              BOOST_TEST_REQUIRE((i == 0 ? node.parent == -1 : node.parent >= 0));
+              BOOST_TEST_REQUIRE((node.finished == (node.token == eos_id)));
+              if (i < static_cast<std::int64_t>(j)) BOOST_TEST_REQUIRE(!node.finished);  // a finished node ends a path
+              path.insert(path.begin(), node.token);
+              nodes.insert(nodes.begin(), &node);
+              at = node.parent;
+            }
+            BOOST_TEST(step[n].log_prob == sequence_log_prob(model, sources[b], path),
+                       boost::test_tools::tolerance(1e-9));
+            if (path != best_path || step[n].log_prob != outputs[b].log_prob) continue;
+            found = true;
+            for (std::size_t t = 0; t < nodes.size(); ++t) {
+              BOOST_TEST(nodes[t]->attention == outputs[b].attention[t], boost::test_tools::per_element());
+            }
+          }
+        }
+        BOOST_TEST(found, "source " << b << ": its output is no path of the tree");
+      }
+      // the test sees trees whose hypotheses do not all extend the best, and finished nodes
+      std::size_t later_parents = 0, finished = 0;
+      for (const SearchTree& tree : trees) {
+        for (const auto& step : tree) {
+          for (const SearchNode& node : step) {
+            later_parents += node.parent > 0 ? 1 : 0;
+            finished += node.finished ? 1 : 0;
+          }
+        }
+      }
+      BOOST_TEST((k == 1 ? later_parents == 0 : later_parents > 0));
+      BOOST_TEST(finished > 0u);
+    }
   }
 }
 
