@@ -20,6 +20,39 @@ void Model::choose_attention(std::size_t layer, std::size_t head) {
                    " model has one attention");
 }
 
+Explanation Model::explain(const ModelInputs& one, models::SearchOptions search) {
+  Explanation result;
+  std::vector<models::SearchTree> trees;
+  search.trees = &trees;
+  record_every_attention(true);
+  std::vector<models::Hypothesis> outputs;
+  try {
+    outputs = decode(one, search);
+    result.layout = attention_layout();
+  } catch (...) {
+    record_every_attention(false);
+    throw;
+  }
+  record_every_attention(false);
+  result.output = std::move(outputs.at(0));
+  result.tree = std::move(trees.at(0));
+  if (!has_attention()) return result;
+  // the output's rows, [j][(l·H + h)·S + i], as maps [l][h][j][i]
+  const models::Hypothesis& h = result.output;
+  AttentionMaps cross{"cross", result.layout.layers, result.layout.heads, h.attention.size(), 0, {}};
+  const std::size_t maps = cross.layers * cross.heads;
+  cross.keys = h.attention.empty() ? 0 : h.attention[0].size() / maps;
+  cross.weights.resize(maps * cross.queries * cross.keys);
+  for (std::size_t j = 0; j < cross.queries; ++j) {
+    for (std::size_t m = 0; m < maps; ++m) {
+      std::copy_n(h.attention[j].begin() + static_cast<std::ptrdiff_t>(m * cross.keys), cross.keys,
+                  cross.weights.begin() + static_cast<std::ptrdiff_t>((m * cross.queries + j) * cross.keys));
+    }
+  }
+  result.attention.push_back(std::move(cross));
+  return result;
+}
+
 // Sources of similar length go together, in batches of at most `batch_size`, so a batch carries little padding; results
 // return in input order.
 std::vector<models::Hypothesis> decode_by_length(

@@ -49,6 +49,29 @@ struct AttentionLayout {
   std::size_t grid_rows = 0, grid_columns = 0;  // 0: the source's tokens
 };
 
+// One kind of attention of an explained output, every layer and head: `queries` rows over `keys` columns each,
+// weights[((l · heads + h) · queries + q) · keys + k].
+struct AttentionMaps {
+  std::string name;  // "cross": the output over the input; "encoder": the input over itself; "decoder": the output over
+                     // itself so far (causal)
+  std::size_t layers = 1, heads = 1, queries = 0, keys = 0;
+  std::vector<float> weights;
+};
+
+// What attend serve's explorer shows of one input (Model::explain).
+struct Explanation {
+  models::Hypothesis output;  // as decode gives it; its attention rows hold every map (attention_layout())
+  AttentionLayout layout;
+  models::SearchTree tree;               // the search; its nodes' attention rows as the output's
+  std::vector<AttentionMaps> attention;  // "cross" first (the rows decode recorded), then the model's others
+  // A recurrent attention decoder's numbers, one row per output token j: the scores e_ij over the input (α_j is their
+  // softmax) and ‖c_j‖; and ‖h_i‖ of each input annotation. `score` names the score ("additive", "dot", "general",
+  // "concat"); empty for other models.
+  std::string score;
+  std::vector<std::vector<float>> energies;
+  std::vector<float> context_norms, annotation_norms;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -73,6 +96,9 @@ class Model {
   // picture's again; what a row then holds.
   virtual void record_every_attention(bool every);
   virtual AttentionLayout attention_layout() const { return {}; }
+  // One input decoded with `search` (its tree kept, every attention map recorded), and everything the explorer shows of
+  // it. This base records the search and the cross-attention; a kind adds what else its model has.
+  virtual Explanation explain(const ModelInputs& one, models::SearchOptions search);
   // The SVG of one output's attention: `rows` are its output tokens (the end token included).
   virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
                               const models::Hypothesis& output, const std::string& title) const = 0;

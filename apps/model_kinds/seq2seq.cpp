@@ -6,6 +6,7 @@
 #include "models/seq2seq.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 
 #include "apps/flags.hpp"
 #include "apps/model.hpp"
@@ -49,6 +50,33 @@ class Seq2seqModel : public Model {
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {
     return text_attention_picture(input, rows, output, title);
+  }
+
+  // Besides the search and its weights, the numbers of the seed's equations at each output token j: the scores e_ij
+  // (α_j is their softmax), ‖c_j‖, and ‖h_i‖ — from one teacher-forced pass of the input and the output.
+  Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
+    Explanation result = Model::explain(one, search);
+    if (!has_attention()) return result;
+    result.score = models::to_string(model_.config().score);
+    Tape<float> tape;
+    NoGradGuard<float> no_grad(tape);
+    const models::Batch batch = models::make_batch({one.sources.at(0)}, {result.output.tokens});
+    const models::TeacherForced<float> forced = model_.forward(tape, batch);
+    const std::size_t S = one.sources[0].size();
+    const auto norm = [](const float* x, std::size_t n) {
+      double total = 0;
+      for (std::size_t k = 0; k < n; ++k) total += static_cast<double>(x[k]) * x[k];
+      return static_cast<float>(std::sqrt(total));
+    };
+    for (std::size_t j = 0; j < result.output.attention.size(); ++j) {
+      const float* e = forced.energies.at(j).value().data();
+      result.energies.emplace_back(e, e + S);
+      result.context_norms.push_back(norm(forced.context[j].value().data(), forced.context[j].shape()[1]));
+    }
+    const Tensor<float>& h = model_.encode(tape, batch.source, batch.source_lengths).memory.annotations.value();
+    for (std::size_t i = 0; i < S; ++i)
+      result.annotation_norms.push_back(norm(h.data() + i * h.shape()[2], h.shape()[2]));
+    return result;
   }
 
  private:

@@ -15,6 +15,20 @@ namespace attend::app {
 
 namespace {
 
+// Every layer's weights of one kind for the first row of a batch, (1, H, T_q, T_k) each, cut to `queries` × `keys`.
+AttentionMaps maps(const char* name, const std::vector<Tensor<float>>& layers, std::size_t queries, std::size_t keys) {
+  AttentionMaps result{name, layers.size(), layers.at(0).shape()[1], queries, keys, {}};
+  for (const Tensor<float>& w : layers) {
+    for (std::size_t h = 0; h < result.heads; ++h) {
+      for (std::size_t q = 0; q < queries; ++q) {
+        const float* row = w.data() + (h * w.shape()[2] + q) * w.shape()[3];
+        result.weights.insert(result.weights.end(), row, row + keys);
+      }
+    }
+  }
+  return result;
+}
+
 class TransformerKindModel : public Model {
  public:
   TransformerKindModel(const models::TransformerConfig& config, double label_smoothing)
@@ -66,6 +80,21 @@ class TransformerKindModel : public Model {
   AttentionLayout attention_layout() const override {
     if (!view_.every) return {};
     return {model_.config().decoder_layers, model_.config().heads};
+  }
+
+  // Besides the search and the cross-attention it recorded, the encoder's and the decoder's self-attention, from one
+  // teacher-forced pass of the input and the output (whose cross-attention rows are the search's: a models test).
+  Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
+    Explanation result = Model::explain(one, search);
+    std::vector<std::int64_t> target = result.output.tokens;
+    Tape<float> tape;
+    NoGradGuard<float> no_grad(tape);
+    nn::AttentionWeights<float> weights;
+    model_.forward(tape, models::make_batch({one.sources.at(0)}, {target}), &weights);
+    const std::size_t rows = result.output.attention.size();  // the output's tokens, the end token included
+    result.attention.push_back(maps("encoder", weights.encoder, one.sources[0].size(), one.sources[0].size()));
+    result.attention.push_back(maps("decoder", weights.decoder, rows, rows));
+    return result;
   }
 
   // The heatmap shows one decoder layer's cross-attention (default: the last), one head's or the mean of the heads.

@@ -78,16 +78,27 @@ int base64_value(char c) {
   return -1;
 }
 
+// A request's body: a JSON object.
+Json request_object(const std::string& body) {
+  Json json = parse_json(body);
+  if (!json.is_object()) throw ApiError(400, std::string("the body must be a JSON object, not ") + json.type_name());
+  return json;
+}
+
+std::string string_field(const Json& value, const char* name) {
+  if (!value.is_string())
+    throw ApiError(400, std::string("\"") + name + "\" must be a string, not " + value.type_name());
+  return value.get<std::string>();
+}
+
 }  // namespace
 
 PredictRequest parse_predict_request(const std::string& body, const RequestLimits& limits) {
-  const Json json = parse_json(body);
-  if (!json.is_object()) throw ApiError(400, std::string("the body must be a JSON object, not ") + json.type_name());
+  const Json json = request_object(body);
   PredictRequest request;
   for (const auto& [key, value] : json.items()) {
     if (key == "model") {
-      if (!value.is_string()) throw ApiError(400, std::string("\"model\" must be a string, not ") + value.type_name());
-      request.model = value.get<std::string>();
+      request.model = string_field(value, "model");
     } else if (key == "inputs") {
       request.inputs = inputs_field(value, limits);
     } else if (key == "beam") {
@@ -102,6 +113,24 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
     }
   }
   if (!json.contains("inputs")) throw ApiError(400, "no \"inputs\": give an array of inputs");
+  return request;
+}
+
+ExplainRequest parse_explain_request(const std::string& body, const RequestLimits& limits) {
+  const Json json = request_object(body);
+  ExplainRequest request;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "model") {
+      request.model = string_field(value, "model");
+    } else if (key == "input") {
+      request.input = string_field(value, "input");
+    } else if (key == "beam") {
+      request.beam = whole_field(value, "beam", 1, limits.max_beam, "--max-beam");
+    } else {
+      throw ApiError(400, "unknown field " + Json(key).dump() + " (an explain request has model, input, beam)");
+    }
+  }
+  if (!json.contains("input")) throw ApiError(400, "no \"input\": give the input to explain");
   return request;
 }
 
@@ -248,6 +277,96 @@ nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout&
   const std::string note = file.task->output_note(text_input, tokens);
   if (!note.empty()) json["note"] = note;
   if (request.attention) json["attention"] = attention_json(file, layout, input, output);
+  return json;
+}
+
+namespace {
+
+nlohmann::ordered_json float_array(const float* values, std::size_t n) {
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < n; ++k) array.push_back(shortest(values[k]));
+  return array;
+}
+
+// One kind of attention: weights[layer][head][query][key].
+nlohmann::ordered_json maps_json(const AttentionMaps& maps) {
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < maps.layers; ++l) {
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (std::size_t h = 0; h < maps.heads; ++h) {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (std::size_t q = 0; q < maps.queries; ++q) {
+        rows.push_back(
+            float_array(maps.weights.data() + ((l * maps.heads + h) * maps.queries + q) * maps.keys, maps.keys));
+      }
+      heads.push_back(std::move(rows));
+    }
+    layers.push_back(std::move(heads));
+  }
+  return {{"name", maps.name}, {"layers", maps.layers}, {"heads", maps.heads}, {"weights", std::move(layers)}};
+}
+
+// The search's tree: per step its nodes {token, log_prob, parent, finished, attention[layer][head][key]}.
+nlohmann::ordered_json tree_json(const ModelFile& file, const Explanation& explanation) {
+  const std::size_t maps = explanation.layout.layers * explanation.layout.heads;
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const auto& step : explanation.tree) {
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+    for (const models::SearchNode& node : step) {
+      nlohmann::ordered_json attention = nlohmann::ordered_json::array();
+      const std::size_t keys = node.attention.size() / std::max<std::size_t>(maps, 1);
+      for (std::size_t l = 0; l < explanation.layout.layers && keys > 0; ++l) {
+        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+        for (std::size_t h = 0; h < explanation.layout.heads; ++h)
+          heads.push_back(float_array(node.attention.data() + (l * explanation.layout.heads + h) * keys, keys));
+        attention.push_back(std::move(heads));
+      }
+      nodes.push_back({{"token", node.finished ? std::string("<eos>") : file.target_vocabulary.token(node.token)},
+                       {"log_prob", node.log_prob},
+                       {"parent", node.parent},
+                       {"finished", node.finished},
+                       {"attention", std::move(attention)}});
+    }
+    steps.push_back(std::move(nodes));
+  }
+  return steps;
+}
+
+}  // namespace
+
+nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& input, const std::string& text_input,
+                                        const Explanation& explanation) {
+  const models::Hypothesis& output = explanation.output;
+  const std::vector<std::string> tokens = file.target_vocabulary.decode(output.tokens);
+  nlohmann::ordered_json json;
+  json["output"] = file.task->join_target(tokens);
+  json["score"] = output.score;
+  json["log_prob"] = output.log_prob;
+  json["finished"] = output.finished;
+  const std::string note = file.task->output_note(text_input, tokens);
+  if (!note.empty()) json["note"] = note;
+  if (explanation.layout.grid_rows > 0) {
+    json["grid"] = {explanation.layout.grid_rows, explanation.layout.grid_columns};
+  } else {
+    json["source"] = input.tokens;
+  }
+  std::vector<std::string> rows;
+  for (std::int64_t id : output.tokens) rows.push_back(file.target_vocabulary.token(id));
+  if (output.finished) rows.push_back("<eos>");
+  json["target"] = rows;
+  nlohmann::ordered_json attention = nlohmann::ordered_json::array();
+  for (const AttentionMaps& maps : explanation.attention) attention.push_back(maps_json(maps));
+  json["attention"] = std::move(attention);
+  json["beam"] = tree_json(file, explanation);
+  if (!explanation.score.empty()) {
+    nlohmann::ordered_json energies = nlohmann::ordered_json::array();
+    for (const auto& row : explanation.energies) energies.push_back(float_array(row.data(), row.size()));
+    json["equations"] = {
+        {"score", explanation.score},
+        {"energies", std::move(energies)},
+        {"context_norms", float_array(explanation.context_norms.data(), explanation.context_norms.size())},
+        {"annotation_norms", float_array(explanation.annotation_norms.data(), explanation.annotation_norms.size())}};
+  }
   return json;
 }
 

@@ -34,10 +34,21 @@ struct PredictRequest {
   bool attention = false;  // each output's attention weights
 };
 
+// POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k}; "input" is required ("model" when
+// more than one model is served). The explorer page asks it.
+struct ExplainRequest {
+  std::string model;
+  std::string input;
+  std::size_t beam = 1;
+};
+
 // Reads a request's body. Throws ApiError 400 naming the problem: not JSON (with the parser's position), invalid
 // UTF-8, nesting deeper than a request has, not an object, an unknown field, a field of the wrong type or out of its
 // range; 413 for more inputs than limits.max_inputs.
 PredictRequest parse_predict_request(const std::string& body, const RequestLimits& limits);
+
+// Reads an explain request's body, as parse_predict_request reads its own (the same errors).
+ExplainRequest parse_explain_request(const std::string& body, const RequestLimits& limits);
 
 // The bytes a base64 text (RFC 4648, with its '=' padding; no line breaks) encodes. Throws std::invalid_argument
 // naming the first character that is not base64, or a length that is not a multiple of 4.
@@ -76,5 +87,11 @@ ReadInput read_input(const ModelFile& file, const std::string& input, std::size_
 nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
                                    const std::string& text_input, const models::Hypothesis& output,
                                    const PredictRequest& request);
+
+// /v1/explain's answer for one input (docs/reference/serve.md): the output as /v1/predict gives it with its score, the
+// input's and output's tokens (or the image's grid), every attention's maps, the search's tree, and for a recurrent
+// attention decoder the numbers of its equations.
+nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& input, const std::string& text_input,
+                                        const Explanation& explanation);
 
 }  // namespace attend::app::serve

@@ -51,14 +51,20 @@ void Batcher::work() {
 // The oldest job and every queued one of the same beam width that fits beside it, taken from the queue as they come
 // until the batch is full, the oldest has waited max_wait, or no other request can come (more_coming_).
 std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mutex>& lock) {
+  std::vector<std::unique_ptr<Job>> jobs;
+  if (queue_.front()->explain) {  // alone
+    queued_inputs_ -= queue_.front()->size();
+    jobs.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+    return jobs;
+  }
   const std::size_t beam = queue_.front()->beam;
   const auto deadline = queue_.front()->queued_at + settings_.max_wait;
-  std::vector<std::unique_ptr<Job>> jobs;
   std::size_t inputs = 0;
   for (bool last = false;; last = ready_.wait_until(lock, deadline) == std::cv_status::timeout) {
     for (auto it = queue_.begin(); it != queue_.end();) {
       const std::size_t size = (*it)->size();
-      if ((*it)->beam != beam || (inputs > 0 && inputs + size > settings_.max_batch)) {
+      if ((*it)->explain || (*it)->beam != beam || (inputs > 0 && inputs + size > settings_.max_batch)) {
         ++it;
         continue;
       }
@@ -83,6 +89,7 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
     for (const data::Image& image : job->images) inputs.images.push_back(&image);
     attention = attention || job->attention;
   }
+  if (jobs.front()->explain) return explain(*jobs.front(), inputs);
   std::vector<models::Hypothesis> outputs;
   AttentionLayout layout;
   try {
@@ -102,6 +109,17 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
     at += job->size();
     job->done(std::move(own), layout);
   }
+}
+
+void Batcher::explain(Job& job, const ModelInputs& inputs) {
+  Explanation explanation;
+  try {
+    explanation = model_.explain(inputs, {job.beam, 0, 1.0});
+  } catch (const std::exception& e) {
+    return job.failed(std::string("decoding failed: ") + e.what());
+  }
+  metrics_.batch(1);
+  job.explained(std::move(explanation));
 }
 
 }  // namespace attend::app::serve

@@ -26,9 +26,11 @@ struct Job {
   std::vector<data::Image> images;                 // image models
   std::size_t beam = 1;
   bool attention = false;  // record every attention map (Model::record_every_attention)
-  // Called on the worker thread: the outputs in the inputs' order and what their attention rows hold; or, when
-  // decoding failed, the reason.
+  bool explain = false;    // one input for the explorer (Model::explain), decoded alone: `explained` gets it
+  // Called on the worker thread: the outputs in the inputs' order and what their attention rows hold (or the
+  // explanation); or, when decoding failed, the reason.
   std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;
+  std::function<void(Explanation)> explained;
   std::function<void(const std::string&)> failed;
   std::chrono::steady_clock::time_point queued_at{};
   std::size_t size() const { return sources.size() + images.size(); }
@@ -60,6 +62,7 @@ class Batcher {
   void work();
   std::vector<std::unique_ptr<Job>> next_batch(std::unique_lock<std::mutex>& lock);
   void decode(std::vector<std::unique_ptr<Job>>& jobs);
+  void explain(Job& job, const ModelInputs& inputs);
 
   Model& model_;
   BatchSettings settings_;

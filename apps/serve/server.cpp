@@ -18,6 +18,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "apps/serve/explorer.hpp"
+
 namespace attend::app::serve {
 
 namespace beast = boost::beast;
@@ -31,7 +33,8 @@ class Session;
 using Clock = std::chrono::steady_clock;
 
 // "GET /healthz": the routes, for 404's and 405's answers.
-constexpr const char* api_summary = "GET /healthz, GET /metrics, GET /v1/models, POST /v1/predict";
+constexpr const char* api_summary =
+    "GET / (the explorer), GET /healthz, GET /metrics, GET /v1/models, POST /v1/predict, POST /v1/explain";
 
 // What every session shares: the models and their batchers, the counters, the listening socket and the sessions.
 struct Core {
@@ -116,6 +119,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void metrics();
   void models();
   void predict();
+  void explain();
+  void page();
+  std::size_t find_model(const std::string& name) const;
+  void submit(std::size_t model, std::unique_ptr<Job> job);
   void answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
                       std::vector<models::Hypothesis> outputs, const AttentionLayout& layout);
   void fail(int status, const std::string& message, bool close = false, const char* allow = "");
@@ -217,10 +224,12 @@ void Session::route() {
     http::verb verb;
     void (Session::*handle)();
   };
-  static const Route routes[] = {{"/healthz", http::verb::get, &Session::healthz},
-                                 {"/metrics", http::verb::get, &Session::metrics},
-                                 {"/v1/models", http::verb::get, &Session::models},
-                                 {"/v1/predict", http::verb::post, &Session::predict}};
+  static const Route routes[] = {
+      {"/healthz", http::verb::get, &Session::healthz},     {"/metrics", http::verb::get, &Session::metrics},
+      {"/v1/models", http::verb::get, &Session::models},    {"/v1/predict", http::verb::post, &Session::predict},
+      {"/v1/explain", http::verb::post, &Session::explain}, {"/", http::verb::get, &Session::page},
+      {"/index.html", http::verb::get, &Session::page},     {"/explorer.css", http::verb::get, &Session::page},
+      {"/explorer.js", http::verb::get, &Session::page}};
   const std::string_view target = view(parser_->get().target());
   const std::string_view path = target.substr(0, target.find('?'));
   for (const Route& r : routes) {
@@ -230,6 +239,14 @@ void Session::route() {
     return fail(405, method_ + " " + r.path + ": the method is not allowed (use " + allow + ")", false, allow);
   }
   fail(404, "no such path: " + printable(path) + " (the API: " + api_summary + ")");
+}
+
+// The explorer's page and its files, as compiled in.
+void Session::page() {
+  const std::string_view target = view(parser_->get().target());
+  const EmbeddedFile* file = explorer_file(target.substr(0, target.find('?')));
+  if (file == nullptr) throw ApiError(404, "no such page");
+  answer(200, std::string(file->body), file->content_type);
 }
 
 void Session::healthz() { answer(200, body_of({{"status", core_->stopping ? "stopping" : "ok"}})); }
@@ -247,22 +264,27 @@ void Session::models() {
   answer(200, body_of({{"models", list}}));
 }
 
-void Session::predict() {
-  const PredictRequest request = parse_predict_request(parser_->get().body(), core_->settings.request);
-  std::size_t model = 0;
-  if (request.model.empty() && core_->models.size() > 1) {
+// The served model a request names (its place), or the only one.
+std::size_t Session::find_model(const std::string& name) const {
+  if (name.empty() && core_->models.size() > 1) {
     throw ApiError(400, "no \"model\": " + std::to_string(core_->models.size()) + " models are served (" +
                             core_->model_names() + ")");
   }
-  if (!request.model.empty()) {
-    while (model < core_->models.size() && core_->models[model].name != request.model) ++model;
+  std::size_t model = 0;
+  if (!name.empty()) {
+    while (model < core_->models.size() && core_->models[model].name != name) ++model;
     if (model == core_->models.size()) {
-      throw ApiError(404,
-                     "unknown model " +
-                         nlohmann::json(request.model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                         " (served: " + core_->model_names() + ")");
+      throw ApiError(404, "unknown model " +
+                              nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                              " (served: " + core_->model_names() + ")");
     }
   }
+  return model;
+}
+
+void Session::predict() {
+  const PredictRequest request = parse_predict_request(parser_->get().body(), core_->settings.request);
+  const std::size_t model = find_model(request.model);
   const ServedModel& served = core_->models[model];
   if (request.attention && !served.file.model->has_attention())
     throw ApiError(400, "\"attention\": model " + served.name + " (" + served.file.model->describe() +
@@ -289,6 +311,45 @@ void Session::predict() {
       self->answer_outputs(model, *shared_request, *reads, outputs, layout);
     });
   };
+  submit(model, std::move(job));
+}
+
+// One input, decoded alone with everything the explorer shows of it.
+void Session::explain() {
+  const ExplainRequest request = parse_explain_request(parser_->get().body(), core_->settings.request);
+  const std::size_t model = find_model(request.model);
+  const ServedModel& served = core_->models[model];
+  auto read = std::make_shared<ReadInput>(read_input(served.file, request.input, 0));
+  if (!read->error.empty()) throw ApiError(400, read->error);
+  auto job = std::make_unique<Job>();
+  if (served.file.task->input() == InputKind::image) {
+    job->images.push_back(read->image);
+  } else {
+    job->sources.push_back(read->source);
+  }
+  job->beam = request.beam;
+  job->explain = true;
+  auto self = shared_from_this();
+  const std::string text = served.file.task->input() == InputKind::text ? request.input : "";
+  job->explained = [self, model, read, text](Explanation explanation) {
+    --self->core_->waiting_sessions;
+    net::post(self->stream_.get_executor(), [self, model, read, text, explanation = std::move(explanation)] {
+      try {
+        const ServedModel& served = self->core_->models[model];
+        nlohmann::ordered_json json = explanation_json(served.file, *read, text, explanation);
+        json = {{"model", served.name}, {"explanation", std::move(json)}};
+        self->answer(200, body_of(json));
+      } catch (const std::exception& e) {
+        self->fail(500, std::string("internal error: ") + e.what(), true);
+      }
+    });
+  };
+  submit(model, std::move(job));
+}
+
+// Hands a job to the model's batcher; its `failed` answers 500. Throws ApiError 503 when the queue cannot take it.
+void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
+  auto self = shared_from_this();
   job->failed = [self](const std::string& message) {
     --self->core_->waiting_sessions;
     net::post(self->stream_.get_executor(), [self, message] { self->fail(500, message, true); });

@@ -1,10 +1,12 @@
 // Fuzz target `serve`: what attend serve reads of a request's body before any model sees it (apps/serve/api.hpp:
-// parse_predict_request, decode_base64, error_body), on arbitrary bytes, checked against what the header promises.
+// parse_predict_request, parse_explain_request, decode_base64, error_body), on arbitrary bytes, checked against what
+// the header promises.
 // A finding is a crash, hang, leak, sanitizer report or unexpected exception, and any of these broken promises:
 //   - a body is either read or refused with an ApiError of status 400 or 413 — nothing else escapes;
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
 //     oracle: utf8proc), and a beam from 1 to max_beam; a refused one names a problem, and its answer
 //     (error_body) is one line of JSON holding a string "error";
+//   - an explain request read is an object of model, input (valid UTF-8) and beam (1 to max_beam) only;
 //   - the same bytes read twice give the same request (no hidden state);
 //   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
 //     and what it decodes, encoded again (encode_base64), decodes to the same bytes.
@@ -33,6 +35,18 @@ void check_read(const std::string& body, const PredictRequest& r, const RequestL
   const PredictRequest again = parse_predict_request(body, limits);
   check(again.inputs == r.inputs && again.model == r.model && again.beam == r.beam && again.scores == r.scores &&
             again.attention == r.attention,
+        "the same body read twice differs: " + printable(body));
+}
+
+void check_explain(const std::string& body, const ExplainRequest& r, const RequestLimits& limits) {
+  check(r.beam >= 1 && r.beam <= limits.max_beam, "beam out of the limits: " + printable(body));
+  check(attend::fuzz::utf8proc_characters(r.input).has_value(), "an input that is not UTF-8: " + printable(body));
+  const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
+  check(json.is_object() && json.contains("input"), "an explain request without an input read: " + printable(body));
+  for (const auto& [key, value] : json.items())
+    check(key == "model" || key == "input" || key == "beam", "an unknown field let through: " + printable(body));
+  const ExplainRequest again = parse_explain_request(body, limits);
+  check(again.input == r.input && again.model == r.model && again.beam == r.beam,
         "the same body read twice differs: " + printable(body));
 }
 
@@ -67,6 +81,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const RequestLimits limits{8, 4};
   try {
     check_read(body, parse_predict_request(body, limits), limits);
+  } catch (const ApiError& e) {
+    check_refusal(body, e);
+  }
+  try {
+    check_explain(body, parse_explain_request(body, limits), limits);
   } catch (const ApiError& e) {
     check_refusal(body, e);
   }

@@ -242,14 +242,9 @@ template <class T>
 void check_weights_equal_pytorch(double tolerance) {
   for (const std::string norm : {"post", "pre"}) {
     BOOST_TEST_CONTEXT(norm << "-norm, " << sizeof(T) * 8 << "-bit") {
-      nn::TransformerLayerConfig config;
-      config.d_model = 8;
-      config.heads = 2;
-      config.ff = 12;
-      config.dropout = 0.0;
-      config.norm_first = norm == "pre";
       Rng none = Rng::no_init();
-      nn::Transformer<T> model(config, 2, 2, none);
+      // the reference's sizes, as in equals_pytorch_nn_transformer_post_and_pre_norm
+      nn::Transformer<T> model(nn::TransformerLayerConfig{8, 2, 12, 0.0, norm == "pre"}, 2, 2, none);
       load_pytorch_transformer(model, norm);
       const auto io = nn::read_tensors<double>(reference_file(norm + "_io.safetensors"));
       const auto expected = nn::read_tensors<double>(reference_file(norm + "_weights.safetensors"));

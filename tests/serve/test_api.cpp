@@ -1,5 +1,6 @@
 // The API against a real `attend serve`: every endpoint, the answers equal to `attend predict`'s for many clients at
 // once, per-input errors, the attention of every layer and head, images as base64 PGM.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -264,6 +265,147 @@ BOOST_AUTO_TEST_CASE(attention_per_layer_and_head_with_the_tokens) {
   BOOST_TEST(vanilla.status == 400);
   BOOST_TEST(vanilla.json()["error"].get<std::string>().find("has no attention weights") != std::string::npos,
              vanilla.body);
+}
+
+namespace {
+
+Reply explain(unsigned short port, const json& body) {
+  return request(port, http::verb::post, "/v1/explain", body.dump());
+}
+
+// The largest |Σ row − 1| over every row of every map of an explanation's attention.
+double worst_row_sum(const json& attention) {
+  double worst = 0;
+  for (const json& maps : attention) {
+    for (const json& layer : maps["weights"]) {
+      for (const json& head : layer) {
+        for (const json& row : head) {
+          double total = 0;
+          for (const json& a : row) total += a.get<double>();
+          worst = std::max(worst, std::abs(total - 1));
+        }
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+// POST /v1/explain, what the explorer page shows of one input: the output and the weights /v1/predict gives for it,
+// every attention of the Transformer (the encoder's and the decoder's too, the decoder's causal), the search's tree
+// with the output as a path, and a recurrent decoder's scores, whose softmax is α.
+BOOST_AUTO_TEST_CASE(explain_gives_every_attention_the_tree_and_the_equations) {
+  Server server("--model '" + models().rnn + "' --model '" + models().transformer + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  for (const std::string name : {"dates", "dates-transformer"}) {
+    for (const std::size_t beam : {1u, 3u}) {
+      BOOST_TEST_CONTEXT(name << ", beam " << beam) {
+        const Reply reply = explain(server.port, {{"model", name}, {"input", "May 9, 2018"}, {"beam", beam}});
+        BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+        const json x = reply.json()["explanation"];
+        const json predicted = post(server.port, json({{"model", name},
+                                                       {"inputs", {"May 9, 2018"}},
+                                                       {"beam", beam},
+                                                       {"attention", true},
+                                                       {"scores", true}})
+                                                     .dump())
+                                   .json()["outputs"][0];
+        BOOST_TEST(x["output"] == predicted["output"]);
+        BOOST_TEST(x["score"].get<double>() == predicted["score"].get<double>(), boost::test_tools::tolerance(1e-6));
+        BOOST_TEST(x["target"] == predicted["attention"]["target"]);
+        BOOST_TEST(x["source"] == predicted["attention"]["source"]);
+        const json& attention = x["attention"];
+        BOOST_TEST_REQUIRE(attention.size() == (name == "dates" ? 1u : 3u));
+        BOOST_TEST(attention[0]["name"] == "cross");
+        BOOST_TEST(attention[0]["weights"] == predicted["attention"]["weights"]);  // the numbers predict --svg draws
+        BOOST_TEST(worst_row_sum(attention) < 1e-5);
+        const std::size_t S = x["source"].size(), T = x["target"].size();
+        if (name == "dates-transformer") {
+          BOOST_TEST(attention[1]["name"] == "encoder");
+          BOOST_TEST(attention[2]["name"] == "decoder");
+          BOOST_TEST(attention[1]["weights"][1][1].size() == S);
+          BOOST_TEST(attention[1]["weights"][1][1][0].size() == S);
+          const json& self = attention[2]["weights"][1][0];
+          BOOST_TEST_REQUIRE(self.size() == T);
+          for (std::size_t j = 0; j < T; ++j) {
+            BOOST_TEST_REQUIRE(self[j].size() == T);
+            for (std::size_t u = j + 1; u < T; ++u) BOOST_TEST(self[j][u].get<double>() == 0.0);  // causal
+          }
+          BOOST_TEST(attention[1]["weights"][0][0] != attention[1]["weights"][0][1]);  // the heads differ
+          BOOST_TEST(!x.contains("equations"));
+        } else {
+          const json& e = x["equations"]["energies"];
+          BOOST_TEST(x["equations"]["score"] == "additive");
+          BOOST_TEST_REQUIRE(e.size() == T);
+          BOOST_TEST(x["equations"]["annotation_norms"].size() == S);
+          BOOST_TEST(x["equations"]["context_norms"].size() == T);
+          double worst = 0;
+          for (std::size_t j = 0; j < T; ++j) {
+            BOOST_TEST_REQUIRE(e[j].size() == S);
+            double total = 0;
+            for (const json& v : e[j]) total += std::exp(v.get<double>());
+            for (std::size_t i = 0; i < S; ++i) {
+              const double alpha = std::exp(e[j][i].get<double>()) / total;
+              worst = std::max(worst, std::abs(alpha - attention[0]["weights"][0][0][j][i].get<double>()));
+            }
+          }
+          BOOST_TEST(worst < 1e-5);
+        }
+        // the tree: the output is a path of it, with the output's log-probability
+        const json& tree = x["beam"];
+        bool found = false;
+        for (std::size_t s = 0; s < tree.size(); ++s) {
+          for (std::size_t n = 0; n < tree[s].size(); ++n) {
+            std::vector<std::string> path;
+            for (std::int64_t at = static_cast<std::int64_t>(n), t = static_cast<std::int64_t>(s); t >= 0; --t) {
+              const json& node = tree[static_cast<std::size_t>(t)][static_cast<std::size_t>(at)];
+              path.insert(path.begin(), node["token"].get<std::string>());
+              at = node["parent"].get<std::int64_t>();
+            }
+            if (path == x["target"].get<std::vector<std::string>>() &&
+                std::abs(tree[s][n]["log_prob"].get<double>() - x["log_prob"].get<double>()) < 1e-9) {
+              found = true;
+              BOOST_TEST(tree[s][n]["attention"].size() == attention[0]["layers"].get<std::size_t>());
+            }
+          }
+          std::size_t open = 0;
+          for (const json& node : tree[s]) open += node["finished"].get<bool>() ? 0 : 1;
+          BOOST_TEST(open <= beam);
+        }
+        BOOST_TEST(found, "the output " << x["target"] << " is no path of the tree");
+      }
+    }
+  }
+  // bad requests, as /v1/predict's
+  BOOST_TEST(explain(server.port, {{"model", "dates"}}).json()["error"] == "no \"input\": give the input to explain");
+  BOOST_TEST(explain(server.port, {{"input", "x"}}).status == 400);  // two models: which?
+  BOOST_TEST(explain(server.port, {{"model", "nope"}, {"input", "x"}}).status == 404);
+  const Reply unreadable = explain(server.port, {{"model", "dates"}, {"input", ""}});
+  BOOST_TEST(unreadable.status == 400);
+  BOOST_TEST(unreadable.json()["error"].get<std::string>().find("input 1: ") == 0u, unreadable.body);
+  BOOST_TEST(explain(server.port, {{"model", "dates"}, {"input", "x"}, {"beam", 0}}).status == 400);
+  BOOST_TEST(explain(server.port, {{"model", "dates"}, {"input", "x"}, {"temperature", 1}}).status == 400);
+}
+
+// GET / is the explorer's page, with its stylesheet and script: compiled in, not read from a file.
+BOOST_AUTO_TEST_CASE(the_explorer_page_is_served) {
+  Server server("--model '" + models().rnn + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  for (const auto& [path, type, words] :
+       {std::tuple<const char*, const char*, const char*>{"/", "text/html", "<script src=\"explorer.js\">"},
+        {"/index.html", "text/html", "Attention explorer"},
+        {"/explorer.css", "text/css", "#heatmap"},
+        {"/explorer.js", "text/javascript", "v1/explain"}}) {
+    const Reply reply = get(server.port, path);
+    BOOST_TEST(reply.status == 200, path);
+    BOOST_TEST(reply.content_type.find(type) == 0u, path << ": " << reply.content_type);
+    BOOST_TEST(reply.body.find(words) != std::string::npos, path);
+    const std::string file = path == std::string("/") ? "/index.html" : path;
+    BOOST_TEST(reply.body == read_file(std::string(ATTEND_SOURCE_DIR) + "/apps/serve/explorer" + file), path);
+  }
+  BOOST_TEST(get(server.port, "/explorer.png").status == 404);
+  BOOST_TEST(request(server.port, http::verb::post, "/").status == 405);
 }
 
 // The digits captioner reads PGM files sent in base64, and answers as attend predict --image does; its attention is

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""The attention explorer in a real browser: Debian's headless Chromium, driven by Selenium (chromium-driver,
+python3-selenium), against a real `attend serve` on a free port with small models this test trains first.
+
+    explorer_test.py ATTEND SHARED_DATA WORK_DIR
+
+What it checks (issue 37): typing "Saturday 09 May 2018" into the dates model's page shows "2018-05-09"; every heatmap
+row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST /v1/explain); switching the layer or
+the head changes the heatmap to that head's weights; pointing at a cell shows its value; the head view draws a line
+per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
+head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give
+α_ij from e_ij; a digits image shows its overlay; the browser's console holds no error. Screenshots of each view go
+to WORK_DIR/screenshots/ (docs/explorer.md shows them), each checked for being more than a blank page.
+
+Without a browser it exits 77, which Meson counts as skipped, saying why — unless ATTEND_REQUIRE_BROWSER=1 (CI sets
+it: the browser is installed there), when a missing browser is a failure."""
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import urllib.request
+import zlib
+
+SKIP = 77
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAILED:", message, flush=True)
+    return condition
+
+
+def need_browser():
+    missing = [p for p in ("chromium", "chromedriver") if shutil.which(p) is None]
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("python3-selenium")
+    if not missing:
+        return
+    why = "no " + ", ".join(missing) + " (apt-get install chromium chromium-driver python3-selenium; scripts/setup does)"
+    if os.environ.get("ATTEND_REQUIRE_BROWSER") == "1":
+        sys.exit("explorer: " + why)
+    print("explorer: skipped:", why)
+    sys.exit(SKIP)
+
+
+def train(attend, work, data):
+    """Small models of the three kinds the page draws, trained anew at every run (by the program under test)."""
+    runs = {
+        "dates.safetensors": ["--task", "dates", "--train-size", "6000", "--epochs", "4", "--hidden", "48", "--embed",
+                              "16", "--seed", "3"],
+        "dates-transformer.safetensors": ["--arch", "transformer", "--task", "dates", "--train-size", "600",
+                                          "--epochs", "1", "--d-model", "16", "--heads", "2", "--ff", "32", "--warmup",
+                                          "10", "--seed", "9"],
+        "digits.safetensors": digits_flags(data) + ["--epochs", "1", "--hidden", "8", "--embed", "4",
+                                                    "--annotation-size", "8", "--patch-hidden", "0", "--batch", "16"],
+    }
+    for name, flags in runs.items():
+        subprocess.run([attend, "train", *flags, "--out", os.path.join(work, name), "--force"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    images = os.path.join(work, "digits")
+    shutil.rmtree(images, ignore_errors=True)
+    subprocess.run([attend, "data", *digits_flags(data), "--write", images], check=True, stdout=subprocess.DEVNULL)
+    return [os.path.join(work, name) for name in runs]
+
+
+def digits_flags(data):
+    return ["--task", "digits", "--data", os.path.join(data, "digits", "digits.csv.gz"), "--train-size", "32",
+            "--valid-size", "4", "--test-size", "4"]
+
+
+def start_server(attend, models):
+    args = [attend, "serve", "--port", "0"]
+    for m in models:
+        args += ["--model", m]
+    server = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if "listening on http://" not in line:
+        server.kill()
+        sys.exit("explorer: attend serve did not start: " + line + server.stderr.read())
+    return server, line.split("http://")[1].split()[0]
+
+
+def explain(address, model, text, beam=1):
+    body = json.dumps({"model": model, "input": text, "beam": beam}).encode()
+    request = urllib.request.Request(f"http://{address}/v1/explain", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)["explanation"]
+
+
+def png_is_not_blank(path):
+    """True when the PNG (8-bit RGB or RGBA, as Chromium writes) has at least 50 distinct pixel values."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at, idat, width, colour = 8, b"", 0, 2
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        chunk = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            width, _, _, colour = struct.unpack(">IIBB", chunk[:10])
+        elif kind == b"IDAT":
+            idat += chunk
+        at += 12 + length
+    raw = zlib.decompress(idat)
+    step = 1 + width * (4 if colour == 6 else 3)
+    distinct = set()
+    for row in range(0, len(raw) // step, 7):  # filtered bytes of every 7th row: enough to tell a blank page
+        distinct.update(raw[row * step + 1:(row + 1) * step:5])
+    return len(distinct) >= 50
+
+
+class Page:
+    def __init__(self, address, shots):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium")
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,1000",
+                     "--disable-gpu"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+        self.driver.set_page_load_timeout(30)
+        self.address, self.shots = address, shots
+        self.driver.get(f"http://{address}/")
+        self.wait(lambda: self.by_id("model").find_elements("tag name", "option"))
+
+    def by_id(self, name):
+        return self.driver.find_element("id", name)
+
+    def css(self, selector):
+        return self.driver.find_elements("css selector", selector)
+
+    def wait(self, condition, seconds=30):
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                value = condition()
+                if value:
+                    return value
+            except Exception:  # noqa: BLE001 — the page is still being drawn
+                pass
+            time.sleep(0.05)
+        raise TimeoutError("the page did not get there in time")
+
+    def choose(self, select, value):
+        from selenium.webdriver.support.ui import Select
+        Select(self.by_id(select)).select_by_value(str(value))
+
+    def ask(self, model, text=None, beam=1, image=None):
+        self.choose("model", model)
+        if image:
+            self.by_id("image-file").send_keys(image)
+        else:
+            box = self.by_id("input")
+            box.clear()
+            box.send_keys(text)
+        beam_box = self.by_id("beam")
+        beam_box.clear()
+        beam_box.send_keys(str(beam))
+        before = self.by_id("output").text if self.css("#output") else None
+        self.driver.execute_script("document.getElementById('result').hidden = true")
+        self.by_id("explain").click()
+        self.wait(lambda: not self.by_id("result").get_attribute("hidden"))
+        return before
+
+    def tab(self, name):
+        self.by_id("tab-" + name).click()
+        self.wait(lambda: self.by_id(name + "-view").is_displayed())
+
+    def hover(self, element):
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(self.driver).move_to_element(element).perform()
+
+    def heatmap(self):
+        """The heatmap's weights as the page holds them (data-value of each cell, row by row): one call, not one a
+        cell."""
+        return self.driver.execute_script("""
+            const rows = [];
+            for (const cell of document.querySelectorAll("#heatmap td.cell")) {
+              const q = Number(cell.dataset.q), k = Number(cell.dataset.k);
+              (rows[q] = rows[q] || [])[k] = Number(cell.dataset.value);
+            }
+            return rows;""")
+
+    def shot(self, name):
+        path = os.path.join(self.shots, name + ".png")
+        self.driver.save_screenshot(path)
+        check(png_is_not_blank(path), f"screenshot {name}.png is blank")
+
+    def console_errors(self):
+        return [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def same_rows(page_rows, api_rows, what):
+    if not check(len(page_rows) == len(api_rows), f"{what}: {len(page_rows)} rows on the page, {len(api_rows)} in the API"):
+        return
+    worst = max((abs(a - b) for p, q in zip(page_rows, api_rows) for a, b in zip(p, q)), default=0.0)
+    check(all(len(p) == len(q) for p, q in zip(page_rows, api_rows)), f"{what}: rows of other lengths than the API's")
+    check(worst <= 1e-7, f"{what}: the page's weights differ from the API's by {worst}")
+    sums = [abs(sum(row) - 1) for row in page_rows]
+    check(max(sums) <= 1e-5, f"{what}: a row sums to 1 ± {max(sums)}")
+
+
+def mean_of_heads(layer):
+    return [[sum(h[q][k] for h in layer) / len(layer) for k in range(len(layer[0][q]))] for q in range(len(layer[0]))]
+
+
+def dates_rnn(page, address):
+    """The Bahdanau model: the output, the heatmap against the API, hover, the equation panel, the beam tree."""
+    page.ask("dates", "Saturday 09 May 2018", beam=3)
+    check(page.by_id("output").text == "2018-05-09", f"dates: the page shows {page.by_id('output').text!r}")
+    x = explain(address, "dates", "Saturday 09 May 2018", beam=3)
+    page.tab("heatmap")
+    same_rows(page.heatmap(), x["attention"][0]["weights"][0][0], "dates heatmap")
+    cell = page.css('#heatmap td.cell[data-q="0"][data-k="2"]')[0]
+    page.hover(cell)
+    shown = page.by_id("cell-value").text
+    check(cell.get_attribute("data-value") in shown, f"hover: {shown!r} does not show {cell.get_attribute('data-value')}")
+    # the equation panel of cell (j, i) = (1, 3): α from the scores it shows
+    page.css('#heatmap td.cell[data-q="1"][data-k="3"]')[0].click()
+    rows = page.css("#equation-table tr[data-i]")
+    energies = [float(r.get_attribute("data-e")) for r in rows]
+    alphas = [float(r.get_attribute("data-alpha")) for r in rows]
+    total = sum(math.exp(e) for e in energies)
+    worst = max(abs(math.exp(e) / total - a) for e, a in zip(energies, alphas))
+    check(len(rows) == len(x["source"]) and worst < 1e-5, f"equation panel: softmax of e differs from α by {worst}")
+    check(energies == [float(v) for v in x["equations"]["energies"][1]], "equation panel: not the API's scores")
+    check("tanh" in page.by_id("equation").text, "equation panel: no additive score's formula")
+    page.shot("dates-heatmap-equation")
+    page.tab("beam")
+    steps = {}
+    for node in page.css("#beam-svg g.node[data-step]"):
+        steps.setdefault(int(node.get_attribute("data-step")), []).append("finished" in node.get_attribute("class"))
+    check(len(steps) == len(x["beam"]), f"beam tree: {len(steps)} steps on the page, {len(x['beam'])} in the API")
+    check(all(sum(not f for f in s) <= 3 for s in steps.values()), "beam tree: more than k open hypotheses a step")
+    check(any(len(s) > 1 for s in steps.values()), "beam tree: one hypothesis a step with k = 3")
+    node = page.css('#beam-svg g.node[data-step="1"]')[0]
+    page.hover(node)
+    bars = page.css("#beam-detail .bars div")
+    check(len(bars) == len(x["source"]), f"beam tree: the hypothesis's attention has {len(bars)} bars")
+    page.shot("dates-beam")
+    page.tab("head")
+    page.shot("dates-head")
+
+
+def transformer(page, address):
+    """The Transformer: three kinds of attention, layer and head switching, the head and model views."""
+    page.ask("dates-transformer", "9 May 2018")
+    x = explain(address, "dates-transformer", "9 May 2018")
+    kinds = [o.get_attribute("value") for o in page.css("#kind option")]
+    check(len(kinds) == 3, f"transformer: {len(kinds)} kinds of attention offered")
+    page.tab("heatmap")
+    for kind, maps in enumerate(x["attention"]):
+        page.choose("kind", kind)
+        for layer in range(maps["layers"]):
+            page.choose("layer", layer)
+            page.choose("head", "mean")
+            same_rows(page.heatmap(), mean_of_heads(maps["weights"][layer]), f"{maps['name']} layer {layer} mean")
+            for head in range(maps["heads"]):
+                page.choose("head", head)
+                same_rows(page.heatmap(), maps["weights"][layer][head], f"{maps['name']} layer {layer} head {head}")
+    decoder = x["attention"][2]["weights"][1][1]
+    check(all(decoder[j][u] == 0 for j in range(len(decoder)) for u in range(j + 1, len(decoder))),
+          "decoder self-attention: not causal")
+    page.shot("transformer-heatmap")
+    # the head view: one line a weight of the shown heads (weights below 0.005 are not drawn); hover keeps one token's
+    page.choose("kind", 0)
+    page.choose("layer", 1)
+    page.choose("head", "mean")
+    page.tab("head")
+    weights = x["attention"][0]["weights"][1]
+    drawn = sum(1 for head in weights for row in head for a in row if a >= 0.005)
+    check(len(page.css("#head-lines line")) == drawn, f"head view: {len(page.css('#head-lines line'))} lines, {drawn} weights")
+    page.hover(page.css('#head-svg text.token[data-side="q"][data-t="0"]')[0])
+    kept = {line.get_attribute("data-q") for line in page.css("#head-lines line")}
+    check(kept == {"0"}, f"head view: hovering query 0 keeps the lines of {sorted(kept)}")
+    page.shot("transformer-head")
+    page.tab("model")
+    thumbs = page.css("#thumbs .thumb")
+    check(len(thumbs) == 4, f"model view: {len(thumbs)} thumbnails for 2 layers x 2 heads")
+    page.css('#thumbs .thumb[data-layer="0"][data-head="1"]')[0].click()
+    check(page.by_id("head-view").is_displayed(), "model view: a thumbnail does not open the head view")
+    check(page.by_id("layer").get_attribute("value") == "0" and page.by_id("head").get_attribute("value") == "1",
+          "model view: the head view shows another layer or head than the one chosen")
+    page.tab("model")
+    page.shot("transformer-model")
+
+
+def digits(page, address, work):
+    """The digits captioner: a test image uploaded, its overlay drawn."""
+    import base64
+    path = os.path.join(work, "digits", "test-0001.pgm")
+    page.ask("digits", image=path)
+    with open(path, "rb") as f:
+        x = explain(address, "digits", base64.b64encode(f.read()).decode())
+    page.tab("image")
+    check(page.by_id("image").get_attribute("data-j") == "0", "digits: no overlay drawn for the first output")
+    check(len(page.css("#digit-choice button")) == len(x["target"]), "digits: not one button an output token")
+    page.shot("digits-image")
+
+
+def main(attend, data, work):
+    need_browser()
+    os.makedirs(work, exist_ok=True)
+    shots = os.path.join(work, "screenshots")
+    os.makedirs(shots, exist_ok=True)
+    models = train(attend, work, data)
+    server, address = start_server(attend, models)
+    page = None
+    try:
+        page = Page(address, shots)
+        dates_rnn(page, address)
+        transformer(page, address)
+        digits(page, address, work)
+        errors = page.console_errors()
+        check(not errors, f"the console holds errors: {errors}")
+    finally:
+        if page:
+            page.driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"explorer: {len(failures)} failures; screenshots in {shots}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    sys.exit(main(*sys.argv[1:]))
