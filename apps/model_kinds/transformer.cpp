@@ -86,11 +86,10 @@ class TransformerKindModel : public Model {
   // teacher-forced pass of the input and the output (whose cross-attention rows are the search's: a models test).
   Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
     Explanation result = Model::explain(one, search);
-    std::vector<std::int64_t> target = result.output.tokens;
     Tape<float> tape;
     NoGradGuard<float> no_grad(tape);
     nn::AttentionWeights<float> weights;
-    model_.forward(tape, models::make_batch({one.sources.at(0)}, {target}), &weights);
+    model_.forward(tape, models::make_batch({one.sources.at(0)}, {result.output.tokens}), &weights);
     const std::size_t rows = result.output.attention.size();  // the output's tokens, the end token included
     result.attention.push_back(maps("encoder", weights.encoder, one.sources[0].size(), one.sources[0].size()));
     result.attention.push_back(maps("decoder", weights.decoder, rows, rows));

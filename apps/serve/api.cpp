@@ -231,9 +231,16 @@ ReadInput read_input(const ModelFile& file, const std::string& input, std::size_
 namespace {
 
 // weights[layer][head][output token][source position] of one output.
-nlohmann::ordered_json attention_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
-                                      const models::Hypothesis& output) {
-  nlohmann::ordered_json json;
+nlohmann::ordered_json float_array(const float* values, std::size_t n) {
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < n; ++k) array.push_back(shortest(values[k]));
+  return array;
+}
+
+// What an output's attention runs over and down, into `json`: the image's grid ("grid") or the input's tokens
+// ("source"), and the output's tokens, the end token included when it ended ("target").
+void axes_json(nlohmann::ordered_json& json, const ModelFile& file, const AttentionLayout& layout,
+               const ReadInput& input, const models::Hypothesis& output) {
   if (layout.grid_rows > 0) {
     json["grid"] = {layout.grid_rows, layout.grid_columns};
   } else {
@@ -241,8 +248,14 @@ nlohmann::ordered_json attention_json(const ModelFile& file, const AttentionLayo
   }
   std::vector<std::string> rows;
   for (std::int64_t id : output.tokens) rows.push_back(file.target_vocabulary.token(id));
-  if (output.finished) rows.push_back("<eos>");
+  if (output.finished) rows.push_back(file.target_vocabulary.token(models::eos_id));
   json["target"] = rows;
+}
+
+nlohmann::ordered_json attention_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
+                                      const models::Hypothesis& output) {
+  nlohmann::ordered_json json;
+  axes_json(json, file, layout, input, output);
   json["layers"] = layout.layers;
   json["heads"] = layout.heads;
   const std::size_t maps = layout.layers * layout.heads;
@@ -252,10 +265,8 @@ nlohmann::ordered_json attention_json(const ModelFile& file, const AttentionLayo
     for (std::size_t h = 0; h < layout.heads; ++h) {
       nlohmann::ordered_json matrix = nlohmann::ordered_json::array();
       for (const std::vector<float>& row : output.attention) {
-        const std::size_t S = row.size() / maps, at = (l * layout.heads + h) * S;
-        nlohmann::ordered_json values = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < S; ++i) values.push_back(shortest(row[at + i]));
-        matrix.push_back(std::move(values));
+        const std::size_t S = row.size() / maps;
+        matrix.push_back(float_array(row.data() + (l * layout.heads + h) * S, S));
       }
       heads.push_back(std::move(matrix));
     }
@@ -281,12 +292,6 @@ nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout&
 }
 
 namespace {
-
-nlohmann::ordered_json float_array(const float* values, std::size_t n) {
-  nlohmann::ordered_json array = nlohmann::ordered_json::array();
-  for (std::size_t k = 0; k < n; ++k) array.push_back(shortest(values[k]));
-  return array;
-}
 
 // One kind of attention: weights[layer][head][query][key].
 nlohmann::ordered_json maps_json(const AttentionMaps& maps) {
@@ -321,7 +326,7 @@ nlohmann::ordered_json tree_json(const ModelFile& file, const Explanation& expla
           heads.push_back(float_array(node.attention.data() + (l * explanation.layout.heads + h) * keys, keys));
         attention.push_back(std::move(heads));
       }
-      nodes.push_back({{"token", node.finished ? std::string("<eos>") : file.target_vocabulary.token(node.token)},
+      nodes.push_back({{"token", file.target_vocabulary.token(node.token)},
                        {"log_prob", node.log_prob},
                        {"parent", node.parent},
                        {"finished", node.finished},
@@ -345,15 +350,7 @@ nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& 
   json["finished"] = output.finished;
   const std::string note = file.task->output_note(text_input, tokens);
   if (!note.empty()) json["note"] = note;
-  if (explanation.layout.grid_rows > 0) {
-    json["grid"] = {explanation.layout.grid_rows, explanation.layout.grid_columns};
-  } else {
-    json["source"] = input.tokens;
-  }
-  std::vector<std::string> rows;
-  for (std::int64_t id : output.tokens) rows.push_back(file.target_vocabulary.token(id));
-  if (output.finished) rows.push_back("<eos>");
-  json["target"] = rows;
+  axes_json(json, file, explanation.layout, input, output);
   nlohmann::ordered_json attention = nlohmann::ordered_json::array();
   for (const AttentionMaps& maps : explanation.attention) attention.push_back(maps_json(maps));
   json["attention"] = std::move(attention);

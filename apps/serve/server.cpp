@@ -323,7 +323,7 @@ void Session::explain() {
   if (!read->error.empty()) throw ApiError(400, read->error);
   auto job = std::make_unique<Job>();
   if (served.file.task->input() == InputKind::image) {
-    job->images.push_back(read->image);
+    job->images.push_back(std::move(read->image));  // the answer needs only the tokens
   } else {
     job->sources.push_back(read->source);
   }

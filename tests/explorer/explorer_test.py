@@ -165,11 +165,9 @@ class Page:
         beam_box = self.by_id("beam")
         beam_box.clear()
         beam_box.send_keys(str(beam))
-        before = self.by_id("output").text if self.css("#output") else None
         self.driver.execute_script("document.getElementById('result').hidden = true")
         self.by_id("explain").click()
         self.wait(lambda: not self.by_id("result").get_attribute("hidden"))
-        return before
 
     def tab(self, name):
         self.by_id("tab-" + name).click()
