@@ -70,6 +70,9 @@ struct Explanation {
   std::string score;
   std::vector<std::vector<float>> energies;
   std::vector<float> context_norms, annotation_norms;
+  // An image model's cross-attention rows spread over the image's pixels, one map per row (height · width values, row
+  // by row, summing to the row's Σ α = 1): where each output token looked, as `attend predict --svg` draws it.
+  std::vector<std::vector<double>> pixel_maps;
 };
 
 class Model {

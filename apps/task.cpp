@@ -74,6 +74,8 @@ std::pair<std::size_t, std::size_t> Task::image_size() const {
   throw std::logic_error("task " + name_ + " has no images");
 }
 
+std::string Task::join_source(const std::vector<std::string>& tokens) const { return joined(tokens); }
+
 std::vector<std::string> Task::source_tokens(const std::string&) const {
   throw std::logic_error("task " + name_ + " reads no text");
 }

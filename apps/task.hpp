@@ -162,6 +162,9 @@ class Task {
   virtual std::vector<std::int64_t> encode_source(const data::Vocabulary& vocabulary, const std::string& text) const;
   // Output tokens as text.
   virtual std::string join_target(const std::vector<std::string>& tokens) const = 0;
+  // A text input's tokens as a text that reads as them again (source_tokens of it gives them back): how a held-out
+  // example is offered to a user (attend serve's GET /v1/examples). By default the tokens are characters, joined.
+  virtual std::string join_source(const std::vector<std::string>& tokens) const;
   // What a reader of an output should be told about it, given the input text it answers (empty for an image): that it
   // is no valid value of its kind, or that the input cannot mean it. Completes "OUTPUT is …"; empty: nothing.
   virtual std::string output_note(const std::string& input, const std::vector<std::string>& tokens) const;

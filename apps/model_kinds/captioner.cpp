@@ -72,6 +72,14 @@ class CaptionerModel : public Model {
     return {1, 1, model_.config().grid_rows(), model_.config().grid_columns()};
   }
 
+  // Besides the search and its weights, each output token's attention over the image's pixels (the picture's maps).
+  Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
+    Explanation result = Model::explain(one, search);
+    for (const auto& row : result.output.attention)
+      result.pixel_maps.push_back(models::attention_map(model_.config(), row));
+    return result;
+  }
+
   // One panel per output token: its attention spread over the pixels of each grid position.
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {

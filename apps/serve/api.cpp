@@ -134,6 +134,68 @@ ExplainRequest parse_explain_request(const std::string& body, const RequestLimit
   return request;
 }
 
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A query's name or value with its escapes undone ('+' is a space, %XX a byte).
+std::string percent_decoded(const std::string& text) {
+  std::string decoded;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (text[at] == '+') {
+      decoded += ' ';
+    } else if (text[at] != '%') {
+      decoded += text[at];
+    } else if (at + 2 < text.size() && hex_value(text[at + 1]) >= 0 && hex_value(text[at + 2]) >= 0) {
+      decoded += static_cast<char>(hex_value(text[at + 1]) * 16 + hex_value(text[at + 2]));
+      at += 2;
+    } else {
+      throw ApiError(400, "the query has a '%' that is not followed by two hexadecimal digits");
+    }
+  }
+  return decoded;
+}
+
+}  // namespace
+
+ExamplesRequest parse_examples_query(const std::string& query) {
+  ExamplesRequest request;
+  bool model_given = false, count_given = false;
+  std::size_t at = 0;
+  while (at < query.size()) {
+    const std::size_t end = std::min(query.find('&', at), query.size());
+    const std::string pair = query.substr(at, end - at);
+    at = end + 1;
+    if (pair.empty()) continue;
+    const std::size_t equals = pair.find('=');
+    const std::string name = percent_decoded(pair.substr(0, equals));
+    const std::string value = equals == std::string::npos ? "" : percent_decoded(pair.substr(equals + 1));
+    const std::string shown = nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    bool& given = name == "model" ? model_given : count_given;
+    if (name != "model" && name != "count")
+      throw ApiError(400, "unknown query parameter " + shown + " (GET /v1/examples takes model, count)");
+    if (given) throw ApiError(400, "the query gives " + shown + " twice");
+    given = true;
+    if (name == "model") {
+      request.model = value;
+      continue;
+    }
+    std::size_t count = 0;
+    const auto [end_of_number, error] = std::from_chars(value.data(), value.data() + value.size(), count);
+    if (error != std::errc() || end_of_number != value.data() + value.size() || count < 1 || count > max_examples) {
+      throw ApiError(400, "\"count\" must be a whole number from 1 to " + std::to_string(max_examples) + ", not " +
+                              nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    request.count = count;
+  }
+  return request;
+}
+
 std::string decode_base64(const std::string& text) {
   if (text.size() % 4 != 0) {
     throw std::invalid_argument("not base64: " + std::to_string(text.size()) + " characters, not a multiple of 4");
@@ -355,6 +417,10 @@ nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& 
   for (const AttentionMaps& maps : explanation.attention) attention.push_back(maps_json(maps));
   json["attention"] = std::move(attention);
   json["beam"] = tree_json(file, explanation);
+  if (!explanation.pixel_maps.empty()) {
+    const auto [height, width] = file.task->image_size();
+    json["pixels"] = {{"height", height}, {"width", width}, {"maps", explanation.pixel_maps}};
+  }
   if (!explanation.score.empty()) {
     nlohmann::ordered_json energies = nlohmann::ordered_json::array();
     for (const auto& row : explanation.energies) energies.push_back(float_array(row.data(), row.size()));
@@ -365,6 +431,21 @@ nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& 
         {"annotation_norms", float_array(explanation.annotation_norms.data(), explanation.annotation_norms.size())}};
   }
   return json;
+}
+
+nlohmann::ordered_json examples_json(const std::string& name, const ModelFile& file,
+                                     const std::vector<Example>& examples, std::size_t count) {
+  const bool image = file.task->input() == InputKind::image;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < std::min(count, examples.size()); ++k) {
+    const Example& example = examples[k];
+    nlohmann::ordered_json references = nlohmann::ordered_json::array();
+    for (const auto& reference : example.references) references.push_back(file.task->join_target(reference));
+    list.push_back(
+        {{"input", image ? encode_base64(data::pgm_bytes(example.image)) : file.task->join_source(example.source)},
+         {"references", std::move(references)}});
+  }
+  return {{"model", name}, {"split", "test"}, {"total", examples.size()}, {"examples", std::move(list)}};
 }
 
 }  // namespace attend::app::serve

@@ -42,6 +42,14 @@ struct ExplainRequest {
   std::size_t beam = 1;
 };
 
+// GET /v1/examples's query, "model=NAME&count=N" (both optional, percent-encoded as a URL's query): the first `count`
+// inputs of the model's test split, which the explorer offers to choose from.
+struct ExamplesRequest {
+  std::string model;
+  std::size_t count = 20;
+};
+constexpr std::size_t max_examples = 1000;  // a request's largest count
+
 // Reads a request's body. Throws ApiError 400 naming the problem: not JSON (with the parser's position), invalid
 // UTF-8, nesting deeper than a request has, not an object, an unknown field, a field of the wrong type or out of its
 // range; 413 for more inputs than limits.max_inputs.
@@ -49,6 +57,10 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
 
 // Reads an explain request's body, as parse_predict_request reads its own (the same errors).
 ExplainRequest parse_explain_request(const std::string& body, const RequestLimits& limits);
+
+// Reads GET /v1/examples's query (what follows '?', without it). Throws ApiError 400 naming the problem: an unknown or
+// repeated parameter, a bad percent escape, a count that is not a whole number from 1 to max_examples.
+ExamplesRequest parse_examples_query(const std::string& query);
 
 // The bytes a base64 text (RFC 4648, with its '=' padding; no line breaks) encodes. Throws std::invalid_argument
 // naming the first character that is not base64, or a length that is not a multiple of 4.
@@ -93,5 +105,11 @@ nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout&
 // attention decoder the numbers of its equations.
 nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& input, const std::string& text_input,
                                         const Explanation& explanation);
+
+// GET /v1/examples's answer: the first `count` of the held-out `examples` of the model's test split, each as a client
+// sends it to /v1/predict or /v1/explain (a text that reads as the example's tokens; an image as base64 PGM) with its
+// references as outputs are written, and how many the split holds.
+nlohmann::ordered_json examples_json(const std::string& name, const ModelFile& file,
+                                     const std::vector<Example>& examples, std::size_t count);
 
 }  // namespace attend::app::serve

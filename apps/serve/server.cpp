@@ -10,6 +10,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <iostream>
@@ -34,7 +35,8 @@ using Clock = std::chrono::steady_clock;
 
 // "GET /healthz": the routes, for 404's and 405's answers.
 constexpr const char* api_summary =
-    "GET / (the explorer), GET /healthz, GET /metrics, GET /v1/models, POST /v1/predict, POST /v1/explain";
+    "GET / (the explorer), GET /healthz, GET /metrics, GET /v1/models, GET /v1/examples, POST /v1/predict, "
+    "POST /v1/explain";
 
 // What every session shares: the models and their batchers, the counters, the listening socket and the sessions.
 struct Core {
@@ -56,6 +58,11 @@ struct Core {
   std::atomic<std::int64_t> open_sessions{0}, waiting_sessions{0};
   std::thread stopper;  // drains the batchers once stopping
   std::mutex log_mutex;
+  // Each model's test split, read when first asked for (GET /v1/examples) on a thread of its own: reading a sentence
+  // file takes a second or two, which no connection's thread should spend.
+  std::mutex examples_mutex;
+  std::vector<std::shared_ptr<const std::vector<Example>>> examples;  // one a model; empty until read
+  net::thread_pool examples_reader{1};
 
   void log(const std::string& line) {
     const std::lock_guard<std::mutex> lock(log_mutex);
@@ -118,6 +125,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void healthz();
   void metrics();
   void models();
+  void examples();
   void predict();
   void explain();
   void page();
@@ -224,12 +232,16 @@ void Session::route() {
     http::verb verb;
     void (Session::*handle)();
   };
-  static const Route routes[] = {
-      {"/healthz", http::verb::get, &Session::healthz},     {"/metrics", http::verb::get, &Session::metrics},
-      {"/v1/models", http::verb::get, &Session::models},    {"/v1/predict", http::verb::post, &Session::predict},
-      {"/v1/explain", http::verb::post, &Session::explain}, {"/", http::verb::get, &Session::page},
-      {"/index.html", http::verb::get, &Session::page},     {"/explorer.css", http::verb::get, &Session::page},
-      {"/explorer.js", http::verb::get, &Session::page}};
+  static const Route routes[] = {{"/healthz", http::verb::get, &Session::healthz},
+                                 {"/metrics", http::verb::get, &Session::metrics},
+                                 {"/v1/models", http::verb::get, &Session::models},
+                                 {"/v1/examples", http::verb::get, &Session::examples},
+                                 {"/v1/predict", http::verb::post, &Session::predict},
+                                 {"/v1/explain", http::verb::post, &Session::explain},
+                                 {"/", http::verb::get, &Session::page},
+                                 {"/index.html", http::verb::get, &Session::page},
+                                 {"/explorer.css", http::verb::get, &Session::page},
+                                 {"/explorer.js", http::verb::get, &Session::page}};
   const std::string_view target = view(parser_->get().target());
   const std::string_view path = target.substr(0, target.find('?'));
   for (const Route& r : routes) {
@@ -262,6 +274,45 @@ void Session::models() {
   for (std::size_t m = 0; m < core_->models.size(); ++m)
     list.push_back(model_json(core_->models[m].name, core_->models[m].file, core_->parameters[m]));
   answer(200, body_of({{"models", list}}));
+}
+
+// The first inputs of a model's test split, read on the examples' thread: a model whose data cannot be made (a sentence
+// file moved or changed since training) is a 404 naming the file.
+void Session::examples() {
+  const std::string_view target = view(parser_->get().target());
+  const std::size_t mark = target.find('?');
+  const ExamplesRequest request =
+      parse_examples_query(mark == std::string_view::npos ? "" : std::string(target.substr(mark + 1)));
+  const std::size_t model = find_model(request.model);
+  // the answer is posted back to this connection; the guard keeps the io_context running until it is
+  auto work = std::make_shared<net::executor_work_guard<net::io_context::executor_type>>(core_->ioc.get_executor());
+  net::post(core_->examples_reader, [self = shared_from_this(), model, request, work] {
+    Core& core = *self->core_;
+    const ServedModel& served = core.models[model];
+    int status = 200;
+    std::string body;
+    try {
+      std::shared_ptr<const std::vector<Example>> examples;
+      {
+        const std::lock_guard<std::mutex> lock(core.examples_mutex);
+        examples = core.examples[model];
+      }
+      if (!examples) {
+        examples = std::make_shared<const std::vector<Example>>(
+            served.file.task->held_out(*served.file.task->make_data(), "test"));
+        const std::lock_guard<std::mutex> lock(core.examples_mutex);
+        core.examples[model] = examples;
+      }
+      body = body_of(examples_json(served.name, served.file, *examples, request.count));
+    } catch (const std::exception& e) {
+      status = 404;
+      body = "model " + served.name + " has no examples: " + e.what();
+    }
+    net::post(self->stream_.get_executor(), [self, status, body = std::move(body), work]() mutable {
+      if (status == 200) return self->answer(200, std::move(body));
+      self->fail(status, body);
+    });
+  });
 }
 
 // The served model a request names (its place), or the only one.
@@ -499,6 +550,7 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
   Core& core = *state_->core;
   core.settings = settings;
   core.models = std::move(models);
+  core.examples.resize(core.models.size());
   for (ServedModel& m : core.models) {
     core.parameters.push_back(m.file.model->module().parameter_count());
     core.batchers.push_back(std::make_unique<Batcher>(*m.file.model, settings.batch, core.metrics, [&core] {
@@ -525,6 +577,7 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
 Server::~Server() {
   Core& core = *state_->core;
   if (core.stopper.joinable()) core.stopper.join();
+  core.examples_reader.join();
   for (const auto& batcher : core.batchers) batcher->stop();
 }
 
@@ -541,6 +594,7 @@ void Server::run() {
   core->ioc.run();
   second.join();
   if (core->stopper.joinable()) core->stopper.join();
+  core->examples_reader.join();
 }
 
 void Server::stop() {

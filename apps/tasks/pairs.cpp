@@ -104,6 +104,9 @@ class PairsTask : public TextTask {
   std::string join_target(const std::vector<std::string>& tokens) const override {
     return data::detokenize(tokens, tokenization(target_tokens_, "--target-tokens"));
   }
+  std::string join_source(const std::vector<std::string>& tokens) const override {
+    return data::detokenize(tokens, tokenization(source_tokens_, "--source-tokens"));
+  }
 
   // BLEU (in percent) first, then exact match (the output equals one of the references), the n-gram precisions, the
   // brevity penalty and the length ratio.

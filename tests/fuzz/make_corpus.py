@@ -265,11 +265,16 @@ SERVE_REQUESTS = {
     "refused-invalid-utf8": b'{"inputs": ["May \xff 9"]}',
     "base64-image": "UDIgMiAyIDI1NQoxIDIgMyA0Cg==",
     "base64-padded": "Zm9vYg==",
+    "explain-all-fields": '{"model": "dates", "input": "May 9, 2018", "beam": 3}',
+    "explain-refused-unknown-field": '{"input": "May 9, 2018", "inputs": ["a"]}',
+    "query-examples": "model=dates&count=5",
+    "query-escapes": "model=spa%2Deng+v2&count=1000&",
 }
 
 
 def serve_seeds(folder):
-    """Bodies of POST /v1/predict, read and refused, and base64 texts (the target reads each both ways)."""
+    """Bodies of POST /v1/predict, read and refused, base64 texts and GET /v1/examples's queries (the target reads
+    each every way)."""
     for name, body in SERVE_REQUESTS.items():
         write(folder, name, body)
 

@@ -1,12 +1,15 @@
 // Fuzz target `serve`: what attend serve reads of a request's body before any model sees it (apps/serve/api.hpp:
-// parse_predict_request, parse_explain_request, decode_base64, error_body), on arbitrary bytes, checked against what
-// the header promises.
-// A finding is a crash, hang, leak, sanitizer report or unexpected exception, and any of these broken promises:
+// parse_predict_request, parse_explain_request, parse_examples_query, decode_base64, error_body), on arbitrary bytes,
+// checked against what the header promises. A finding is a crash, hang, leak, sanitizer report or unexpected exception,
+// and any of these broken promises:
 //   - a body is either read or refused with an ApiError of status 400 or 413 — nothing else escapes;
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
 //     oracle: utf8proc), and a beam from 1 to max_beam; a refused one names a problem, and its answer
 //     (error_body) is one line of JSON holding a string "error";
 //   - an explain request read is an object of model, input (valid UTF-8) and beam (1 to max_beam) only;
+//   - the same bytes read as GET /v1/examples's query (parse_examples_query) are read or refused with a 400 — a count
+//     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="
+//     up to the next '&' (the oracle: a plain split);
 //   - the same bytes read twice give the same request (no hidden state);
 //   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
 //     and what it decodes, encoded again (encode_base64), decodes to the same bytes.
@@ -50,6 +53,21 @@ void check_explain(const std::string& body, const ExplainRequest& r, const Reque
         "the same body read twice differs: " + printable(body));
 }
 
+void check_query(const std::string& query, const ExamplesRequest& r) {
+  check(r.count >= 1 && r.count <= max_examples, "count out of its range: " + printable(query));
+  if (query.find_first_of("%+") == std::string::npos) {
+    std::string model;
+    for (std::size_t at = 0; at <= query.size();) {
+      const std::size_t end = std::min(query.find('&', at), query.size());
+      if (query.compare(at, 6, "model=") == 0 && end >= at + 6) model = query.substr(at + 6, end - at - 6);
+      at = end + 1;
+    }
+    check(r.model == model, "the model read is not the text after model=: " + printable(query));
+  }
+  const ExamplesRequest again = parse_examples_query(query);
+  check(again.model == r.model && again.count == r.count, "the same query read twice differs: " + printable(query));
+}
+
 void check_refusal(const std::string& body, const ApiError& e) {
   check(e.status == 400 || e.status == 413, "status " + std::to_string(e.status) + " for " + printable(body));
   check(*e.what() != '\0', "an empty message for " + printable(body));
@@ -87,6 +105,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     check_explain(body, parse_explain_request(body, limits), limits);
   } catch (const ApiError& e) {
+    check_refusal(body, e);
+  }
+  try {
+    check_query(body, parse_examples_query(body));
+  } catch (const ApiError& e) {
+    check(e.status == 400, "status " + std::to_string(e.status) + " for the query " + printable(body));
     check_refusal(body, e);
   }
   check_base64(body);

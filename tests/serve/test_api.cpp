@@ -4,8 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <thread>
 
+#include "apps/task.hpp"
+#include "data/text.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
 using namespace serve_test;
@@ -433,6 +436,112 @@ BOOST_AUTO_TEST_CASE(digit_images_as_base64_pgm) {
   BOOST_TEST(outputs[1]["error"] == "input 2: not base64: 11 characters, not a multiple of 4");
   BOOST_TEST(outputs[2]["error"].get<std::string>().find("input 3: ") == 0u, outputs[2]);
   BOOST_TEST(outputs[2]["error"].get<std::string>().find("2×2") != std::string::npos, outputs[2]);
+  // /v1/explain adds each output token's attention over the pixels (predict --svg's maps): one a row, summing to 1
+  const json x = explain(server.port, {{"input", base64(bytes)}}).json()["explanation"];
+  BOOST_TEST(x["output"] == outputs[0]["output"]);
+  BOOST_TEST(x["pixels"]["height"] == 12);
+  BOOST_TEST(x["pixels"]["width"] == 64);
+  BOOST_TEST_REQUIRE(x["pixels"]["maps"].size() == x["target"].size());
+  for (const json& map : x["pixels"]["maps"]) {
+    BOOST_TEST_REQUIRE(map.size() == 12u * 64u);
+    double total = 0;
+    for (const json& v : map) total += v.get<double>();
+    BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
+  }
+}
+
+namespace {
+
+// Each line of a held-out file `attend data --write` wrote, as its tab-separated fields.
+std::vector<std::vector<std::string>> tsv_rows(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& line : cli_test::lines_of(read_file(path))) {
+    std::vector<std::string> fields;
+    std::size_t at = 0;
+    for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1)
+      fields.push_back(line.substr(at, tab - at));
+    fields.push_back(line.substr(at));
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+// A text's characters joined by spaces: a dates line of test.tsv.
+std::string spaced(const std::string& text) { return attend::data::join_tokens(attend::app::characters_of(text)); }
+
+}  // namespace
+
+// GET /v1/examples: the test split `attend data --write` writes, each input as a client sends it and the model reads
+// it (for a sentence pair, the tokens it was cut into; for the digits, the test image's PGM bytes), with its
+// references; a model whose data file is gone is a 404 naming the file, and one put back is read.
+BOOST_AUTO_TEST_CASE(examples_are_the_test_split_as_a_client_sends_it) {
+  Scratch scratch;
+  std::string pairs;
+  const std::vector<std::string> words = {"red", "cat", "sees", "a", "dog", "big", "runs", "the"};
+  for (std::size_t k = 0; k < 120; ++k) {
+    pairs += words[k % 8] + " " + words[(k / 8) % 8] + (k % 3 ? "." : " ?") + "\t" + words[(k / 8) % 8] + " " +
+             words[k % 8] + " !\n";
+  }
+  const std::string tsv = scratch.path("pairs.tsv"), model = scratch.path("pairs.safetensors");
+  { std::ofstream(tsv) << pairs; }
+  const std::string task = "--task pairs --data '" + tsv + "' --train-size 80 --valid-size 10 --test-size 30 ";
+  for (const std::string& args : {"train " + task + "--epochs 1 --hidden 8 --embed 4 --out '" + model + "'",
+                                  "data " + task + "--write '" + scratch.path("pairs") + "'",
+                                  std::string("data --task dates --train-size 256 --valid-size 32 --test-size 40 "
+                                              "--write '") +
+                                      scratch.path("dates") + "'"}) {
+    const Run run = run_attend(args);
+    BOOST_TEST_REQUIRE(run.status == 0, args << ": " << run.err);
+  }
+  Server server("--model '" + models().rnn + "' --model '" + models().digits + "' --model '" + model + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  // dates: the first 25 of the 40, and every one read as written
+  const json dates = get(server.port, "/v1/examples?model=dates&count=25").json();
+  BOOST_TEST(dates["split"] == "test");
+  BOOST_TEST(dates["total"] == 40);
+  const auto written = tsv_rows(scratch.path("dates/test.tsv"));
+  BOOST_TEST_REQUIRE(dates["examples"].size() == 25u, dates);
+  for (std::size_t k = 0; k < 25; ++k) {
+    const json& example = dates["examples"][k];
+    BOOST_TEST(spaced(example["input"]) == written[k][0], k);
+    BOOST_TEST(example["references"].size() == 1u);
+    BOOST_TEST(spaced(example["references"][0]) == written[k][1], k);
+  }
+  BOOST_TEST(get(server.port, "/v1/examples?model=dates&count=1000").json()["examples"].size() == 40u);
+  // sentence pairs: the tokens the model reads from each input are those of the split (the attention's "source")
+  std::vector<std::string> inputs;
+  const json listed = get(server.port, "/v1/examples?model=pairs&count=30").json();
+  for (const json& example : listed["examples"]) inputs.push_back(example["input"]);
+  const json outputs =
+      post(server.port, json({{"model", "pairs"}, {"inputs", inputs}, {"attention", true}}).dump()).json()["outputs"];
+  const auto pair_rows = tsv_rows(scratch.path("pairs/test.tsv"));
+  BOOST_TEST_REQUIRE(outputs.size() == pair_rows.size(), outputs);
+  for (std::size_t k = 0; k < pair_rows.size(); ++k) {
+    BOOST_TEST(
+        attend::data::join_tokens(outputs[k]["attention"]["source"].get<std::vector<std::string>>()) == pair_rows[k][0],
+        k << ": " << inputs[k]);
+    BOOST_TEST(listed["examples"][k]["references"][0].get<std::string>().find("!") != std::string::npos);
+  }
+  // digits: the test images' bytes
+  const json digits = get(server.port, "/v1/examples?model=digits&count=4").json();
+  BOOST_TEST_REQUIRE(digits["examples"].size() == 4u, digits);
+  for (std::size_t k = 0; k < 4; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/test-%04zu.pgm", k + 1);
+    BOOST_TEST(attend::app::serve::decode_base64(digits["examples"][k]["input"]) ==
+               read_file(models().digits_folder + name));
+  }
+  // a data file moved away: 404 naming it; put back: read
+  std::rename(tsv.c_str(), (tsv + ".away").c_str());
+  Server moved("--model '" + model + "'");
+  BOOST_TEST_REQUIRE(moved.port != 0, moved.log());
+  const Reply gone = get(moved.port, "/v1/examples");
+  BOOST_TEST(gone.status == 404);
+  BOOST_TEST(gone.json()["error"].get<std::string>().find("model pairs has no examples: ") == 0u, gone.body);
+  BOOST_TEST(gone.json()["error"].get<std::string>().find(tsv) != std::string::npos, gone.body);
+  std::rename((tsv + ".away").c_str(), tsv.c_str());
+  BOOST_TEST(get(moved.port, "/v1/examples?count=2").json()["examples"].size() == 2u);
+  BOOST_TEST(get(moved.port, "/v1/examples?count=0").status == 400);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -97,6 +97,36 @@ BOOST_AUTO_TEST_CASE(a_request_is_read_with_its_defaults) {
                         [](const ApiError& e) { return std::string(e.what()).find("not 2.0") != std::string::npos; });
 }
 
+// GET /v1/examples's query: its defaults, escapes undone, and each thing wrong named.
+BOOST_AUTO_TEST_CASE(an_examples_query_is_read_with_its_defaults) {
+  const ExamplesRequest none = parse_examples_query("");
+  BOOST_TEST(none.model.empty());
+  BOOST_TEST(none.count == 20u);
+  const ExamplesRequest both = parse_examples_query("count=7&model=spa%2Deng+v2%C3%A9&");
+  BOOST_TEST(both.model == "spa-eng v2\xC3\xA9");
+  BOOST_TEST(both.count == 7u);
+  BOOST_TEST(parse_examples_query("count=1000").count == 1000u);
+  const std::pair<const char*, const char*> bad[] = {
+      {"count=0", "\"count\" must be a whole number from 1 to 1000, not \"0\""},
+      {"count=1001", "not \"1001\""},
+      {"count=-1", "not \"-1\""},
+      {"count=2x", "not \"2x\""},
+      {"count=", "not \"\""},
+      {"beam=2", "unknown query parameter \"beam\" (GET /v1/examples takes model, count)"},
+      {"model=a&model=b", "the query gives \"model\" twice"},
+      {"model=a%2", "a '%' that is not followed by two hexadecimal digits"},
+      {"model=%zz", "a '%' that is not followed by two hexadecimal digits"},
+  };
+  for (const auto& row : bad) {
+    const char* query = row.first;  // not a structured binding: a lambda may not capture one in C++17
+    const char* message = row.second;
+    BOOST_CHECK_EXCEPTION(parse_examples_query(query), ApiError, [&](const ApiError& e) {
+      BOOST_TEST_INFO(query << ": " << e.what());
+      return e.status == 400 && std::string(e.what()).find(message) != std::string::npos;
+    });
+  }
+}
+
 BOOST_AUTO_TEST_CASE(base64_decodes_as_rfc_4648_says) {
   // RFC 4648 §10's test vectors
   const std::vector<std::pair<std::string, std::string>> vectors = {{"", ""},
