@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The attention explorer in a real browser: Debian's headless Chromium, driven by Selenium (chromium-driver,
-python3-selenium), against a real `attend serve` on a free port with small models this test trains first.
+"""The attention explorer in two real browsers, headless: Debian's Chromium, driven by Selenium (chromium-driver,
+python3-selenium), and Debian's Firefox ESR, driven through WebDriver BiDi (bidi.py: Debian has no geckodriver) —
+against a real `attend serve` on a free port with small models this test trains first. Every check runs in both.
 
     explorer_test.py ATTEND SHARED_DATA WORK_DIR
 
@@ -9,7 +10,9 @@ row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST
 the head changes the heatmap to that head's weights; pointing at a cell shows its value; the head view draws a line
 per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
 head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give
-α_ij from e_ij; a digits image shows its overlay; the browser's console holds no error. Screenshots of each view go
+α_ij from e_ij; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen
+from the page's list is explained; an input at the model's longest is answered and shown without widening the page;
+the browser's console holds no error. Screenshots of each view go
 to WORK_DIR/screenshots/ (docs/explorer.md shows them), each checked for being more than a blank page.
 
 Without a browser it exits 77, which Meson counts as skipped, saying why — unless ATTEND_REQUIRE_BROWSER=1 (CI sets
@@ -27,24 +30,27 @@ import zlib
 
 SKIP = 77
 failures = []
+browser_now = ""  # the browser the checks run in, which a failure names
 
 
 def check(condition, message):
     if not condition:
-        failures.append(message)
-        print("FAILED:", message, flush=True)
+        failures.append(f"{browser_now}: {message}")
+        print(f"FAILED ({browser_now}):", message, flush=True)
     return condition
 
 
-def need_browser():
-    missing = [p for p in ("chromium", "chromedriver") if shutil.which(p) is None]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("python3-selenium")
+def need_browsers():
+    missing = [p for p in ("chromium", "chromedriver", "firefox-esr") if shutil.which(p) is None]
+    for module, package in (("selenium", "python3-selenium"), ("websocket", "python3-websocket")):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(package)
     if not missing:
         return
-    why = "no " + ", ".join(missing) + " (apt-get install chromium chromium-driver python3-selenium; scripts/setup does)"
+    why = ("no " + ", ".join(missing) + " (apt-get install chromium chromium-driver python3-selenium firefox-esr "
+           "python3-websocket; scripts/setup does)")
     if os.environ.get("ATTEND_REQUIRE_BROWSER") == "1":
         sys.exit("explorer: " + why)
     print("explorer: skipped:", why)
@@ -88,6 +94,11 @@ def start_server(attend, models):
     return server, line.split("http://")[1].split()[0]
 
 
+def get_json(address, target):
+    with urllib.request.urlopen(f"http://{address}{target}") as answer:
+        return json.load(answer)
+
+
 def explain(address, model, text, beam=1):
     body = json.dumps({"model": model, "input": text, "beam": beam}).encode()
     request = urllib.request.Request(f"http://{address}/v1/explain", body, {"Content-Type": "application/json"})
@@ -116,18 +127,31 @@ def png_is_not_blank(path):
     return len(distinct) >= 50
 
 
+def chromium():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,1000",
+                 "--disable-gpu"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver.set_page_load_timeout(30)
+    return driver
+
+
 class Page:
-    def __init__(self, address, shots):
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium")
-        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1300,1000",
-                     "--disable-gpu"):
-            options.add_argument(flag)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-        self.driver.set_page_load_timeout(30)
+    """The explorer in one browser: Chromium through Selenium (chromedriver), or Firefox through WebDriver BiDi
+    (bidi.py), behind the same calls."""
+
+    def __init__(self, address, shots, browser):
+        self.firefox = browser == "firefox"
+        if self.firefox:
+            import bidi
+            self.driver = bidi.Firefox(1300, 1000)
+        else:
+            self.driver = chromium()
         self.address, self.shots = address, shots
         self.driver.get(f"http://{address}/")
         self.wait(lambda: self.by_id("model").find_elements("tag name", "option"))
@@ -151,6 +175,8 @@ class Page:
         raise TimeoutError("the page did not get there in time")
 
     def choose(self, select, value):
+        if self.firefox:
+            return self.by_id(select).select(value)
         from selenium.webdriver.support.ui import Select
         Select(self.by_id(select)).select_by_value(str(value))
 
@@ -174,6 +200,8 @@ class Page:
         self.wait(lambda: self.by_id(name + "-view").is_displayed())
 
     def hover(self, element):
+        if self.firefox:
+            return element.hover()
         from selenium.webdriver.common.action_chains import ActionChains
         ActionChains(self.driver).move_to_element(element).perform()
 
@@ -194,6 +222,8 @@ class Page:
         check(png_is_not_blank(path), f"screenshot {name}.png is blank")
 
     def console_errors(self):
+        if self.firefox:
+            return self.driver.errors
         return [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
@@ -292,8 +322,75 @@ def transformer(page, address):
     page.shot("transformer-model")
 
 
+def choose_example(page, model, k):
+    """Example k of the model's list on the page (GET /v1/examples), chosen: the page explains it."""
+    listed = get_json(page.address, f"/v1/examples?model={model}&count=50")["examples"]
+    page.choose("model", model)
+    page.wait(lambda: len(page.css("#example option")) == 1 + len(listed))
+    page.driver.execute_script("document.getElementById('result').hidden = true")
+    page.choose("example", k)
+    page.wait(lambda: not page.by_id("result").get_attribute("hidden"))
+    return listed[k]
+
+
+def examples(page, address):
+    """The test split's inputs offered on the page: one chosen is put in the form and explained."""
+    example = choose_example(page, "dates", 2)
+    x = explain(address, "dates", example["input"])
+    check(page.by_id("input").get_attribute("value") == example["input"], "examples: the input box does not hold it")
+    check(page.by_id("output").text == x["output"], f"examples: the page shows {page.by_id('output').text!r}, "
+                                                    f"the API {x['output']!r}")
+
+
+def longest(page, address):
+    """An input at the dates model's longest (max_input_length characters): answered, with every column; the page no
+    wider than the window in every view (the wide ones scroll in their frames); the last column's value on hover."""
+    limit = next(m for m in get_json(address, "/v1/models")["models"] if m["name"] == "dates")["max_input_length"]
+    text = ("09 May 2018 " * 10)[:limit]
+    page.ask("dates", text)
+    x = explain(address, "dates", text)
+    check(len(x["source"]) == limit, f"longest: the API read {len(x['source'])} tokens of {limit}")
+    check(page.by_id("output").text == x["output"], "longest: the page's output is not the API's")
+    for view in ("heatmap", "model", "beam", "head"):
+        page.tab(view)
+        wide, window = page.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        check(wide <= window, f"longest: the {view} view makes the page {wide} px wide in a window of {window}")
+    page.tab("heatmap")
+    check(all(len(row) == limit for row in page.heatmap()), "longest: a heatmap row without every column")
+    cell = page.css(f'#heatmap td.cell[data-q="0"][data-k="{limit - 1}"]')[0]
+    page.hover(cell)
+    shown = page.by_id("cell-value").text
+    check(cell.get_attribute("data-value") in shown, f"longest: the last column's value is not shown ({shown!r})")
+    page.tab("head")
+    page.shot("dates-longest")
+
+
+def overlay_red(page, height, width):
+    """How much redder than green the image's canvas is at the centre of each pixel of the image, row by row: the
+    overlay's red (211, 47, 47) at opacity a over grey makes it 164 a."""
+    return page.driver.execute_script("""
+        const canvas = document.getElementById("image"), [height, width] = arguments;
+        const scale = canvas.height / height, context = canvas.getContext("2d"), red = [];
+        for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) {
+          const [R, G] = context.getImageData((c + 0.5) * scale, (r + 0.5) * scale, 1, 1).data;
+          red.push(R - G);
+        }
+        return red;""", height, width)
+
+
+def same_overlay(page, pixels, j, what):
+    """The canvas shows output j's map of `pixels` (the API's "pixels"): opacity 0.6 where it is largest."""
+    page.css(f'#digit-choice button[data-j="{j}"]')[0].click()
+    values = pixels["maps"][j]
+    red = overlay_red(page, pixels["height"], pixels["width"])
+    worst = max(abs(r - 0.6 * 164 * v / max(values)) for r, v in zip(red, values))
+    check(worst <= 3, f"digits: {what}: the overlay of output {j} is off the API's map by {worst:.1f} of 164")
+
+
 def digits(page, address, work):
-    """The digits captioner: a test image uploaded, its overlay drawn."""
+    """The digits captioner: a test image uploaded, and one chosen from the examples, its overlay drawn: the
+    attention over the pixels that attend predict --svg draws (the API's "pixels"), reddest where it is largest."""
     import base64
     path = os.path.join(work, "digits", "test-0001.pgm")
     page.ask("digits", image=path)
@@ -302,27 +399,52 @@ def digits(page, address, work):
     page.tab("image")
     check(page.by_id("image").get_attribute("data-j") == "0", "digits: no overlay drawn for the first output")
     check(len(page.css("#digit-choice button")) == len(x["target"]), "digits: not one button an output token")
+    pixels = x["pixels"]
+    for j in (0, 1):
+        same_overlay(page, pixels, j, "the model's")
+    # this small model's maps hardly differ from one output to the next: a map of one pixel, put in the page's
+    # explanation, shows that the overlay is the chosen output's
+    pixels["maps"][1] = [1.0 if k == 3 * pixels["width"] + 17 else 0.0 for k in range(len(pixels["maps"][1]))]
+    page.driver.execute_script("state.explanation.pixels.maps[1] = arguments[0]", pixels["maps"][1])
+    same_overlay(page, pixels, 1, "one pixel's")
+    same_overlay(page, pixels, 0, "the model's")
     page.shot("digits-image")
+    example = choose_example(page, "digits", 1)
+    x = explain(address, "digits", example["input"])
+    check(page.by_id("output").text == x["output"], "digits: the chosen example's output is not the API's")
 
 
-def main(attend, data, work):
-    need_browser()
-    os.makedirs(work, exist_ok=True)
-    shots = os.path.join(work, "screenshots")
-    os.makedirs(shots, exist_ok=True)
-    models = train(attend, work, data)
-    server, address = start_server(attend, models)
-    page = None
+def in_browser(browser, address, shots, work):
+    """Every check in one browser."""
+    global browser_now
+    browser_now = browser
+    page = Page(address, shots, browser)
     try:
-        page = Page(address, shots)
         dates_rnn(page, address)
+        examples(page, address)
+        longest(page, address)
         transformer(page, address)
         digits(page, address, work)
         errors = page.console_errors()
         check(not errors, f"the console holds errors: {errors}")
     finally:
-        if page:
-            page.driver.quit()
+        page.driver.quit()
+
+
+def main(attend, data, work):
+    need_browsers()
+    os.makedirs(work, exist_ok=True)
+    shots = os.path.join(work, "screenshots")
+    models = train(attend, work, data)
+    server, address = start_server(attend, models)
+    try:
+        # Chromium's pictures are the ones docs/explorer.md shows; Firefox's go beside them
+        for browser, folder in (("chromium", shots), ("firefox", os.path.join(shots, "firefox"))):
+            os.makedirs(folder, exist_ok=True)
+            start = time.time()
+            in_browser(browser, address, folder, work)
+            print(f"explorer: {browser} done in {time.time() - start:.1f} s", flush=True)
+    finally:
         server.terminate()
         server.wait(timeout=30)
     print(f"explorer: {len(failures)} failures; screenshots in {shots}")

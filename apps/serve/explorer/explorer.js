@@ -59,15 +59,61 @@ function chooseModel(name) {
     (image ? `, images of ${m.image_size[0]} × ${m.image_size[1]}` : `, inputs up to ${m.max_input_length} tokens`) +
     (m.attention ? "." : " — it has no attention weights to show.");
   if (!image) $("input").maxLength = 4 * m.max_input_length;
+  state.pickedImage = null;
+  loadExamples(m);
 }
 
+// The first inputs of the model's test split, offered to choose from; a model whose data the server cannot read (a
+// sentence file moved) has none, and the page says why.
+async function loadExamples(m) {
+  const select = clear($("example"));
+  $("example-choice").hidden = true;
+  $("example-note").hidden = true;
+  state.examples = [];
+  let answer, body;
+  try {
+    answer = await fetch(`v1/examples?model=${encodeURIComponent(m.name)}&count=50`);
+    body = await answer.json();
+  } catch (e) {
+    return say("The server did not answer: " + e.message, true);
+  }
+  if (state.model !== m) return;  // another model was chosen meanwhile
+  if (!answer.ok) {
+    $("example-note").textContent = `No examples to choose from: ${body.error}`;
+    $("example-note").hidden = false;
+    return;
+  }
+  state.examples = body.examples;
+  select.appendChild(element("option", { value: "" }, `— ${body.examples.length} of ${body.total} —`));
+  body.examples.forEach((e, k) => select.appendChild(element("option", { value: k },
+    m.input === "image" ? `test image ${k + 1}: ${e.references[0]}` : e.input)));
+  $("example-choice").hidden = false;
+}
+
+// An example chosen: its input put in the form (an image in place of a chosen file), and explained.
+function chooseExample(value) {
+  if (value === "") return;
+  const example = state.examples[Number(value)];
+  if (state.model.input === "image") {
+    state.pickedImage = example.input;
+    $("image-file").value = "";
+  } else {
+    $("input").value = example.input;
+  }
+  explain();
+}
+
+// The image to send, in base64: the file chosen, else the example chosen.
 async function readImage() {
   const file = $("image-file").files[0];
-  if (!file) throw new Error("choose a PGM image first");
-  const bytes = new Uint8Array(await file.arrayBuffer());
+  if (!file && !state.pickedImage) throw new Error("choose a PGM image or an example first");
   let text = "";
-  for (const b of bytes) text += String.fromCharCode(b);
-  state.image = parsePgm(bytes);
+  if (file) {
+    for (const b of new Uint8Array(await file.arrayBuffer())) text += String.fromCharCode(b);
+  } else {
+    text = atob(state.pickedImage);
+  }
+  state.image = parsePgm(Uint8Array.from(text, (c) => c.charCodeAt(0)));
   return btoa(text);
 }
 
@@ -506,7 +552,7 @@ function renderImage() {
 function drawImage(j) {
   const image = state.image, x = state.explanation, canvas = $("image");
   const context = canvas.getContext("2d");
-  const scale = Math.floor(256 / Math.max(image.width, image.height));
+  const scale = Math.max(1, Math.floor(640 / Math.max(image.width, image.height)));
   canvas.width = image.width * scale;
   canvas.height = image.height * scale;
   for (let r = 0; r < image.height; r++) for (let c = 0; c < image.width; c++) {
@@ -514,14 +560,13 @@ function drawImage(j) {
     context.fillStyle = `rgb(${v}, ${v}, ${v})`;
     context.fillRect(c * scale, r * scale, scale, scale);
   }
-  const row = x.attention[0].weights[0][0][j];
-  const most = Math.max(...row);
-  const [rows, columns] = x.grid;
-  const cellHeight = canvas.height / rows, cellWidth = canvas.width / columns;
-  row.forEach((alpha, k) => {
-    context.fillStyle = `rgba(211, 47, 47, ${0.6 * alpha / most})`;
-    context.fillRect(Math.floor(k % columns) * cellWidth, Math.floor(k / columns) * cellHeight, cellWidth, cellHeight);
-  });
+  // the attention over the image's pixels (each grid position's α spread over its patch): attend predict --svg's map
+  const map = x.pixels.maps[j];
+  const most = Math.max(...map);
+  for (let r = 0; r < x.pixels.height; r++) for (let c = 0; c < x.pixels.width; c++) {
+    context.fillStyle = `rgba(211, 47, 47, ${0.6 * map[r * x.pixels.width + c] / most})`;
+    context.fillRect(c * scale, r * scale, scale, scale);
+  }
   canvas.setAttribute("data-j", j);
   canvas.setAttribute("aria-label", `the image, and the attention of output “${x.target[j]}” over it`);
 }
@@ -538,6 +583,9 @@ function showView(name) {
 function start() {
   $("ask").addEventListener("submit", explain);
   $("model").addEventListener("change", (e) => chooseModel(e.target.value));
+  $("example").addEventListener("change", (e) => chooseExample(e.target.value));
+  $("image-file").addEventListener("change", () => { state.pickedImage = null; });
+  $("input").addEventListener("input", () => { $("example").value = ""; });
   $("kind").addEventListener("change", (e) => {
     state.kind = Number(e.target.value);
     state.layer = Math.min(state.layer, currentMaps().layers - 1);
