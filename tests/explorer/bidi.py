@@ -96,9 +96,7 @@ class Element:
                                                     "files": [text]})
             return
         self._call("(e) => e.focus()")
-        keys = [a for c in text for a in ({"type": "keyDown", "value": c}, {"type": "keyUp", "value": c})]
-        self.driver._command("input.performActions", {"context": self.driver.context, "actions": [
-            {"type": "key", "id": "keyboard", "actions": keys}]})
+        self.driver.press(*text)
 
     def select(self, value):
         self._call("""(e, value) => {
@@ -195,6 +193,12 @@ class Firefox:
         if not found:
             raise BidiError(f"no element {by} {value!r}")
         return found[0]
+
+    def press(self, *keys):
+        """Keys pressed on the element that has the focus."""
+        actions = [a for k in keys for a in ({"type": "keyDown", "value": k}, {"type": "keyUp", "value": k})]
+        self._command("input.performActions", {"context": self.context, "actions": [
+            {"type": "key", "id": "keyboard", "actions": actions}]})
 
     def save_screenshot(self, path):
         shot = self._command("browsingContext.captureScreenshot", {"context": self.context})

@@ -9,14 +9,15 @@ What it checks (issue 37): typing "Saturday 09 May 2018" into the dates model's 
 row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST /v1/explain); switching the layer or
 the head changes the heatmap to that head's weights; pointing at a cell shows its value; the head view draws a line
 per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
-head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give
-α_ij from e_ij; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen
-from the page's list is explained; an input at the model's longest is answered and shown without widening the page;
-the browser's console holds no error. Screenshots of each view go
-to WORK_DIR/screenshots/ (docs/explorer.md shows them), each checked for being more than a blank page.
+head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give α_ij
+from e_ij, and a Luong model's its own score's; the arrow keys and Enter choose a cell; the summary states the rows'
+sums; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen from the
+page's list is explained; an input at the model's longest is answered and shown without widening the page; the
+browser's console holds no error. Screenshots of each view go to WORK_DIR/screenshots/ (docs/explorer.md shows them),
+each checked for being more than a blank page.
 
-Without a browser it exits 77, which Meson counts as skipped, saying why — unless ATTEND_REQUIRE_BROWSER=1 (CI sets
-it: the browser is installed there), when a missing browser is a failure."""
+Without the browsers it exits 77, which Meson counts as skipped, saying why — unless ATTEND_REQUIRE_BROWSER=1 (CI sets
+it: the browsers are installed there), when a missing browser is a failure."""
 import json
 import math
 import os
@@ -62,6 +63,8 @@ def train(attend, work, data):
     runs = {
         "dates.safetensors": ["--task", "dates", "--train-size", "6000", "--epochs", "4", "--hidden", "48", "--embed",
                               "16", "--seed", "3"],
+        "dates-luong.safetensors": ["--task", "dates", "--decoder", "luong-general", "--train-size", "600", "--epochs",
+                                    "1", "--hidden", "16", "--embed", "8", "--seed", "5"],
         "dates-transformer.safetensors": ["--arch", "transformer", "--task", "dates", "--train-size", "600",
                                           "--epochs", "1", "--d-model", "16", "--heads", "2", "--ff", "32", "--warmup",
                                           "10", "--seed", "9"],
@@ -195,6 +198,13 @@ class Page:
         self.by_id("explain").click()
         self.wait(lambda: not self.by_id("result").get_attribute("hidden"))
 
+    def press(self, *keys):
+        """Keys pressed on whatever has the focus."""
+        if self.firefox:
+            return self.driver.press(*keys)
+        from selenium.webdriver.common.action_chains import ActionChains
+        ActionChains(self.driver).send_keys(*keys).perform()
+
     def tab(self, name):
         self.by_id("tab-" + name).click()
         self.wait(lambda: self.by_id(name + "-view").is_displayed())
@@ -241,6 +251,34 @@ def mean_of_heads(layer):
     return [[sum(h[q][k] for h in layer) / len(layer) for k in range(len(layer[0][q]))] for q in range(len(layer[0]))]
 
 
+ARROW_RIGHT, ARROW_DOWN, ENTER = "\ue014", "\ue015", "\ue007"  # WebDriver's key codes (Selenium's Keys, BiDi's too)
+
+
+def equation_panel(page, x, j, formula):
+    """The equation panel of the chosen cell in row j: the API's scores, α as their softmax, the score's formula."""
+    rows = page.css("#equation-table tr[data-i]")
+    energies = [float(r.get_attribute("data-e")) for r in rows]
+    alphas = [float(r.get_attribute("data-alpha")) for r in rows]
+    total = sum(math.exp(e) for e in energies)
+    worst = max(abs(math.exp(e) / total - a) for e, a in zip(energies, alphas))
+    check(len(rows) == len(x["source"]) and worst < 1e-5, f"equation panel: softmax of e differs from α by {worst}")
+    check(energies == [float(v) for v in x["equations"]["energies"][j]], "equation panel: not the API's scores")
+    shown = page.by_id("equation").text
+    check(formula in shown and (formula == "tanh") == ("tanh" in shown),
+          f"equation panel: not the {x['equations']['score']} score's formula: {shown[:80]!r}")
+
+
+def luong(page, address):
+    """A Luong model (the general score): its own formula, α from its scores."""
+    page.ask("dates-luong", "9 May 2018")
+    x = explain(address, "dates-luong", "9 May 2018")
+    check(x["equations"]["score"] == "general", f"luong: the API's score is {x['equations']['score']}")
+    page.tab("heatmap")
+    same_rows(page.heatmap(), x["attention"][0]["weights"][0][0], "luong heatmap")
+    page.css('#heatmap td.cell[data-q="0"][data-k="1"]')[0].click()
+    equation_panel(page, x, 0, "Wa hi")
+
+
 def dates_rnn(page, address):
     """The Bahdanau model: the output, the heatmap against the API, hover, the equation panel, the beam tree."""
     page.ask("dates", "Saturday 09 May 2018", beam=3)
@@ -252,17 +290,21 @@ def dates_rnn(page, address):
     page.hover(cell)
     shown = page.by_id("cell-value").text
     check(cell.get_attribute("data-value") in shown, f"hover: {shown!r} does not show {cell.get_attribute('data-value')}")
+    # the page states what it shows: every row sums to 1, and the largest |Σ − 1|
+    summary = page.by_id("summary").text
+    worst_sum = float(summary.split("here is ")[-1].rstrip("."))
+    check("Every row of weights sums to 1" in summary and worst_sum <= 1e-5, f"summary: {summary!r}")
     # the equation panel of cell (j, i) = (1, 3): α from the scores it shows
     page.css('#heatmap td.cell[data-q="1"][data-k="3"]')[0].click()
-    rows = page.css("#equation-table tr[data-i]")
-    energies = [float(r.get_attribute("data-e")) for r in rows]
-    alphas = [float(r.get_attribute("data-alpha")) for r in rows]
-    total = sum(math.exp(e) for e in energies)
-    worst = max(abs(math.exp(e) / total - a) for e, a in zip(energies, alphas))
-    check(len(rows) == len(x["source"]) and worst < 1e-5, f"equation panel: softmax of e differs from α by {worst}")
-    check(energies == [float(v) for v in x["equations"]["energies"][1]], "equation panel: not the API's scores")
-    check("tanh" in page.by_id("equation").text, "equation panel: no additive score's formula")
+    equation_panel(page, x, 1, "tanh")
     page.shot("dates-heatmap-equation")
+    # with the keyboard: from the chosen cell one to the right and one down, Enter chooses (2, 4)
+    page.press(ARROW_RIGHT, ARROW_DOWN, ENTER)
+    chosen = page.css("#heatmap td.cell.chosen")
+    check([(c.get_attribute("data-q"), c.get_attribute("data-k")) for c in chosen] == [("2", "4")],
+          "keyboard: arrows and Enter did not choose cell (2, 4)")
+    check([r.get_attribute("data-i") for r in page.css("#equation-table tr.chosen")] == ["4"],
+          "keyboard: the equation panel is not the chosen cell's")
     page.tab("beam")
     steps = {}
     for node in page.css("#beam-svg g.node[data-step]"):
@@ -422,6 +464,7 @@ def in_browser(browser, address, shots, work):
     try:
         dates_rnn(page, address)
         examples(page, address)
+        luong(page, address)
         longest(page, address)
         transformer(page, address)
         digits(page, address, work)
