@@ -35,6 +35,14 @@ TransformerConfig tiny(bool norm_first = false) {
 
 Batch three_sources() { return make_batch({{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}}); }
 
+// A tiny model readied for decoding: its end token favoured, so that some outputs end before the maximum length, and
+// in evaluation mode.
+template <class T>
+void ready_to_decode(TransformerModel<T>& model) {
+  model.out.b.value.data()[eos_id] += T(1);
+  model.eval();
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(transformer)
@@ -115,8 +123,7 @@ BOOST_AUTO_TEST_CASE(loss_gradients_in_double) {
 BOOST_AUTO_TEST_CASE(cached_decoding_equals_recomputing_the_prefix) {
   for (const bool norm_first : {false, true}) {
     TransformerModel<double> model(tiny(norm_first));
-    model.out.b.value.data()[eos_id] += 1.0;  // let some outputs end before the maximum length
-    model.eval();
+    ready_to_decode(model);
     const Batch batch = three_sources();
     for (const std::size_t beam : {1u, 3u}) {
       for (const AttentionView view : {AttentionView{}, AttentionView{0, 1}, AttentionView{-1, -1, true}}) {
@@ -147,8 +154,7 @@ BOOST_AUTO_TEST_CASE(cached_decoding_equals_recomputing_the_prefix) {
 // is what the view of layer l, head h records alone; the outputs are those of any other view.
 BOOST_AUTO_TEST_CASE(the_view_of_every_map_holds_each_layer_and_head) {
   TransformerModel<double> model(tiny());
-  model.out.b.value.data()[eos_id] += 1.0;
-  model.eval();
+  ready_to_decode(model);
   const Batch batch = three_sources();
   const std::size_t L = 2, H = 2;
   for (const std::size_t beam : {1u, 3u}) {
@@ -180,8 +186,7 @@ BOOST_AUTO_TEST_CASE(the_view_of_every_map_holds_each_layer_and_head) {
 // kind sums to 1 over the real positions (the encoder's over the source, the decoder's over the output so far).
 BOOST_AUTO_TEST_CASE(a_teacher_forced_pass_gives_the_attention_the_search_recorded) {
   TransformerModel<double> model(tiny());
-  model.out.b.value.data()[eos_id] += 1.0;
-  model.eval();
+  ready_to_decode(model);
   const Batch batch = three_sources();
   const std::size_t L = 2, H = 2;
   for (const std::size_t beam : {1u, 3u}) {
@@ -230,8 +235,7 @@ BOOST_AUTO_TEST_CASE(a_teacher_forced_pass_gives_the_attention_the_search_record
 // rows of a product, so the last bits may differ) — greedy and beam, the picture's view and every map.
 BOOST_AUTO_TEST_CASE(a_source_decodes_the_same_alone_and_in_a_batch) {
   TransformerModel<float> model(tiny());
-  model.out.b.value.data()[eos_id] += 1.0f;
-  model.eval();
+  ready_to_decode(model);
   const std::vector<std::vector<std::int64_t>> sources{{4, 5, 6, 7}, {9, 4}, {5, 6, 7, 4, 8}, {8, 8, 8, 8}};
   const Batch batch = make_batch(sources);
   for (const std::size_t beam : {1u, 3u}) {
@@ -257,8 +261,7 @@ BOOST_AUTO_TEST_CASE(a_source_decodes_the_same_alone_and_in_a_batch) {
 // argmax of its logits (pad and sos aside), and its log-probability their sum.
 BOOST_AUTO_TEST_CASE(greedy_outputs_are_the_argmax_of_the_teacher_forced_logits) {
   TransformerModel<double> model(tiny());
-  model.out.b.value.data()[eos_id] += 1.0;
-  model.eval();
+  ready_to_decode(model);
   const Batch batch = three_sources();
   const auto outputs = decode(model, batch.source, batch.source_lengths);
   for (std::size_t b = 0; b < 3; ++b) {
