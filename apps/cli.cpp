@@ -13,6 +13,8 @@
 #include "apps/flags.hpp"
 #include "apps/model_file.hpp"
 #include "apps/ranks.hpp"
+#include "data/data_sets.hpp"
+#include "data/locate.hpp"
 
 namespace attend::app {
 
@@ -116,8 +118,12 @@ void add_task_flags(CLI::App& command, TaskFlags& flags, bool training) {
                           std::to_string(s.max_source_length) + ")")
           ->check(whole(100000)),
       command.add_option("--data", g.data,
-                         "the data file: " + by_task(
-                                                 tasks, [](const Task& t) { return t.data_help(); }, "; ", "; ", ": ")),
+                         "the data file, or a data set's name (" + data::data_set_names() +
+                             ", found in the data "
+                             "folders: docs/data.md): " +
+                             by_task(
+                                 tasks, [](const Task& t) { return t.data_help(); }, "; ", "; ", ": ")),
+      command.add_option("--data-dir", s.data_dir, "a data folder to search first for --data NAME"),
   };
   for (const std::unique_ptr<Task>& task : tasks) flags.own.push_back(task->add_flags(command));
 }
@@ -391,6 +397,7 @@ CLI::App* add_eval_flags(CLI::App& app, EvalOptions& eval) {
       ->check(CLI::IsMember({"test", "validation", "train"}))
       ->capture_default_str();
   command->add_option("--data", eval.data, "the data file, if it moved since training (tasks that read one)");
+  command->add_option("--data-dir", eval.data_dir, "a data folder to search first for a data set's files");
   CLI::Option* output =
       command->add_option("--output", eval.output, "write the outputs to this file, one per line as tokens");
   command->add_flag("--force", eval.force, "replace the file --output names if it exists")->needs(output);
@@ -476,6 +483,27 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
   return command;
 }
 
+// `attend data fetch`, `list` and `where`: the recorded data sets (data/data_sets.hpp) and where they are found.
+void add_data_sets_flags(CLI::App& command, DataOptions& data) {
+  const std::string names = data::data_set_names();
+  CLI::App* fetch = command.add_subcommand(
+      "fetch", "download data sets from their public addresses, check them and write the files the tasks read");
+  fetch->add_option("names", data.fetch.names, "the data sets (default: all): " + names);
+  fetch->add_option("--dir", data.fetch.dir,
+                    "the folder to write to (default: the user's data folder, " + data::user_data_folder() + ")");
+  fetch->add_option("--sources", data.fetch.sources,
+                    "a JSON file of other addresses: {\"NAME\": {\"url\": ..., \"sha256\": ...}} (a mirror)");
+  fetch->add_option("--stall-seconds", data.fetch.stall_seconds, "give up a download that receives nothing this long")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->capture_default_str();
+  CLI::App* list = command.add_subcommand("list", "each data set, what it holds and where its files are found");
+  list->add_option("--data-dir", data.data_dir, "a data folder to search first");
+  CLI::App* where = command.add_subcommand("where", "print where each data set or data file is found");
+  where->add_option("names", data.where, "data sets (" + names + ") or files (tatoeba/spa-eng.tsv)")->required();
+  where->add_option("--data-dir", data.data_dir, "a data folder to search first");
+  for (CLI::App* sub : {fetch, list, where}) sub->callback([&data, sub] { data.action = sub->get_name(); });
+}
+
 CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
   CLI::App* command =
       app.add_subcommand("data", "read, tokenise and split a task's data; print a summary and optionally write it out");
@@ -487,6 +515,7 @@ CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
       ->add_flag("--force", data.force,
                  "write into a --write folder that is not empty (its files of the same names are replaced)")
       ->needs(write);
+  add_data_sets_flags(*command, data);
   return command;
 }
 
@@ -595,7 +624,12 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   if (unknown_command(args, line) || !parsed(app, args, line)) return line;
   try {
     if (*data) {
-      line.data.task = finish_task_flags(data_flags);
+      if (line.data.action.empty()) {
+        line.data.task = finish_task_flags(data_flags);
+      } else {
+        for (const CLI::Option* option : all_task_flags(data_flags))
+          if (option->count() > 0) throw InputError(option->get_name() + " is not for attend data " + line.data.action);
+      }
       line.command = Command::data;
     } else if (*train) {
       if (line.train.resume.empty()) {

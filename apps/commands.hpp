@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/fetch.hpp"
 #include "apps/model.hpp"
 #include "apps/task.hpp"
 
@@ -76,8 +77,9 @@ std::string last_state_path(const std::string& out);
 struct EvalOptions {
   std::string model_path;
   std::string split = "test";
-  std::string data;    // the data file, when it is no longer where training read it
-  std::string output;  // write the outputs here, one per line as tokens joined by spaces
+  std::string data;      // the data file, when it is no longer where training read it
+  std::string data_dir;  // a data folder searched first for a data set's files (data/locate.hpp)
+  std::string output;    // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
   bool force = false;  // replace the file --output names if it exists
@@ -112,6 +114,12 @@ struct ServeOptions {
 };
 
 struct DataOptions {
+  // "": the task's data (below); "fetch": download the recorded data sets (apps/fetch.hpp); "list": each data set and
+  // where it is found; "where": the path of each named data set or file (data/locate.hpp's rule)
+  std::string action;
+  FetchOptions fetch;
+  std::vector<std::string> where;
+  std::string data_dir;  // --data-dir of list and where
   std::shared_ptr<Task> task;
   std::string write;   // folder to write the splits and vocabularies (image tasks: the held-out images and their
                        // captions) to; empty: only the summary

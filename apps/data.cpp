@@ -11,6 +11,8 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "data/data_sets.hpp"
+#include "data/locate.hpp"
 
 namespace attend::app {
 
@@ -32,9 +34,46 @@ bool folder_is_empty(const std::string& folder) {
   return empty;
 }
 
+// `attend data list`: each data set, what it holds and where its files are (or that they are missing).
+int run_list(const DataOptions& options) {
+  for (const data::DataSet& set : data::data_sets()) {
+    std::printf("%s: %s\n", set.name.c_str(), set.about.c_str());
+    for (const data::DataSetFile& file : set.files) {
+      const std::optional<std::string> path = data::locate_data_file(file.path, options.data_dir);
+      std::printf("  %s: %s\n", file.path.c_str(), path ? path->c_str() : "missing");
+    }
+  }
+  std::printf("searched, in order:");
+  for (const data::DataFolder& folder : data::data_folders(options.data_dir))
+    std::printf(" %s (%s);", folder.path.c_str(), folder.origin.c_str());
+  std::printf("\nattend data fetch NAME downloads a data set to %s\n", data::user_data_folder().c_str());
+  return 0;
+}
+
+// `attend data where`: the path of each data set's first file, or each data file, as the tasks find it.
+int run_where(const DataOptions& options) {
+  std::string found;
+  for (const std::string& name : options.where) {
+    const data::DataSet* set = data::find_data_set(name);
+    if (set == nullptr && data::data_set_of_file(name) == nullptr && name.find('/') == std::string::npos)
+      throw InputError("data where: \"" + name + "\" is no data set (" + data::data_set_names() +
+                       ") and no data file (tatoeba/spa-eng.tsv)");
+    try {
+      found += data::find_data_file(set != nullptr ? set->files.front().path : name, options.data_dir) + "\n";
+    } catch (const data::DataNotFound& e) {
+      throw InputError(e.what());
+    }
+  }
+  std::fputs(found.c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int run_data(const DataOptions& options) {
+  if (options.action == "fetch") return run_fetch(options.fetch);
+  if (options.action == "list") return run_list(options);
+  if (options.action == "where") return run_where(options);
   struct stat status {};
   const bool folder_exists = !options.write.empty() && ::stat(options.write.c_str(), &status) == 0;
   if (folder_exists && !S_ISDIR(status.st_mode)) {

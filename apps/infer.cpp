@@ -135,6 +135,7 @@ int run_eval(const EvalOptions& options) {
       throw InputError("--data: the model's task, " + file.task->name() + ", reads no data file");
     file.task->settings.data = options.data;
   }
+  file.task->settings.data_dir = options.data_dir;
   const std::vector<Example> examples = file.task->held_out(*file.task->make_data(), options.split);
   std::vector<std::vector<std::string>> outputs;
   const auto start = std::chrono::steady_clock::now();

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "data/data_sets.hpp"
+#include "data/locate.hpp"
 #include "models/batch.hpp"
 
 namespace attend::app {
@@ -136,8 +138,18 @@ void check_fingerprint(const std::string& path, const std::string& remembered, c
 
 std::string Task::output_note(const std::string&, const std::vector<std::string>&) const { return ""; }
 
+std::string Task::data_path(const std::string& default_set) const {
+  const std::string value = settings.data.empty() ? default_set : settings.data;
+  try {
+    return data::data_argument_path(value, settings.data_dir);
+  } catch (const data::DataNotFound& e) {
+    throw InputError("--data " + value + ": " + e.what());
+  }
+}
+
 std::string kept_path(const std::string& path) {
-  if (path.empty()) return path;
+  // a data set's name is kept as it is: found again by name where the model is used
+  if (path.empty() || (data::find_data_set(path) != nullptr && !std::filesystem::exists(path))) return path;
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(path, error);
   return error ? path : absolute.lexically_normal().string();

@@ -42,7 +42,8 @@ struct TaskSettings {
   std::size_t validation_size = 2000;  // examples (default: TaskDefaults)
   std::size_t test_size = 2000;
   std::size_t max_source_length = 64;  // longest input, in tokens, the program accepts (text tasks)
-  std::string data;                    // the data file, as given (tasks that read one)
+  std::string data;                    // the data file, as given (tasks that read one): a path or a data set's name
+  std::string data_dir;                // --data-dir: searched first for a data set's files (data/locate.hpp)
 };
 
 // The common flags whose default or use depends on the task, as given on the command line (empty: not given).
@@ -134,6 +135,9 @@ class Task {
   virtual std::string data_help() const { return ""; }
   // Whether the task reads a data file (`attend eval --data` may point to it after a move).
   bool reads_file() const { return !data_help().empty(); }
+  // The data file to read: --data's value (or `default_set` when not given) as data/locate.hpp's
+  // data_argument_path finds it; InputError naming the file, the folders searched and the fetch command.
+  std::string data_path(const std::string& default_set = "") const;
   // How `attend eval` scores it, for the help ("BLEU"); empty: not said.
   virtual std::string scores_help() const { return ""; }
 

@@ -1,7 +1,8 @@
 // Chapter 12 — translation on real data (docs/12-translation.md).
 //
 // The course's models on the task the articles were written for: Spanish → English sentence pairs from the Tatoeba
-// Project (via manythings.org/anki), read from ../shared/data/tatoeba/ (--data-dir DIR for another folder). The
+// Project (via manythings.org/anki), tatoeba/spa-eng.tsv and hin-eng.tsv found as docs/data.md says (--data-dir DIR
+// searched first; `attend data fetch spa-eng hin-eng` downloads them). The
 // program shows how a sentence becomes tokens (12.1), with a tokeniser written by hand for ASCII text as a second
 // route; splits the pairs by distinct Spanish sentence so that every test sentence keeps all its English
 // translations as references; computes BLEU (12.2)-(12.5) by hand, on one sentence and on a whole test set, next to
@@ -11,7 +12,6 @@
 // and last trains the Bahdanau model on the 3k Hindi → English pairs, to show what so little data can and cannot do.
 // --small: a few hundred pairs of each file and a few steps; every check still runs. Deterministic except the lines
 // "time: ...".
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
@@ -43,22 +43,6 @@ namespace {
 
 using Tokens = std::vector<std::string>;
 using Sequence = std::vector<std::int64_t>;
-
-// A pair file of the data folder, or a message saying where to get it (exit status 2).
-std::string data_file(const std::string& data_dir, const std::string& name) {
-  const std::string path = data_dir + "/tatoeba/" + name;
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) {
-    std::fprintf(stderr,
-                 "%s not found. The chapter reads the Tatoeba sentence pairs of manythings.org/anki (tatoeba.org,\n"
-                 "CC-BY 2.0 FR) from DIR/tatoeba/: spa-eng.tsv (Spanish<TAB>English) and hin-eng.tsv\n"
-                 "(Hindi<TAB>English). docs/12-translation.md says how to get them; --data-dir DIR says where they "
-                 "are.\n",
-                 path.c_str());
-    std::exit(2);
-  }
-  return path;
-}
 
 std::string joined(const Tokens& tokens) {
   std::string text;
@@ -905,12 +889,13 @@ void hindi_to_english(const std::string& hindi_path, const data::TranslationSpli
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data_dir = "../shared/data";
+  std::string data_dir;  // --data-dir: searched first (data/locate.hpp)
   const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies, &data_dir);
   Settings settings = settings_for(options.small);
   settings.seed = options.seed;
   const auto program_start = std::chrono::steady_clock::now();
-  const std::string spanish_path = data_file(data_dir, "spa-eng.tsv"), hindi_path = data_file(data_dir, "hin-eng.tsv");
+  const std::string spanish_path = tutorial::data_file("tatoeba/spa-eng.tsv", data_dir);
+  const std::string hindi_path = tutorial::data_file("tatoeba/hin-eng.tsv", data_dir);
   std::printf("Chapter 12: translation on real data, Spanish -> English and Hindi -> English (Tatoeba)\n\n");
   tutorial::announce_seed(options);
 

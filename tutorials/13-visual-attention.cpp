@@ -4,10 +4,11 @@
 // Tell", Xu et al. 2015): an image encoder turns the picture into annotation vectors a_1 … a_L, one per position of a
 // grid laid over it, and the decoder of chapter 8 attends over them exactly as it attended over h_1 … h_Tx — the same
 // e_ti, α_ti and c_t, now over image positions. This program composes captioning images from the handwritten digits of
-// ../shared/data/digits/ (3–6 digits side by side; the caption is the digit sequence), trains the patch encoder's
-// captioner, reports exact match and how often its attention moves left to right, recomputes one caption's attention
-// by hand, draws the attention over a few test images, and then trains the same model with the doubly stochastic
-// regulariser and with the convolutional encoder, and shows what fails (touching digits, longer strings).
+// digits/digits.csv.gz, found as docs/data.md says (3–6 digits side by side; the caption is the digit sequence), trains
+// the patch encoder's captioner, reports exact match and how often its attention moves left to right, recomputes one
+// caption's attention by hand, draws the attention over a few test images, and then trains the same model with the
+// doubly stochastic regulariser and with the convolutional encoder, and shows what fails (touching digits, longer
+// strings).
 // --small: tiny sizes and a few steps; every check of an equation still runs (those of the accuracy do not).
 // Deterministic except the lines "time: ...".
 #include <algorithm>
@@ -158,7 +159,7 @@ Data make_data(const std::string& data_dir, std::size_t test_size) {
   // [docs:data]
   // 1,797 handwritten digits (8×8, intensities 0..16). The split comes first, so that test images are made only of
   // digit images never seen in training.
-  const data::DigitImages digits = data::load_digits(data_dir + "/digits/digits.csv.gz");
+  const data::DigitImages digits = data::load_digits(tutorial::data_file("digits/digits.csv.gz", data_dir));
   const data::DigitSplit split = data::split_digits(digits, /*validation=*/100, /*test=*/200, /*seed=*/1);
   // 3–6 digits side by side on a 12×64 canvas, 1–3 empty columns between them, each at a random height.
   data::ComposerOptions composer;
@@ -353,7 +354,7 @@ void failures(models::Captioner<float>& model, const Data& data, bool small) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string data_dir = "../shared/data";
+  std::string data_dir;  // --data-dir: searched first (data/locate.hpp)
   const tutorial::Options options = tutorial::parse_options(argc, argv, tutorial::Seed::varies, &data_dir);
   const bool small = options.small;
   // The chapter's settings; --small keeps every step but makes them tiny.

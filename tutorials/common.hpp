@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "autograd/tensor.hpp"
+#include "data/locate.hpp"
 #include "data/vocabulary.hpp"
 #include "fast/block_cache.hpp"
 #include "models/train.hpp"
@@ -73,8 +74,8 @@ inline bool parse_seed(const char* text, std::uint64_t& seed) {
 
 // The options of a chapter's program. Every program reads --small, --figures DIR and --help (which prints the usage
 // line to standard output and exits with 0); those that train (Seed::varies) also --seed S, and chapters 12 and 13
-// (a non-null data_dir) --data-dir DIR: the folder that holds tatoeba/ and digits/ (their default is ../shared/data,
-// the folder beside the repository, for a program run from the repository's folder). Anything else, or a flag without
+// (a non-null data_dir) --data-dir DIR: a folder that holds tatoeba/ and digits/, searched before the others of
+// data/locate.hpp's rule (data_file below). Anything else, or a flag without
 // its value, prints the usage line ("usage: <program> [--small] [--figures DIR] …") to standard error and exits with
 // status 2.
 enum class Seed { fixed, varies };
@@ -103,6 +104,18 @@ inline Options parse_options(int argc, char** argv, Seed seed = Seed::fixed, std
     }
   }
   return options;
+}
+
+// A file of the course's data found by data/locate.hpp's rule (--data-dir DIR first); where it is not found, the
+// program says so, naming the file, the folders searched and the `attend data fetch` command, and exits with status
+// 77, which Meson counts as a skipped test.
+inline std::string data_file(const std::string& relative, const std::string& data_dir) {
+  try {
+    return data::find_data_file(relative, data_dir);
+  } catch (const data::DataNotFound& e) {
+    std::fprintf(stderr, "needs data: %s\n", e.what());
+    std::exit(77);
+  }
 }
 
 // A seed of the chapter's training moved by --seed S (base + S), and, when S is not 0, a line saying so before the

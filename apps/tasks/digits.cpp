@@ -104,17 +104,15 @@ class DigitsTask : public Task {
     check_composer("");
   }
 
-  std::string data_help() const override { return "the digits file (../shared/data/digits/digits.csv.gz)"; }
+  std::string data_help() const override { return "the digits file (default: the data set digits)"; }
   std::string scores_help() const override { return "exact match, left to right"; }
 
   std::unique_ptr<TaskData> make_data() const override {
-    if (settings.data.empty()) {
-      throw InputError("task digits needs the digits file: --data FILE (digits.csv or digits.csv.gz)");
-    }
+    const std::string path = data_path("digits");
     try {
       composer(true).validate();
-      const data::DigitImages digits = data::load_digits(settings.data);
-      check_fingerprint(settings.data, fingerprint_, digits.fingerprint);
+      const data::DigitImages digits = data::load_digits(path);
+      check_fingerprint(path, fingerprint_, digits.fingerprint);
       data::DigitSplit split = data::split_digits(digits, validation_digits_, test_digits_, settings.seed);
       auto made = std::make_unique<DigitsData>();
       made->validation = digit_examples(data::compose_many(split.validation, composer(false), settings.validation_size,
@@ -123,7 +121,7 @@ class DigitsTask : public Task {
           data::compose_many(split.test, composer(false), settings.test_size, mix(settings.seed ^ 0x74657374)));
       made->pool = std::move(split.train);
       made->fingerprint = digits.fingerprint;
-      made->summary = summary(digits.size(), made->pool.size(), *made);
+      made->summary = summary(path, digits.size(), made->pool.size(), *made);
       return made;
     } catch (const std::invalid_argument& e) {
       throw InputError(naming_data_flag(e.what()));
@@ -240,12 +238,13 @@ class DigitsTask : public Task {
     }
   }
 
-  std::string summary(std::size_t digits, std::size_t training_digits, const TaskData& made) const {
+  std::string summary(const std::string& path, std::size_t digits, std::size_t training_digits,
+                      const TaskData& made) const {
     const data::ComposerOptions canvas = composer(false);
     char noise[32];
     std::snprintf(noise, sizeof noise, "%g", noise_);
-    return settings.data + ": " + std::to_string(digits) + " digits; " + std::to_string(training_digits) +
-           " training, " + std::to_string(validation_digits_) + " validation and " + std::to_string(test_digits_) +
+    return path + ": " + std::to_string(digits) + " digits; " + std::to_string(training_digits) + " training, " +
+           std::to_string(validation_digits_) + " validation and " + std::to_string(test_digits_) +
            " test digits; images of " + std::to_string(canvas.min_digits) + "–" + std::to_string(canvas.max_digits) +
            " digits (" + std::to_string(canvas.height) + "×" + std::to_string(canvas.width) +
            "): " + std::to_string(settings.train_size) + " a training epoch (composed afresh, noise " + noise + "), " +

@@ -65,13 +65,15 @@ class PairsTask : public TextTask {
     return d;
   }
 
-  std::string data_help() const override {
-    return "the sentence-pair file (TSV, as ../shared/data/tatoeba/spa-eng.tsv)";
-  }
+  std::string data_help() const override { return "a sentence-pair file (TSV) or data set (spa-eng)"; }
   std::string scores_help() const override { return "BLEU"; }
 
   std::unique_ptr<TaskData> make_data() const override {
-    if (settings.data.empty()) throw InputError("task pairs needs a sentence-pair file: --data FILE");
+    if (settings.data.empty()) {
+      throw InputError(
+          "task pairs needs a sentence-pair file: --data FILE, or a data set's name (spa-eng, eng-fra, "
+          "hin-eng, eng-jpn: attend data list)");
+    }
     try {
       return read_and_split();
     } catch (const std::invalid_argument& e) {
@@ -168,18 +170,18 @@ class PairsTask : public TextTask {
 
  private:
   std::unique_ptr<TaskData> read_and_split() const {
+    const std::string path = data_path();
     data::PairReadOptions read;
     read.source_column = source_column_;
     if (read.source_column == 0) {
-      read.source_column = data::pair_column(settings.data, source_);
-      if (data::pair_column(settings.data, target_) == read.source_column) {
-        throw InputError("--source " + source_ + " and --target " + target_ + " name the same column of " +
-                         settings.data);
+      read.source_column = data::pair_column(path, source_);
+      if (data::pair_column(path, target_) == read.source_column) {
+        throw InputError("--source " + source_ + " and --target " + target_ + " name the same column of " + path);
       }
     }
     read.skip_bad_lines = skip_bad_lines_;
-    const data::PairFile file = data::read_pair_file(settings.data, read);
-    check_fingerprint(settings.data, fingerprint_, file.fingerprint);
+    const data::PairFile file = data::read_pair_file(path, read);
+    check_fingerprint(path, fingerprint_, file.fingerprint);
     data::TranslationSplitOptions split;
     split.seed = settings.seed;
     split.train_size = settings.train_size;
@@ -195,7 +197,7 @@ class PairsTask : public TextTask {
     for (auto& e : translation.test) made->test.push_back({std::move(e.source), std::move(e.references)});
     made->fingerprint = file.fingerprint;
     made->source_column = read.source_column;
-    made->summary = settings.data + ": " + std::to_string(file.pairs.size()) + " pairs" +
+    made->summary = path + ": " + std::to_string(file.pairs.size()) + " pairs" +
                     (file.skipped ? " (" + std::to_string(file.skipped) + " bad lines skipped)" : "") + ", " +
                     std::to_string(translation.kept_pairs) + " with at most " +
                     (max_words_ ? std::to_string(max_words_) : std::string("any number of")) + " words, " +

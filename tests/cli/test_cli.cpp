@@ -20,6 +20,7 @@
 #include "data/dates.hpp"
 #include "nn/checkpoint.hpp"
 #include "tests/cli/cli_helpers.hpp"
+#include "tests/needs_data.hpp"
 #include "tests/plot/xml_check.hpp"
 
 using namespace cli_test;
@@ -362,11 +363,11 @@ BOOST_AUTO_TEST_CASE(an_unknown_flag_is_named_with_the_nearest_known_one) {
 
 namespace {
 
-// The first `lines` lines of ../shared/data/tatoeba/spa-eng.tsv, as scratch/spa-eng.tsv (the name gives the languages).
+// The first `lines` lines of the data file tatoeba/spa-eng.tsv, as scratch/spa-eng.tsv (the name gives the languages).
 std::string spanish_english(const Scratch& scratch, std::size_t lines) {
-  const std::string source = std::string(ATTEND_SHARED_DATA) + "/tatoeba/spa-eng.tsv";
+  const std::string source = attend::test::data_file("tatoeba/spa-eng.tsv");
   std::ifstream in(source);
-  BOOST_REQUIRE_MESSAGE(in.good(), source << " not found: the cli tests read ../shared/data (-Dshared_data=FOLDER)");
+  BOOST_REQUIRE_MESSAGE(in.good(), source << ": cannot open");
   std::ofstream out(scratch.path("spa-eng.tsv"));
   std::string line;
   for (std::size_t k = 0; k < lines && std::getline(in, line); ++k) out << line << "\n";
@@ -380,7 +381,8 @@ double value_of(const std::string& line, const std::string& name) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
+BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs,
+                     *attend::test::needs_data({"tatoeba/spa-eng.tsv"})) {
   Scratch scratch;
   const std::string data = spanish_english(scratch, 700);
   const std::string model = scratch.path("spa-eng.safetensors");
@@ -453,7 +455,7 @@ BOOST_AUTO_TEST_CASE(translation_train_eval_translate_on_real_pairs) {
 // A model trained with a relative --data keeps the file's absolute path: `attend eval` finds it from another folder,
 // and when the file has moved the error says which flag gives its new place. Split sizes that hold out every
 // sentence name their flags.
-BOOST_AUTO_TEST_CASE(a_pairs_model_finds_its_data_from_any_folder) {
+BOOST_AUTO_TEST_CASE(a_pairs_model_finds_its_data_from_any_folder, *attend::test::needs_data({"tatoeba/spa-eng.tsv"})) {
   const Scratch scratch;
   spanish_english(scratch, 700);
   const std::string in_folder = "env -C '" + scratch.path("") + "' ";

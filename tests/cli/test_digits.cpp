@@ -8,13 +8,14 @@
 
 #include "data/image.hpp"
 #include "tests/cli/cli_helpers.hpp"
+#include "tests/needs_data.hpp"
 #include "tests/plot/xml_check.hpp"
 
 using namespace cli_test;
 
 namespace {
 
-const std::string digits_file = std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz";
+std::string digits_file() { return attend::test::data_file("digits/digits.csv.gz"); }
 
 // "name: 0.9850" → 0.985 for the line of `name` in `text`; -1 when there is none.
 double score(const std::string& text, const std::string& name) {
@@ -26,11 +27,11 @@ double score(const std::string& text, const std::string& name) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(digits)
+BOOST_AUTO_TEST_SUITE(digits, *attend::test::needs_data({"digits/digits.csv.gz"}))
 
 BOOST_AUTO_TEST_CASE(data_writes_the_held_out_images_and_their_captions) {
   Scratch scratch;
-  const std::string args = "data --task digits --data '" + digits_file + "' --valid-size 3 --test-size 5 --write '";
+  const std::string args = "data --task digits --data '" + digits_file() + "' --valid-size 3 --test-size 5 --write '";
   const Run run = run_attend(args + scratch.path("a") + "'");
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   BOOST_TEST(run.out.find("1797 digits; 1497 training, 100 validation and 200 test digits") != std::string::npos,
@@ -64,7 +65,7 @@ BOOST_AUTO_TEST_CASE(data_writes_the_held_out_images_and_their_captions) {
 BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
   Scratch scratch;
   const std::string model = scratch.path("d.safetensors");
-  const Run train = run_attend("train --task digits --data '" + digits_file +
+  const Run train = run_attend("train --task digits --data '" + digits_file() +
                                "' --max-steps 800 --valid-size 50 "
                                "--test-size 200 --log-every 200 --out '" +
                                model + "'");
@@ -81,7 +82,7 @@ BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
   BOOST_TEST(score(eval.out, "exact_match") <= score(eval.out, "digit_accuracy"));
 
   // predict reads the images `attend data` wrote, and captions them as eval did
-  const Run data = run_attend("data --task digits --data '" + digits_file + "' --test-size 200 --write '" +
+  const Run data = run_attend("data --task digits --data '" + digits_file() + "' --test-size 200 --write '" +
                               scratch.path("images") + "'");
   BOOST_TEST_REQUIRE(data.status == 0, data.err);
   const std::vector<std::string> outputs = lines_of(read_file(scratch.path("outputs.txt")));
@@ -118,7 +119,7 @@ BOOST_AUTO_TEST_CASE(a_trained_captioner_looks_from_left_to_right) {
 
 BOOST_AUTO_TEST_CASE(a_resumed_digits_run_ends_with_the_same_bits) {
   Scratch scratch;
-  const std::string training = "train --task digits --data '" + digits_file +
+  const std::string training = "train --task digits --data '" + digits_file() +
                                "' --train-size 96 --valid-size 8 "
                                "--test-size 8 --epochs 2 --batch 16 --hidden 16 --embed 4 --annotation-size 16 "
                                "--patch-hidden 0 --seed 4 ";

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tests/cli/cli_helpers.hpp"
+#include "tests/needs_data.hpp"
 
 using namespace cli_test;
 
@@ -42,9 +43,14 @@ BOOST_AUTO_TEST_CASE(two_ranks_give_the_bytes_of_two_threads) {
   BOOST_TEST(ranks.out == threads.out);
   BOOST_TEST((tensor_bytes(scratch.path("r.last.safetensors")) == tensor_bytes(scratch.path("t.last.safetensors"))));
   BOOST_TEST((tensor_bytes(scratch.path("r.safetensors")) == tensor_bytes(scratch.path("t.safetensors"))));
-  // and the captioner, whose penalty is a mean over images
-  const std::string digits = "train --task digits --data '" + std::string(ATTEND_SHARED_DATA) +
-                             "/digits/digits.csv.gz' --train-size 64 --valid-size 8 --test-size 8 --hidden 16 "
+}
+
+// The captioner too, whose penalty is a mean over images.
+BOOST_AUTO_TEST_CASE(two_ranks_give_the_captioners_bytes_of_two_threads,
+                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  Scratch scratch;
+  const std::string digits = "train --task digits --data '" + attend::test::data_file("digits/digits.csv.gz") +
+                             "' --train-size 64 --valid-size 8 --test-size 8 --hidden 16 "
                              "--batch 9 --max-steps 3 --encoder conv --channels 4 --annotation-size 16 "
                              "--doubly-stochastic 0.5 --seed 8 ";
   BOOST_TEST_REQUIRE(run_attend(digits + "--threads 2 --out '" + scratch.path("d1.safetensors") + "'").status == 0);

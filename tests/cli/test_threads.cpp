@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tests/cli/cli_helpers.hpp"
+#include "tests/needs_data.hpp"
 
 using namespace cli_test;
 
@@ -24,37 +25,42 @@ std::string loss_of_step(const std::string& log, std::size_t step) {
   return "";
 }
 
-const std::string digits_training =
-    "train --task digits --data '" + std::string(ATTEND_SHARED_DATA) +
-    "/digits/digits.csv.gz' --train-size 64 --valid-size 8 --test-size 8 --hidden 16 --batch 9 --max-steps 1 "
-    "--encoder conv --channels 4 --annotation-size 16 --doubly-stochastic 0.5 --log-every 1 --seed 8 ";
+std::string digits_training() {
+  return "train --task digits --data '" + attend::test::data_file("digits/digits.csv.gz") +
+         "' --train-size 64 --valid-size 8 --test-size 8 --hidden 16 --batch 9 --max-steps 1 "
+         "--encoder conv --channels 4 --annotation-size 16 --doubly-stochastic 0.5 --log-every 1 --seed 8 ";
+}
+
+// The first step's loss is computed before any update: 1, 2 and 3 shards of the same batch agree to the printed
+// digits (they differ only in the order of float sums); a penalty weighted by the wrong share would not.
+void check_shards_agree(const std::string& training) {
+  Scratch scratch;
+  std::vector<std::string> losses;
+  for (const int threads : {1, 2, 3}) {
+    const std::string out = scratch.path("m" + std::to_string(threads) + ".safetensors");
+    const Run run = run_attend(training + "--threads " + std::to_string(threads) + " --force --out '" + out + "'");
+    BOOST_TEST_REQUIRE(run.status == 0, run.err);
+    BOOST_TEST(run.err.find(std::to_string(threads) + (threads == 1 ? " thread\n" : " threads\n")) != std::string::npos,
+               run.err);
+    losses.push_back(loss_of_step(run.err, 1));
+  }
+  BOOST_TEST_REQUIRE(!losses[0].empty());
+  BOOST_TEST(losses[1] == losses[0], training);
+  BOOST_TEST(losses[2] == losses[0], training);
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(threads)
 
 BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_loss) {
-  // the first step's loss is computed before any update: 1, 2 and 3 shards of the same batch agree to the printed
-  // digits (they differ only in the order of float sums); a penalty weighted by the wrong share would not
-  Scratch scratch;
-  const std::string dates =
+  check_shards_agree(
       "train --task dates --train-size 256 --valid-size 8 --test-size 8 --hidden 16 --embed 8 --batch 37 "
-      "--max-steps 1 --log-every 1 --seed 4 ";
-  for (const std::string& training : {dates, digits_training}) {
-    std::vector<std::string> losses;
-    for (const int threads : {1, 2, 3}) {
-      const std::string out = scratch.path("m" + std::to_string(threads) + ".safetensors");
-      const Run run = run_attend(training + "--threads " + std::to_string(threads) + " --force --out '" + out + "'");
-      BOOST_TEST_REQUIRE(run.status == 0, run.err);
-      BOOST_TEST(
-          run.err.find(std::to_string(threads) + (threads == 1 ? " thread\n" : " threads\n")) != std::string::npos,
-          run.err);
-      losses.push_back(loss_of_step(run.err, 1));
-    }
-    BOOST_TEST_REQUIRE(!losses[0].empty());
-    BOOST_TEST(losses[1] == losses[0], training);
-    BOOST_TEST(losses[2] == losses[0], training);
-  }
+      "--max-steps 1 --log-every 1 --seed 4 ");
+}
+
+BOOST_AUTO_TEST_CASE(shards_give_the_captioners_whole_batch_loss, *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  check_shards_agree(digits_training());
 }
 
 BOOST_AUTO_TEST_CASE(three_threads_repeat_and_resume_to_the_same_bits) {

@@ -8,13 +8,14 @@
 
 #include "data/digits.hpp"
 #include "data/image.hpp"
+#include "tests/needs_data.hpp"
 
 using namespace attend;
 using namespace attend::data;
 
 namespace {
 
-const std::string digits_path = std::string(ATTEND_SHARED_DATA) + "/digits/digits.csv.gz";
+std::string digits_path() { return attend::test::data_file("digits/digits.csv.gz"); }
 
 // A message check: the call throws std::invalid_argument whose text contains every part.
 template <class F>
@@ -47,8 +48,9 @@ DigitImages small_pool() {
 
 BOOST_AUTO_TEST_SUITE(digits)
 
-BOOST_AUTO_TEST_CASE(the_shared_file_has_1797_digits_of_every_class) {
-  const DigitImages digits = load_digits(digits_path);
+BOOST_AUTO_TEST_CASE(the_shared_file_has_1797_digits_of_every_class,
+                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  const DigitImages digits = load_digits(digits_path());
   BOOST_TEST(digits.size() == 1797u);
   std::vector<int> per_class(10, 0);
   for (int label : digits.labels) per_class.at(static_cast<std::size_t>(label)) += 1;
@@ -89,8 +91,8 @@ BOOST_AUTO_TEST_CASE(an_uncompressed_file_reads_the_same) {
   BOOST_TEST(plain.pixels[1][0] == 5);
 }
 
-BOOST_AUTO_TEST_CASE(the_split_is_disjoint_complete_and_seeded) {
-  const DigitImages digits = load_digits(digits_path);
+BOOST_AUTO_TEST_CASE(the_split_is_disjoint_complete_and_seeded, *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  const DigitImages digits = load_digits(digits_path());
   const DigitSplit a = split_digits(digits, 200, 300, 7);
   const DigitSplit b = split_digits(digits, 200, 300, 7);
   const DigitSplit c = split_digits(digits, 200, 300, 8);
@@ -107,8 +109,9 @@ BOOST_AUTO_TEST_CASE(the_split_is_disjoint_complete_and_seeded) {
   expect_error([&] { split_digits(digits, 1000, 797, 1); }, {"split_digits", "leave none"});
 }
 
-BOOST_AUTO_TEST_CASE(a_composed_caption_matches_the_digits_on_the_canvas) {
-  const DigitImages pool = load_digits(digits_path);
+BOOST_AUTO_TEST_CASE(a_composed_caption_matches_the_digits_on_the_canvas,
+                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  const DigitImages pool = load_digits(digits_path());
   ComposerOptions options;  // 12×64, 3–6 digits, gaps 1–3
   Rng rng(3);
   std::set<std::size_t> counts;

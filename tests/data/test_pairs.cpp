@@ -17,6 +17,7 @@
 #include "data/pairs.hpp"
 #include "data/text.hpp"
 #include "tests/autograd/helpers.hpp"
+#include "tests/needs_data.hpp"
 
 using namespace attend::data;
 using attend::testing::message_has;
@@ -300,12 +301,8 @@ BOOST_AUTO_TEST_CASE(vocabulary_with_minimum_count) {
   BOOST_TEST(Vocabulary::from_json(frequent.to_json()).tokens() == frequent.tokens(), boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(real_tatoeba_spanish_english) {
-  const std::string path = std::string(ATTEND_SHARED_DATA) + "/tatoeba/spa-eng.tsv";
-  struct stat status {};
-  BOOST_REQUIRE_MESSAGE(stat(path.c_str(), &status) == 0,
-                        path << " not found: the tests read the Tatoeba files of ../shared/data "
-                                "(configure with -Dshared_data=FOLDER to point elsewhere)");
+BOOST_AUTO_TEST_CASE(real_tatoeba_spanish_english, *attend::test::needs_data({"tatoeba/spa-eng.tsv"})) {
+  const std::string path = attend::test::data_file("tatoeba/spa-eng.tsv");
   PairReadOptions options;
   options.source_column = pair_column(path, "spa");
   const PairFile file = read_pair_file(path, options);

@@ -3,7 +3,7 @@
 python3-selenium), and Debian's Firefox ESR, driven through WebDriver BiDi (bidi.py: Debian has no geckodriver) —
 against a real `attend serve` on a free port with small models this test trains first. Every check runs in both.
 
-    explorer_test.py ATTEND SHARED_DATA WORK_DIR
+    explorer_test.py ATTEND WORK_DIR
 
 What it checks (issue 37): typing "Saturday 09 May 2018" into the dates model's page shows "2018-05-09"; every heatmap
 row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST /v1/explain); switching the layer or
@@ -17,7 +17,8 @@ browser's console holds no error. Screenshots of each view go to WORK_DIR/screen
 each checked for being more than a blank page.
 
 Without the browsers it exits 77, which Meson counts as skipped, saying why — unless ATTEND_REQUIRE_BROWSER=1 (CI sets
-it: the browsers are installed there), when a missing browser is a failure."""
+it: the browsers are installed there), when a missing browser is a failure. Without the digits data (found as the
+program finds it: attend data where digits) it is skipped too, naming the file and the folders searched."""
 import json
 import math
 import os
@@ -81,7 +82,7 @@ def train(attend, work, data):
 
 
 def digits_flags(data):
-    return ["--task", "digits", "--data", os.path.join(data, "digits", "digits.csv.gz"), "--train-size", "32",
+    return ["--task", "digits", "--data", data, "--train-size", "32",
             "--valid-size", "4", "--test-size", "4"]
 
 
@@ -474,8 +475,18 @@ def in_browser(browser, address, shots, work):
         page.driver.quit()
 
 
-def main(attend, data, work):
+def digits_data(attend):
+    """The digits file, found by the program's own rule (attend data where); without it the test is skipped."""
+    where = subprocess.run([attend, "data", "where", "digits"], capture_output=True, text=True)
+    if where.returncode != 0:
+        print("explorer: skipped: needs data:", where.stderr.strip().removeprefix("attend: error: "))
+        sys.exit(SKIP)
+    return where.stdout.strip()
+
+
+def main(attend, work):
     need_browsers()
+    data = digits_data(attend)
     os.makedirs(work, exist_ok=True)
     shots = os.path.join(work, "screenshots")
     models = train(attend, work, data)
@@ -495,6 +506,6 @@ def main(attend, data, work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 3:
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:]))

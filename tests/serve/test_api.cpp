@@ -9,6 +9,7 @@
 
 #include "apps/task.hpp"
 #include "data/text.hpp"
+#include "tests/needs_data.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
 using namespace serve_test;
@@ -413,7 +414,7 @@ BOOST_AUTO_TEST_CASE(the_explorer_page_is_served) {
 
 // The digits captioner reads PGM files sent in base64, and answers as attend predict --image does; its attention is
 // over the image's grid.
-BOOST_AUTO_TEST_CASE(digit_images_as_base64_pgm) {
+BOOST_AUTO_TEST_CASE(digit_images_as_base64_pgm, *attend::test::needs_data({"digits/digits.csv.gz"})) {
   Server server("--model '" + models().digits + "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
   const std::string image = models().digits_folder + "/test-0001.pgm";
@@ -474,7 +475,8 @@ std::string spaced(const std::string& text) { return attend::data::join_tokens(a
 // GET /v1/examples: the test split `attend data --write` writes, each input as a client sends it and the model reads
 // it (for a sentence pair, the tokens it was cut into; for the digits, the test image's PGM bytes), with its
 // references; a model whose data file is gone is a 404 naming the file, and one put back is read.
-BOOST_AUTO_TEST_CASE(examples_are_the_test_split_as_a_client_sends_it) {
+BOOST_AUTO_TEST_CASE(examples_are_the_test_split_as_a_client_sends_it,
+                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
   Scratch scratch;
   std::string pairs;
   const std::vector<std::string> words = {"red", "cat", "sees", "a", "dog", "big", "runs", "the"};
