@@ -125,6 +125,16 @@ def real():
         for f in ["tatoeba/%s.tsv" % name, "tatoeba/attribution/%s.attribution.txt" % name, "digits/digits.csv.gz"]:
             if (data_dir / f).is_file() and (name == "digits") == f.startswith("digits"):
                 expected[f] = hashlib.sha256((data_dir / f).read_bytes()).hexdigest()
+    # hin-eng with one credit line changed: its first file comes out right, its second not, so neither is written
+    with zipfile.ZipFile(paths["hin-eng"]) as z:
+        changed = z.read("hin.txt").replace(b"CC-BY 2.0 (France)", b"CC-BY 2.0 (Frankreich)", 1)
+    with zipfile.ZipFile(served / "hin-eng-changed.zip", "w") as z:
+        z.writestr("hin.txt", changed)
+    with archives.Server(served) as server:
+        url, sha = server.url("hin-eng-changed.zip"), archives.sha256(served / "hin-eng-changed.zip")
+        got = fetch("hin-eng", "--dir", str(work / "changed"), "--sources", sources_file(work, {"hin-eng": (url, sha)}))
+        one_line_failure(got, 1, ["tatoeba/attribution/hin-eng.attribution.txt made from hin.txt"], "changed credit")
+        check(files_in(work / "changed") == [], f"a half-right archive left {files_in(work / 'changed')}")
     with archives.Server(served) as server:
         entries = {name: (server.url(path.name), archives.sha256(path)) for name, path in paths.items()}
         entries["spa-eng"] = (server.url("stop/spa-eng.zip"), entries["spa-eng"][1])
