@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "autograd/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
@@ -68,13 +69,9 @@ int main() {
     tape.backward(loss);
     adam.step();
     adam.zero_grad();
+    const Ids named = argmax(logits);  // each row's most likely symbol (autograd/select.hpp)
     right = 0;
-    for (std::size_t b = 0; b < batch; ++b) {
-      std::size_t best = 0;
-      for (std::size_t s = 1; s < symbols; ++s)
-        best = logits.value().at({b, s}) > logits.value().at({b, best}) ? s : best;
-      right += std::int64_t(best) == targets.at({b});
-    }
+    for (std::size_t b = 0; b < batch; ++b) right += named.at({b}) == targets.at({b});
     if (step == 1 || step % 100 == 0) {
       std::printf("step %d: loss %.3f, named the most frequent symbol in %zu of %zu\n", step,
                   double(loss.value().item()), right, batch);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "autograd/select.hpp"
 #include "models/attention.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
@@ -60,12 +61,9 @@ int main() {
     adam.step();
     adam.zero_grad();
     if (step == 1 || step % 100 == 0) {
+      const Ids pointed = argmax(e);  // each row's highest-scoring position (autograd/select.hpp)
       std::size_t right = 0;
-      for (std::size_t b = 0; b < batch; ++b) {
-        std::size_t best = 0;
-        for (std::size_t t = 1; t < steps; ++t) best = e.value().at({b, t}) > e.value().at({b, best}) ? t : best;
-        right += std::int64_t(best) == targets.at({b});
-      }
+      for (std::size_t b = 0; b < batch; ++b) right += pointed.at({b}) == targets.at({b});
       std::printf("step %d: loss %.3f, pointed right %zu of %zu\n", step, double(loss.value().item()), right, batch);
     }
     tape.clear();

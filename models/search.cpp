@@ -3,14 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
+
+#include "autograd/select.hpp"
 
 namespace attend::models {
 
 namespace {
-
-constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
 
 // log Σ_v exp(x_v) of one row of logits, in double: m + log Σ exp(x - m), so that log p_v = x_v - log_total
 template <class T>
@@ -289,20 +288,17 @@ std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std
   for (std::size_t j = 0; j < max_length; ++j) {
     const typename Stepper<T>::Step step = stepper.step(y_prev);
     const std::size_t V = step.logits.shape()[1];
+    // ŷ_j = argmax_v p(v | ŷ_<j, x) over the tokens a model may emit, fed back as the next step's y_{j-1}: the first
+    // emittable one of each row's three most likely (only <pad> and <sos> are not emittable)
+    const TopK<T> likeliest = topk(step.logits, std::min<std::size_t>(3, V));
+    const std::size_t K = likeliest.indices.shape()[1];
     bool all_done = true;
     for (std::size_t b = 0; b < B; ++b) {
       if (done[b]) continue;
       log_probabilities(step.logits.value().data() + b * V, V, log_p);
-      // ŷ_j = argmax_v p(v | ŷ_<j, x), fed back as the next step's y_{j-1}
-      std::size_t best_v = 0;
-      double best_log_p = minus_infinity;
-      for (std::size_t v = 0; v < V; ++v) {
-        if (emittable(v) && log_p[v] > best_log_p) {
-          best_v = v;
-          best_log_p = log_p[v];
-        }
-      }
-      const auto best = static_cast<std::int64_t>(best_v);
+      std::int64_t best = likeliest.indices.data()[b * K];
+      for (std::size_t c = 1; c < K && !emittable(static_cast<std::size_t>(best)); ++c)
+        best = likeliest.indices.data()[b * K + c];
       Hypothesis& h = result[b];
       h.log_prob += log_p[static_cast<std::size_t>(best)];
       if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b], step.maps));
