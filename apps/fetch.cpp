@@ -49,8 +49,7 @@ class Sha256 {
 
 std::uint64_t file_size(const std::string& path) {
   struct stat status {};
-  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) ? static_cast<std::uint64_t>(status.st_size)
-                                                                         : 0;
+  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) ? static_cast<std::uint64_t>(status.st_size) : 0;
 }
 
 bool exists(const std::string& path) {
@@ -144,7 +143,8 @@ std::string read_member(const std::string& path, const std::string& name) {
     std::string bytes;
     char buffer[1 << 16];
     la_ssize_t n = 0;
-    while ((n = archive_read_data(reader.get(), buffer, sizeof buffer)) > 0) bytes.append(buffer, static_cast<std::size_t>(n));
+    while ((n = archive_read_data(reader.get(), buffer, sizeof buffer)) > 0)
+      bytes.append(buffer, static_cast<std::size_t>(n));
     if (n < 0) throw std::runtime_error(path + ": member " + name + ": " + archive_error_string(reader.get()));
     return bytes;
   }
@@ -241,8 +241,8 @@ void fetch_one(const data::DataSet& set, const FetchSource& source, const std::s
   if (!source.sha256.empty() && sha != source.sha256) {
     discard();
     throw std::runtime_error(what + (placed ? archive : source.url) + ": SHA-256 " + sha + ", expected " +
-                             source.sha256 + " (" + with_commas(size) +
-                             " bytes: a changed, damaged or cut file)" + by_hand(source.url, archive));
+                             source.sha256 + " (" + with_commas(size) + " bytes: a changed, damaged or cut file)" +
+                             by_hand(source.url, archive));
   }
   try {
     write_files(set, archive, dir);

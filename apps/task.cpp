@@ -147,6 +147,11 @@ std::string Task::data_path(const std::string& default_set) const {
   }
 }
 
+std::string Task::data_shown(const std::string& path, const std::string& default_set) const {
+  const std::string value = settings.data.empty() ? default_set : settings.data;
+  return value == path ? path : value + " (" + path + ")";
+}
+
 std::string kept_path(const std::string& path) {
   // a data set's name is kept as it is: found again by name where the model is used
   if (path.empty() || (data::find_data_set(path) != nullptr && !std::filesystem::exists(path))) return path;

@@ -138,6 +138,8 @@ class Task {
   // The data file to read: --data's value (or `default_set` when not given) as data/locate.hpp's
   // data_argument_path finds it; InputError naming the file, the folders searched and the fetch command.
   std::string data_path(const std::string& default_set = "") const;
+  // How a summary names the data file at `path` (data_path's answer): the path as given, or "NAME (PATH)" for a set.
+  std::string data_shown(const std::string& path, const std::string& default_set = "") const;
   // How `attend eval` scores it, for the help ("BLEU"); empty: not said.
   virtual std::string scores_help() const { return ""; }
 

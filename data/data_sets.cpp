@@ -29,22 +29,29 @@ std::vector<DataSet> recorded() {
        "209ba249bd17983125f3218245dc76c0331c3608d3b23ec63f89d28037de3af5",
        "hin.txt",
        {{"tatoeba/hin-eng.tsv", 343535, "175b6aba16daccd670dcfee4a6b62e7afe44e8ca323604a70bdf1d8f1856a4cd", {2, 1}},
-        {"tatoeba/attribution/hin-eng.attribution.txt", 238807,
-         "4f985fa3f15e5f35f78e91b72798796b960093307150000574233f14cb6ae3b7", {3}}}},
+        {"tatoeba/attribution/hin-eng.attribution.txt",
+         238807,
+         "4f985fa3f15e5f35f78e91b72798796b960093307150000574233f14cb6ae3b7",
+         {3}}}},
       {"eng-jpn",
        "English TAB Japanese, 76,428 pairs: manythings' jpn-eng of 2021-06-21, with its attribution lines",
        manythings + "jpn-eng.zip",
        "7af9adc047ddc64e00fc4264a6d164e98f196ae2cc3d891009c5f9d1b10dc990",
        "jpn.txt",
        {{"tatoeba/eng-jpn.tsv", 6072474, "f78311606c6adc97dc77c656a958b34c6ee357e2760d38bc8b6cbb7ce0aadc2c", {1, 2}},
-        {"tatoeba/attribution/eng-jpn.attribution.txt", 6066595,
-         "cc5223c03b931d30b2c8b9bd183dcc286c022d2fb2e591617320d68a95369a50", {3}}}},
+        {"tatoeba/attribution/eng-jpn.attribution.txt",
+         6066595,
+         "cc5223c03b931d30b2c8b9bd183dcc286c022d2fb2e591617320d68a95369a50",
+         {3}}}},
       {"digits",
        "1,797 handwritten digits, 8x8 pixels: the test set of UCI's Optical Recognition of Handwritten Digits",
        "https://archive.ics.uci.edu/static/public/80/optical+recognition+of+handwritten+digits.zip",
        "",
        "optdigits.tes",
-       {{"digits/digits.csv.gz", 57512, "46abec6b12486ad9e51943373abcf22bbea1b5a51a1619b361570d8893f1464a", {},
+       {{"digits/digits.csv.gz",
+         57512,
+         "46abec6b12486ad9e51943373abcf22bbea1b5a51a1619b361570d8893f1464a",
+         {},
          1675058549}}},
   };
 }
@@ -113,7 +120,7 @@ std::vector<std::string> member_lines(const std::string& bytes) {
 }
 
 std::string data_set_file_bytes(const DataSetFile& file, const std::vector<std::string>& lines,
-                                 const std::string& member) {
+                                const std::string& member) {
   const std::string text = converted_text(lines, file.fields, member);
   return file.gzip_mtime != 0 ? gzipped(text, file.gzip_mtime) : text;
 }

@@ -18,6 +18,9 @@
    model trained once by `attend train TRAIN-FLAGS --out NAME.safetensors` in a scratch folder, `attend serve` serves
    them on a free port, and the block's `$ curl` commands are run with `localhost:8080` replaced by its address; the
    server is stopped (SIGTERM, exit 0) after the block.
+   A block whose commands read the course's data (`--data NAME` of a data set, or `--task digits`, whose default it
+   is) runs only where the program finds that data (`attend data where`); otherwise it is skipped, and a check with
+   no problem but skipped blocks exits 77 (Meson's "skipped") naming the missing file.
 4. Pictures: every image `![alt](path)` with a relative path in a docs page must exist (relative to the page), e.g.
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 
@@ -197,6 +200,26 @@ if update_quotes:
             print(f"{doc.relative_to(source)}: {n} quoted blocks rewritten")
     sys.exit(0)
 
+skipped = {}  # what a block needs that is not found -> how many blocks it kept from running
+
+
+def missing_data(commands):
+    """The message of `attend data where` for the data sets the commands read, or "" when all are found."""
+    names = set()
+    for command in commands:
+        argv = shlex.split(command) if command.startswith("build/") else []
+        for k, arg in enumerate(argv[:-1]):
+            if arg == "--data" and "/" not in argv[k + 1] and "." not in argv[k + 1]:
+                names.add(argv[k + 1])
+        if "--task" in argv and argv[argv.index("--task") + 1 :][:1] == ["digits"] and "--data" not in argv:
+            names.add("digits")
+    if not names:
+        return ""
+    where = subprocess.run([str(build / "apps" / "attend"), "data", "where", *sorted(names)], capture_output=True,
+                           text=True)
+    return where.stderr.strip().removeprefix("attend: error: ") if where.returncode != 0 else ""
+
+
 for doc in docs:
     lines = doc.read_text().splitlines()
     rel = doc.relative_to(source)
@@ -244,6 +267,12 @@ for doc in docs:
             continue
         if lines[i].startswith("```console"):
             _, body, after = fenced_block(lines, i)
+            needs = missing_data([line[2:] for line in body if line.startswith("$ ")])
+            if needs:
+                skipped[needs] = skipped.get(needs, 0) + 1
+                serving = []
+                i = after
+                continue
             server = None
             if serving:
                 models = [trained_model(name, flags, rel) for name, flags in serving]
@@ -304,4 +333,8 @@ for e in errors:
     print("error:", e)
 print(f"docs: {checked_regions} quoted regions, {checked_commands} commands, {checked_outputs} quoted outputs, "
       f"{checked_images} pictures and {checked_references} equation references checked, {len(errors)} problems")
+if skipped and not errors:
+    for needs, blocks in skipped.items():
+        print(f"docs: {blocks} command blocks skipped: needs data: {needs}")
+    sys.exit(77)
 sys.exit(1 if errors or checked_regions + checked_commands + checked_outputs == 0 else 0)

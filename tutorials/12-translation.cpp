@@ -856,7 +856,7 @@ void hindi_to_english(const std::string& hindi_path, const data::TranslationSpli
       "\n%s: %zu pairs%s; %zu with at most %zu words a side, %zu distinct Hindi sentences:\n"
       "  %zu training pairs, %zu test sentences; vocabularies %zu Hindi, %zu English;\n"
       "  %s of the test sentences' tokens read as <unk>\n",
-      hindi_path.c_str(), hindi_file.pairs.size(),
+      "tatoeba/hin-eng.tsv", hindi_file.pairs.size(),
       settings.hindi_every > 1 ? (" (every " + std::to_string(settings.hindi_every) + "th)").c_str() : "",
       hindi.data.kept_pairs, hindi_split.max_words, hindi.data.distinct_sources, hindi.data.train.size(),
       hindi.data.test.size(), hindi.source_vocabulary.size(), hindi.target_vocabulary.size(),
@@ -905,7 +905,7 @@ int main(int argc, char** argv) {
   const data::PairFile whole_file = data::read_pair_file(spanish_path, read);
   const data::PairFile file = every_nth(whole_file, settings.every);
   std::printf(
-      "%s: %zu pairs%s\n\n", spanish_path.c_str(), whole_file.pairs.size(),
+      "%s: %zu pairs%s\n\n", "tatoeba/spa-eng.tsv", whole_file.pairs.size(),
       settings.every > 1
           ? (", every " + std::to_string(settings.every) + "th kept: " + std::to_string(file.pairs.size())).c_str()
           : "");

@@ -121,7 +121,7 @@ class DigitsTask : public Task {
           data::compose_many(split.test, composer(false), settings.test_size, mix(settings.seed ^ 0x74657374)));
       made->pool = std::move(split.train);
       made->fingerprint = digits.fingerprint;
-      made->summary = summary(path, digits.size(), made->pool.size(), *made);
+      made->summary = summary(data_shown(path, "digits"), digits.size(), made->pool.size(), *made);
       return made;
     } catch (const std::invalid_argument& e) {
       throw InputError(naming_data_flag(e.what()));

@@ -197,7 +197,7 @@ class PairsTask : public TextTask {
     for (auto& e : translation.test) made->test.push_back({std::move(e.source), std::move(e.references)});
     made->fingerprint = file.fingerprint;
     made->source_column = read.source_column;
-    made->summary = path + ": " + std::to_string(file.pairs.size()) + " pairs" +
+    made->summary = data_shown(path) + ": " + std::to_string(file.pairs.size()) + " pairs" +
                     (file.skipped ? " (" + std::to_string(file.skipped) + " bad lines skipped)" : "") + ", " +
                     std::to_string(translation.kept_pairs) + " with at most " +
                     (max_words_ ? std::to_string(max_words_) : std::string("any number of")) + " words, " +

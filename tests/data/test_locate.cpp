@@ -166,8 +166,7 @@ BOOST_AUTO_TEST_CASE(fields_are_chosen_and_reordered_and_a_short_line_is_named) 
 
 // The digits file's gzip comes out byte for byte as recorded from the UCI test set's lines (CR LF and the blank last
 // line of some copies included): the compression settings are the ones the recorded file was made with.
-BOOST_AUTO_TEST_CASE(the_digits_file_is_remade_byte_for_byte,
-                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
+BOOST_AUTO_TEST_CASE(the_digits_file_is_remade_byte_for_byte, *attend::test::needs_data({"digits/digits.csv.gz"})) {
   const std::string path = attend::test::data_file("digits/digits.csv.gz");
   std::ifstream in(path, std::ios::binary);
   const std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
