@@ -70,8 +70,8 @@ TopK<T> topk(const Tensor<T>& x, std::size_t k) {
   return result;
 }
 
-#define ATTEND_INSTANTIATE(T)                 \
-  template Ids argmax(const Tensor<T>&);      \
+#define ATTEND_INSTANTIATE(T)            \
+  template Ids argmax(const Tensor<T>&); \
   template TopK<T> topk(const Tensor<T>&, std::size_t);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)

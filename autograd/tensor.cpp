@@ -248,6 +248,14 @@ double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 double Rng::uniform(double low, double high) { return low + (high - low) * uniform(); }
 
+std::size_t Rng::below(std::size_t n) {
+  if (n == 0) throw std::invalid_argument("Rng::below: n = 0 (no whole number in [0, 0))");
+  const std::uint64_t count = n, rejected = (0 - count) % count;  // 2^64 mod n: the draws below it would favour some
+  std::uint64_t r = next();
+  while (r < rejected) r = next();
+  return static_cast<std::size_t>(r % count);
+}
+
 double Rng::normal() {
   // Box–Muller; 1 - u keeps the logarithm's argument in (0, 1]
   const double u1 = 1.0 - uniform();

@@ -186,6 +186,9 @@ class Rng {
   std::uint64_t next();  // 64 random bits (xoshiro256**)
   double uniform();      // in [0, 1)
   double uniform(double low, double high);
+  // A whole number in [0, n), every one equally likely (no modulo bias: draws that would favour some are redrawn);
+  // std::invalid_argument for n = 0.
+  std::size_t below(std::size_t n);
   double normal();  // N(0, 1), Box–Muller
   template <class T>
   Tensor<T> uniform_tensor(const Shape& shape, double low, double high);

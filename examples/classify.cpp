@@ -22,7 +22,7 @@ struct Classifier : nn::Module<float> {
 
   explicit Classifier(Rng& rng)
       : embedding(symbols, 8, rng),
-        gru(nn::RecurrentConfig{nn::CellKind::gru, 8, hidden}, rng),
+        gru({.cell = nn::CellKind::gru, .input_size = 8, .hidden_size = hidden}, rng),
         output(hidden, symbols, rng) {}
   void visit(nn::ModuleVisitor<float>& v) override {
     v.module("embedding", embedding);
@@ -41,7 +41,7 @@ std::pair<Ids, Ids> make_batch(Rng& rng) {
   while (targets.size() < batch) {
     std::vector<std::int64_t> sequence(length);
     std::array<int, symbols> counts{};
-    for (auto& s : sequence) ++counts[std::size_t(s = std::int64_t(rng.next() % symbols))];
+    for (auto& s : sequence) ++counts[std::size_t(s = std::int64_t(rng.below(symbols)))];
     std::size_t most = 0;
     for (std::size_t s = 1; s < symbols; ++s) most = counts[s] > counts[most] ? s : most;
     int ties = 0;

@@ -99,6 +99,30 @@ BOOST_AUTO_TEST_CASE(no_init_draws_zeros_for_tensors_and_numbers_as_seed_0) {
   BOOST_TEST(none.uniform() == seed0.uniform());
 }
 
+// Rng::below(n): every value of [0, n) about equally often, the same numbers from the same seed, and the draws that
+// would favour small values redrawn: for n = 3·2^62 (2^64 mod n = 2^62, a quarter of the draws), a draw of next()
+// below 2^62 is never taken as it is.
+BOOST_AUTO_TEST_CASE(below_draws_whole_numbers_evenly) {
+  Rng rng(5), again(5);
+  std::vector<int> counts(7, 0);
+  for (int k = 0; k < 70000; ++k) {
+    const std::size_t v = rng.below(7);
+    BOOST_TEST_REQUIRE(v < 7u);
+    ++counts[v];
+    BOOST_TEST_REQUIRE(again.below(7) == v);
+  }
+  for (const int c : counts) BOOST_TEST(std::abs(c - 10000) < 400, c);  // 4 standard deviations
+  BOOST_TEST(Rng(9).below(1) == 0u);
+  const std::size_t n = 3 * (std::size_t{1} << 62);
+  Rng raw(11), drawn(11);
+  for (int k = 0; k < 2000; ++k) {
+    std::uint64_t r = raw.next();
+    while (r < (std::uint64_t{1} << 62)) r = raw.next();
+    BOOST_TEST_REQUIRE(drawn.below(n) == r % n);
+  }
+  BOOST_CHECK_EXCEPTION(Rng(1).below(0), std::invalid_argument, message_has({"Rng::below", "n = 0"}));
+}
+
 // operator<<: NumPy's nested brackets and the shape, for every element type the library keeps in tensors
 BOOST_AUTO_TEST_CASE(a_tensor_prints_as_numpy_does_with_its_shape) {
   const auto text = [](const auto& t) {
