@@ -183,9 +183,8 @@ Variable<T> TransformerEncoderLayer<T>::feed_forward(const Variable<T>& x) {
 }
 
 template <class T>
-Variable<T> TransformerEncoderLayer<T>::forward(const Variable<T>& x, const Mask* key_padding,
+Variable<T> TransformerEncoderLayer<T>::forward(const Variable<T>& x, const AttentionMask& mask,
                                                 Tensor<T>* self_weights) {
-  const AttentionMask mask{key_padding, false};
   if (norm_first_) {
     const Variable<T> h = x + dropout1(self_attn.forward(norm1(x), mask, self_weights));
     return h + dropout2(feed_forward(norm2(h)));
@@ -320,11 +319,11 @@ TransformerEncoder<T>::TransformerEncoder(const TransformerLayerConfig& c, std::
 }
 
 template <class T>
-Variable<T> TransformerEncoder<T>::forward(const Variable<T>& x, const Mask* key_padding,
+Variable<T> TransformerEncoder<T>::forward(const Variable<T>& x, const AttentionMask& mask,
                                            std::vector<Tensor<T>>* self_weights) {
   Variable<T> h = x;
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    h = layers[l].forward(h, key_padding, layer_place(self_weights, l, layers.size()));
+    h = layers[l].forward(h, mask, layer_place(self_weights, l, layers.size()));
   }
   return norm(h);
 }

@@ -124,7 +124,12 @@ class TransformerEncoderLayer : public Module<T> {
 
   TransformerEncoderLayer(const TransformerLayerConfig& config, Rng& rng);
   // x (B, S, D), key_padding (B, S) or nullptr → (B, S, D); self_weights (B, H, S, S) if given
-  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr, Tensor<T>* self_weights = nullptr);
+  Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr, Tensor<T>* self_weights = nullptr) {
+    return forward(x, AttentionMask{key_padding, false}, self_weights);
+  }
+  // The same with self-attention's mask given whole: {.causal = true} lets position i attend to positions ≤ i only
+  // (torch's is_causal=True), as a decoder-only language model needs (examples/language_model.cpp).
+  Variable<T> forward(const Variable<T>& x, const AttentionMask& mask, Tensor<T>* self_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
   bool norm_first() const { return norm_first_; }
 
@@ -192,7 +197,11 @@ class TransformerEncoder : public Module<T> {
   TransformerEncoder(const TransformerLayerConfig& config, std::size_t num_layers, Rng& rng);
   // self_weights, if given, receives each layer's self-attention weights (B, H, S, S)
   Variable<T> forward(const Variable<T>& x, const Mask* key_padding = nullptr,
-                      std::vector<Tensor<T>>* self_weights = nullptr);
+                      std::vector<Tensor<T>>* self_weights = nullptr) {
+    return forward(x, AttentionMask{key_padding, false}, self_weights);
+  }
+  // The same with every layer's self-attention mask given whole ({.causal = true}: a decoder-only stack).
+  Variable<T> forward(const Variable<T>& x, const AttentionMask& mask, std::vector<Tensor<T>>* self_weights = nullptr);
   void visit(ModuleVisitor<T>& v) override;
 };
 

@@ -56,11 +56,12 @@ BOOST_AUTO_TEST_CASE(the_readme_pointer_network_learns_to_point_and_prints_the_s
   BOOST_TEST(run_attend("", "", ATTEND_POINTER_EXE).out == first.out);
 }
 
-// fit.cpp and classify.cpp check their own result (status 1 when they did not learn); here: they run clean, print
-// their progress, and print the same each run.
+// fit.cpp, classify.cpp and language_model.cpp check their own result (status 1 when they did not learn); here: they
+// run clean, print their progress, and print the same each run.
 BOOST_AUTO_TEST_CASE(the_other_examples_learn_and_print_the_same_each_run) {
   for (const auto& [exe, last] : {std::pair<std::string, std::string>{ATTEND_FIT_EXE, "step 2000: mean squared error"},
-                                  {ATTEND_CLASSIFY_EXE, "step 400: loss"}}) {
+                                  {ATTEND_CLASSIFY_EXE, "step 400: loss"},
+                                  {ATTEND_LANGUAGE_MODEL_EXE, "the text continued exactly"}}) {
     const Run first = run_attend("", "", exe);
     BOOST_TEST(first.status == 0, exe + ": " + first.out + first.err);
     const std::vector<std::string> lines = lines_of(first.out);

@@ -154,6 +154,44 @@ BOOST_AUTO_TEST_CASE(encoder_and_decoder_layers_gradients_post_and_pre_norm) {
   }
 }
 
+// A causal encoder stack (a decoder-only language model's): its outputs up to position t do not move when the inputs
+// after t change, and one causal layer's output at t is the plain layer's at t on the prefix up to t. Gradients check.
+BOOST_AUTO_TEST_CASE(a_causal_encoder_sees_only_the_prefix) {
+  for (const bool norm_first : {false, true}) {
+    BOOST_TEST_CONTEXT("norm_first " << norm_first) {
+      Rng rng(31);
+      nn::TransformerEncoder<double> stack(small_config(norm_first), 2, rng);
+      nn::TransformerEncoderLayer<double> layer(small_config(norm_first), rng);
+      const std::size_t B = 2, S = 5, D = 4;
+      const Tensor<double> x = random_tensor(Shape{B, S, D}, 32);
+      const nn::AttentionMask causal{nullptr, true};
+      Tape<double> tape;
+      const Tensor<double> y = stack.forward(tape.constant(x), causal).value();
+      const Tensor<double> y1 = layer.forward(tape.constant(x), causal).value();
+      for (std::size_t t = 0; t < S; ++t) {
+        Tensor<double> changed = x, prefix(Shape{B, t + 1, D});
+        const Tensor<double> noise = random_tensor(Shape{B, S, D}, 40 + t);
+        for (std::size_t b = 0; b < B; ++b)
+          for (std::size_t i = 0; i < S; ++i)
+            for (std::size_t d = 0; d < D; ++d) {
+              if (i > t) changed.at({b, i, d}) = noise.at({b, i, d});
+              if (i <= t) prefix.at({b, i, d}) = x.at({b, i, d});
+            }
+        const Tensor<double> y_changed = stack.forward(tape.constant(changed), causal).value();
+        const Tensor<double> y_prefix = layer.forward(tape.constant(prefix)).value();
+        for (std::size_t b = 0; b < B; ++b)
+          for (std::size_t d = 0; d < D; ++d) {
+            for (std::size_t i = 0; i <= t; ++i) BOOST_TEST(y_changed.at({b, i, d}) == y.at({b, i, d}));
+            BOOST_TEST(y_prefix.at({b, t, d}) == y1.at({b, t, d}), boost::test_tools::tolerance(1e-12));
+          }
+      }
+      const GradcheckFn f = [&](Tape<double>&, const Vars& v) { return layer.forward(v[0], causal); };
+      const GradcheckResult r = nn::gradcheck_module(layer, f, {random_tensor(Shape{2, 3, 4}, 33)});
+      BOOST_TEST(r.passed, r.message);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(stacks_gradients_with_dropout) {
   // dropout on: every evaluation restores the module's generators first, so that each draws the same masks and the
   // loss is one fixed function of the inputs and parameters

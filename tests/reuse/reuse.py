@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds and runs the three programs of examples/ as a user's own project would, one way per call:
+"""Builds and runs the four programs of examples/ as a user's own project would, one way per call:
 
   reuse.py meson      SOURCE BUILD   examples/ as a Meson project, attend in its subprojects/ folder through
                                      examples/subprojects/attend.wrap ([provide]); checks that only the libraries of
@@ -20,6 +20,7 @@ PROGRAMS = {  # program → a line its output must contain
     "fit": "step 2000: mean squared error",
     "classify": "step 400: loss",
     "pointer": "step 300: loss",
+    "language_model": "the text continued exactly",
 }
 
 
