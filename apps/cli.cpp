@@ -258,6 +258,14 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
   flags.fixed.push_back(flags.batch);
   flags.fixed.push_back(arch);
   flags.fixed.push_back(
+      command
+          ->add_option_function<std::string>(
+              "--precision", [&s](const std::string& name) { s.precision = *parse_precision(name); },
+              "the matrix products' precision: float32, or bf16 (bfloat16 operands, float32 sums; a CPU with "
+              "AVX512-BF16 and a build with oneDNN; weights, optimizer and everything else stay float32) "
+              "(default: float32)")
+          ->check(CLI::IsMember({"float32", "bf16"})));
+  flags.fixed.push_back(
       command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
           ->check(number_in(0.0, 1e6))
           ->capture_default_str());
@@ -378,6 +386,9 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   // a kind's default drop applies only when there is no warm-up (one schedule at a time)
   if (flags.model.lr_drop || s.warmup == 0) s.lr_drop = m.lr_drop.value_or(s.lr_drop);
   train.model->finish(m, *train.task);
+  if (const std::string why = precision_unavailable(s.precision); !why.empty()) {
+    throw InputError(std::string("--precision ") + precision_name(s.precision) + ": " + why);
+  }
   if (train.settings.lr_drop > 0 && train.settings.warmup > 0) {
     throw InputError("--lr-drop with --warmup " + std::to_string(train.settings.warmup) +
                      ": one learning-rate schedule at a time (--warmup 0 for a constant rate before the drop)");

@@ -190,6 +190,11 @@ void resume(Run& run, const TrainOptions& options) {
 // The batches, the optimizer (on resume with its saved state), and the checks a resumed state must pass.
 void prepare(Run& run, const TrainOptions& options) {
   nn::Module<float>& model = run.file.model->module();
+  if (const std::string why = precision_unavailable(run.settings.precision); !why.empty()) {
+    throw InputError("--resume " + run.resumed_from + ": the run was trained with --precision " +
+                     precision_name(run.settings.precision) + ", but " + why);
+  }
+  use_precision(run.settings.precision);  // every product from here, in every shard's thread
   run.last_path = last_state_path(run.settings.out);
   run.batches = run.file.task->batches(*run.data, run.file.source_vocabulary, run.file.target_vocabulary,
                                        run.settings.batch_size);
@@ -262,6 +267,9 @@ void announce(Run& run) {
             << run.settings.epochs << (run.settings.epochs == 1 ? " epoch of " : " epochs of ") << run.steps_per_epoch
             << " steps; " << run.settings.threads << (run.settings.threads == 1 ? " thread" : " threads");
   if (run.ranks.size() > 1) std::cerr << " on each of " << run.ranks.size() << " processes";
+  if (run.settings.precision != Precision::float32) {
+    std::cerr << "; products in " << precision_name(run.settings.precision) << " (float32 sums)";
+  }
   std::cerr << "\n";
   if (run.threads_saved != 0 && run.threads_saved != run.settings.threads) {
     std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved

@@ -11,6 +11,7 @@ nlohmann::json TrainSettings::to_json() const {
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
   if (warmup > 0) json["warmup"] = warmup;
   if (lr_drop > 0) json["lr_drop"] = lr_drop;
+  if (precision != Precision::float32) json["precision"] = precision_name(precision);
   json["threads"] = threads;
   json["ranks"] = ranks;
   return json;
@@ -26,6 +27,12 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   if (json.contains("threads")) settings.threads = json.at("threads").get<std::size_t>();
   if (json.contains("ranks")) settings.ranks = json.at("ranks").get<std::size_t>();
   if (settings.threads == 0) throw std::invalid_argument("threads: 0");
+  if (json.contains("precision")) {
+    const std::string name = json.at("precision").get<std::string>();
+    const std::optional<Precision> precision = parse_precision(name);
+    if (!precision) throw std::invalid_argument("precision: " + name + " (float32 or bf16)");
+    settings.precision = *precision;
+  }
   return settings;
 }
 

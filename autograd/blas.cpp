@@ -12,9 +12,13 @@ namespace attend {
 
 namespace {
 std::atomic<GemmObserver> gemm_observer{nullptr};
+std::atomic<GemmBackend> installed_backend{nullptr};
 }  // namespace
 
 void set_gemm_observer(GemmObserver observer) { gemm_observer = observer; }
+void set_gemm_backend(GemmBackend backend) { installed_backend = backend; }
+GemmBackend gemm_backend() { return installed_backend.load(std::memory_order_relaxed); }
+int blas_threads() { return openblas_get_num_threads(); }
 
 namespace {
 
@@ -52,6 +56,9 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
   if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(trans_a, trans_b, m, n, k);
+  if (const GemmBackend backend = gemm_backend()) {
+    return backend(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
   if (m <= gemv_rows || n == 1) return gemv_product(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,

@@ -16,6 +16,19 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                std::size_t lda, const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc);
 
+// The float products' one hook: a function that computes blas_gemm's float products in OpenBLAS's place (same
+// contract, called after the empty-shape check and the observer), or nullptr (the default) for OpenBLAS. fast/
+// installs oneDNN's bfloat16 products through it (fast/precision.hpp, `use_precision`); the reference engine itself
+// never sets it, and double products never go through it. Changed between products, not while one runs.
+using GemmBackend = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                             const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+                             std::size_t ldc);
+void set_gemm_backend(GemmBackend backend);
+GemmBackend gemm_backend();
+
+// How many threads OpenBLAS runs one product on (openblas_set_num_threads); a backend runs its products on as many.
+int blas_threads();
+
 // For benchmarks (bench/translate_floor): a function told the shape of every float product blas_gemm is about to run,
 // on any thread (it must be thread-safe); nullptr (the default) for none. Not for use while training.
 using GemmObserver = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k);

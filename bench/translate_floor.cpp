@@ -9,7 +9,9 @@
 //   floor_s_per_step   Σ over the step's products of their sgemm times, ÷ the threads (the shards run side by side)
 //   floor_tokens_per_s target tokens per second at that floor
 //
-//   translate_floor [--steps N] [--reps R] train --task pairs --data … --threads 2 …
+// With --precision bf16 the products are timed in bfloat16 (fast/precision.hpp), their operands' conversion included.
+//
+//   translate_floor [--steps N] [--reps R] [--precision float32|bf16] train --task pairs --data … --threads 2 …
 #include <cblas.h>
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -31,6 +34,7 @@
 #include "autograd/blas.hpp"
 #include "bench/measure.hpp"
 #include "fast/block_cache.hpp"
+#include "fast/precision.hpp"
 
 namespace {
 
@@ -69,6 +73,7 @@ double sgemm_seconds(const GemmShape& shape, int reps) {
 int run(int argc, char** argv) {
   std::size_t steps = 20;
   int reps = 5;
+  Precision timed_precision = Precision::float32;
   int k = 1;
   for (; k < argc && std::string(argv[k]) != "train"; k += 2) {
     const std::string flag = argv[k];
@@ -77,6 +82,10 @@ int run(int argc, char** argv) {
       steps = std::stoul(argv[k + 1]);
     } else if (flag == "--reps") {
       reps = std::stoi(argv[k + 1]);
+    } else if (flag == "--precision") {
+      const std::optional<Precision> precision = parse_precision(argv[k + 1]);
+      if (!precision) throw std::invalid_argument("--precision: float32 or bf16");
+      timed_precision = *precision;
     } else {
       throw std::invalid_argument("unknown option " + flag);
     }
@@ -113,6 +122,7 @@ int run(int argc, char** argv) {
     }
   }
   set_gemm_observer(nullptr);
+  use_precision(timed_precision);  // the shapes are recorded in float32, timed in the precision asked for
   double seconds = 0, flop = 0;
   std::size_t products = 0;
   for (const auto& [shape, count] : shapes) {
@@ -123,6 +133,7 @@ int run(int argc, char** argv) {
   const double per_step = seconds / double(done) / double(threads);
   const nlohmann::json result = {{"steps", done},
                                  {"threads", threads},
+                                 {"precision", precision_name(timed_precision)},
                                  {"target_tokens", tokens},
                                  {"gemm_gflop_per_step", flop / double(done) / 1e9},
                                  {"products_per_step", double(products) / double(done)},

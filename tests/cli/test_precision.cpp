@@ -1,0 +1,90 @@
+// `attend train --precision bf16` (fast/precision.hpp): a small run learns, gives the same bits twice, differs from
+// the float32 run (its products really were rounded), keeps its weights in float32 files, and resumes to the bits of
+// the whole run; a resumed run may not change the precision. On a machine or build without bfloat16 the flag is
+// refused in one line (exit 2), which is what these cases check there.
+#include <nlohmann/json.hpp>
+#include <cmath>
+#include <regex>
+
+#include "fast/precision.hpp"
+#include "nn/checkpoint.hpp"
+#include "tests/cli/cli_helpers.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+const std::string small =
+    "train --task dates --train-size 1024 --valid-size 32 --test-size 16 --epochs 4 --hidden 32 --embed 8 "
+    "--batch 32 --seed 4 --threads 2 --log-every 1 ";
+
+// The loss of every progress line, in order.
+std::vector<double> losses(const std::string& log) {
+  std::vector<double> found;
+  const std::regex loss(R"(step \d+/\d+  loss ([0-9.]+))");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), loss); it != std::sregex_iterator(); ++it) {
+    found.push_back(std::stod((*it)[1]));
+  }
+  return found;
+}
+
+// The safetensors header (JSON) of a file.
+nlohmann::json header_of(const std::string& path) {
+  const std::string bytes = read_file(path);
+  BOOST_TEST_REQUIRE(bytes.size() >= 8u);
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = length << 8 | static_cast<unsigned char>(bytes[i]);
+  return nlohmann::json::parse(bytes.substr(8, length));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(precision)
+
+BOOST_AUTO_TEST_CASE(a_bf16_run_learns_and_resumes_to_the_same_bits) {
+  Scratch scratch;
+  const auto out = [&scratch](const std::string& name) { return "--out '" + scratch.path(name) + "'"; };
+  const std::string unavailable = attend::precision_unavailable(attend::Precision::bfloat16);
+  const Run a = run_attend(small + "--precision bf16 " + out("a.safetensors"));
+  if (!unavailable.empty()) {
+    check_usage_error(a, {"--precision bf16", unavailable});
+    BOOST_TEST(!exists(scratch.path("a.safetensors")));
+    return;
+  }
+  BOOST_TEST_REQUIRE(a.status == 0, a.err);
+  BOOST_TEST(a.err.find("products in bf16 (float32 sums)") != std::string::npos, a.err);
+  const std::vector<double> curve = losses(a.err);
+  BOOST_TEST_REQUIRE(curve.size() == 4u * 1024 / 32);
+  BOOST_TEST(curve.back() < 0.5 * curve.front(), "first loss " << curve.front() << ", last " << curve.back());
+
+  // the same bits again; not the float32 run's
+  const std::string state = tensor_bytes(scratch.path("a.last.safetensors"));
+  BOOST_TEST_REQUIRE(run_attend(small + "--precision bf16 " + out("b.safetensors")).status == 0);
+  BOOST_TEST((tensor_bytes(scratch.path("b.last.safetensors")) == state));
+  const Run f = run_attend(small + out("f.safetensors"));
+  BOOST_TEST_REQUIRE(f.status == 0, f.err);
+  BOOST_TEST((tensor_bytes(scratch.path("f.last.safetensors")) != state));
+  // and it learns as the float32 run does: the last loss within 5% of float32's
+  const double float32_last = losses(f.err).back();
+  BOOST_TEST(std::fabs(curve.back() - float32_last) <= 0.05 * float32_last,
+             "last loss: bf16 " << curve.back() << ", float32 " << float32_last);
+
+  // float32 files, the precision among the saved settings
+  const nlohmann::json header = header_of(scratch.path("a.safetensors"));
+  BOOST_TEST(header.size() > 10u);
+  for (auto item = header.begin(); item != header.end(); ++item) {
+    if (item.key() != "__metadata__") BOOST_TEST(item.value().at("dtype").get<std::string>() == "F32", item.key());
+  }
+  BOOST_TEST(read_file(scratch.path("a.last.safetensors")).find(R"(\"precision\":\"bf16\")") != std::string::npos);
+
+  // stopped by a step limit, resumed: the bits of the whole run; the precision cannot change on resume
+  BOOST_TEST_REQUIRE(run_attend(small + "--precision bf16 --max-steps 45 " + out("c.safetensors")).status == 0);
+  const std::string last = scratch.path("c.last.safetensors");
+  check_usage_error(run_attend("train --resume '" + last + "' --precision float32"), {"--precision", "--resume"});
+  const Run resumed = run_attend("train --resume '" + last + "' --max-steps 0");
+  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+  BOOST_TEST(resumed.err.find("products in bf16") != std::string::npos, resumed.err);
+  BOOST_TEST((tensor_bytes(last) == state));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,184 @@
+// The precision of the float products (fast/precision.hpp): the bfloat16 rounding bit for bit (the scalar rule against
+// hand-worked cases, the AVX512-BF16 instruction against the scalar rule), and the bfloat16 products of blas_gemm
+// against float64 products of the same float operands, within precision.hpp's bound — and outside float32's, so that
+// a silent fall back to float32 fails too — for every transposition, strided operands, alpha and beta, one row and
+// many. On a CPU or build that cannot run bfloat16, the cases check that asking for it is refused with the reason.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autograd/blas.hpp"
+#include "autograd/tensor.hpp"
+#include "fast/bfloat16.hpp"
+#include "fast/precision.hpp"
+
+using namespace attend;
+
+namespace {
+
+float from_bits(std::uint32_t bits) {
+  float x;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+// Sets the precision for one scope and puts float32 back after it.
+struct PrecisionScope {
+  explicit PrecisionScope(Precision p) { use_precision(p); }
+  ~PrecisionScope() { use_precision(Precision::float32); }
+  PrecisionScope(const PrecisionScope&) = delete;
+  PrecisionScope& operator=(const PrecisionScope&) = delete;
+};
+
+// One product's operands as stored (row strides lda, ldb, ldc wider than the rows when `strided`).
+struct Product {
+  bool trans_a, trans_b;
+  std::size_t m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  std::vector<float> a, b, c;
+};
+
+Product make_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, bool strided, float alpha,
+                     float beta, Rng& rng) {
+  const std::size_t pad = strided ? 3 : 0;
+  Product p{ta, tb, m, n, k, (ta ? m : k) + pad, (tb ? k : n) + pad, n + pad, alpha, beta, {}, {}, {}};
+  const auto fill = [&rng](std::size_t size) {
+    std::vector<float> v(size);
+    for (float& x : v) x = static_cast<float>(rng.uniform(-2.0, 2.0));
+    return v;
+  };
+  p.a = fill((ta ? k : m) * p.lda);
+  p.b = fill((tb ? n : k) * p.ldb);
+  p.c = fill(m * p.ldc);
+  return p;
+}
+
+float a_at(const Product& p, std::size_t i, std::size_t l) { return p.trans_a ? p.a[l * p.lda + i] : p.a[i * p.lda + l]; }
+float b_at(const Product& p, std::size_t l, std::size_t j) { return p.trans_b ? p.b[j * p.ldb + l] : p.b[l * p.ldb + j]; }
+
+// Runs blas_gemm on p and compares every element with the float64 result: returns the largest error as a fraction
+// of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
+double worst_fraction_of_bound(const Product& p, bool& beyond_float32) {
+  std::vector<float> c = p.c;
+  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, c.data(), p.ldc);
+  double worst = 0;
+  beyond_float32 = false;
+  for (std::size_t i = 0; i < p.m; ++i) {
+    for (std::size_t j = 0; j < p.n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (std::size_t l = 0; l < p.k; ++l) {
+        exact += double(a_at(p, i, l)) * double(b_at(p, l, j));
+        magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
+      }
+      const double c0 = p.c[i * p.ldc + j];
+      const double error = std::fabs(double(c[i * p.ldc + j]) - (p.alpha * exact + p.beta * c0));
+      // precision.hpp's bound on the product, scaled by alpha, plus one float rounding of the sum with beta·C
+      const double bound = std::fabs(p.alpha) * (std::ldexp(1.0, -7) + double(p.k) * std::ldexp(1.0, -23)) * magnitude +
+                           std::ldexp(1.0, -22) * (std::fabs(p.alpha) * magnitude + std::fabs(p.beta * c0));
+      const double float32_bound = std::fabs(p.alpha) * 2.0 * double(p.k) * std::ldexp(1.0, -24) * magnitude +
+                                   std::ldexp(1.0, -22) * (std::fabs(p.alpha) * magnitude + std::fabs(p.beta * c0));
+      worst = std::max(worst, error / bound);
+      if (error > float32_bound) beyond_float32 = true;
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(precision)
+
+BOOST_AUTO_TEST_CASE(bfloat16_rounding_by_hand) {
+  BOOST_TEST(bf16::from_float(1.0f) == 0x3f80u);
+  BOOST_TEST(bf16::from_float(-2.0f) == 0xc000u);
+  BOOST_TEST(bf16::from_float(from_bits(0x3f808000u)) == 0x3f80u);  // a tie rounds to the even upper half: down
+  BOOST_TEST(bf16::from_float(from_bits(0x3f818000u)) == 0x3f82u);  // a tie from an odd upper half: up
+  BOOST_TEST(bf16::from_float(from_bits(0x3f808001u)) == 0x3f81u);  // just above half: up
+  BOOST_TEST(bf16::from_float(from_bits(0x3f807fffu)) == 0x3f80u);  // just below half: down
+  BOOST_TEST(bf16::from_float(std::numeric_limits<float>::infinity()) == 0x7f80u);
+  BOOST_TEST(bf16::from_float(std::numeric_limits<float>::max()) == 0x7f80u);  // beyond bfloat16's largest: ∞
+  BOOST_TEST(bf16::from_float(from_bits(0x00000001u)) == 0x0000u);             // a denormal: zero
+  BOOST_TEST(bf16::from_float(from_bits(0x807fffffu)) == 0x8000u);             // of its sign
+  BOOST_TEST(std::isnan(bf16::to_float(bf16::from_float(from_bits(0x7f800001u)))));  // a NaN stays one
+  BOOST_TEST(std::isnan(bf16::to_float(bf16::from_float(std::numeric_limits<float>::quiet_NaN()))));
+  BOOST_TEST(bf16::to_float(bf16::from_float(3.140625f)) == 3.140625f);  // representable: exact
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16_arrays_equal_the_scalar_rule) {
+  // random bit patterns (every class: NaN, ∞, denormal, ties) in an array whose length leaves a scalar tail
+  Rng rng(5);
+  std::vector<float> x(32 * 1000 + 13);
+  for (float& v : x) v = from_bits(static_cast<std::uint32_t>(rng.next()));
+  for (std::size_t i = 0; i < 64; ++i) x[i * 50] = from_bits(0x3f808000u + (i % 2 ? 0x10000u : 0u));  // ties
+  std::vector<std::uint16_t> y(x.size());
+  bf16::from_float(x.data(), y.data(), y.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) differ += y[i] != bf16::from_float(x[i]);
+  BOOST_TEST(differ == 0u);
+  BOOST_TEST_MESSAGE("array conversion by " << (bf16::cpu_has_instructions() ? "VCVTNE2PS2BF16" : "the scalar rule"));
+}
+
+BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
+  if (const std::string why = precision_unavailable(Precision::bfloat16); !why.empty()) {
+    BOOST_CHECK_EXCEPTION(use_precision(Precision::bfloat16), std::runtime_error, [&why](const std::runtime_error& e) {
+      return std::string(e.what()) == "precision bf16: " + why;
+    });
+    BOOST_TEST((current_precision() == Precision::float32));
+    return;
+  }
+  Rng rng(11);
+  const PrecisionScope scope(Precision::bfloat16);
+  BOOST_TEST((current_precision() == Precision::bfloat16));
+  struct Case {
+    std::size_t m, n, k;
+    bool strided;
+    float alpha, beta;
+  };
+  for (const Case& s : {Case{1, 70, 40, false, 1.f, 0.f}, Case{5, 33, 70, true, 1.f, 1.f},
+                        Case{37, 65, 129, false, 0.5f, 1.f}, Case{64, 48, 256, true, 1.f, -0.5f}}) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const Product p = make_product(ta, tb, s.m, s.n, s.k, s.strided, s.alpha, s.beta, rng);
+        bool beyond_float32 = false;
+        const double fraction = worst_fraction_of_bound(p, beyond_float32);
+        BOOST_TEST_CONTEXT("m " << s.m << " n " << s.n << " k " << s.k << " ta " << ta << " tb " << tb << " strided "
+                                << s.strided << " alpha " << s.alpha << " beta " << s.beta) {
+          BOOST_TEST(fraction <= 1.0);
+          BOOST_TEST(beyond_float32);  // the operands were rounded to bfloat16, not multiplied in float32
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(float32_again_after_bfloat16) {
+  // back in float32, blas_gemm is OpenBLAS's again: the same bits as before bfloat16 was ever used
+  Rng rng(3);
+  const Product p = make_product(false, true, 9, 31, 57, false, 1.f, 0.f, rng);
+  const auto run = [&p] {
+    std::vector<float> c = p.c;
+    blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, 1.f, p.a.data(), p.lda, p.b.data(), p.ldb, 0.f, c.data(), p.ldc);
+    return c;
+  };
+  const std::vector<float> before = run();
+  if (precision_unavailable(Precision::bfloat16).empty()) {
+    use_precision(Precision::bfloat16);
+    BOOST_TEST((run() != before));
+  }
+  use_precision(Precision::float32);
+  BOOST_TEST((run() == before));
+  BOOST_TEST((current_precision() == Precision::float32));
+}
+
+BOOST_AUTO_TEST_CASE(precision_names) {
+  BOOST_TEST(precision_name(Precision::bfloat16) == std::string("bf16"));
+  BOOST_TEST((parse_precision("bf16") == Precision::bfloat16));
+  BOOST_TEST((parse_precision("float32") == Precision::float32));
+  BOOST_TEST(!parse_precision("fp16").has_value());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
