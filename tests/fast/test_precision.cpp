@@ -57,14 +57,19 @@ Product make_product(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t
   return p;
 }
 
-float a_at(const Product& p, std::size_t i, std::size_t l) { return p.trans_a ? p.a[l * p.lda + i] : p.a[i * p.lda + l]; }
-float b_at(const Product& p, std::size_t l, std::size_t j) { return p.trans_b ? p.b[j * p.ldb + l] : p.b[l * p.ldb + j]; }
+float a_at(const Product& p, std::size_t i, std::size_t l) {
+  return p.trans_a ? p.a[l * p.lda + i] : p.a[i * p.lda + l];
+}
+float b_at(const Product& p, std::size_t l, std::size_t j) {
+  return p.trans_b ? p.b[j * p.ldb + l] : p.b[l * p.ldb + j];
+}
 
 // Runs blas_gemm on p and compares every element with the float64 result: returns the largest error as a fraction
 // of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
 double worst_fraction_of_bound(const Product& p, bool& beyond_float32) {
   std::vector<float> c = p.c;
-  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, c.data(), p.ldc);
+  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, c.data(),
+            p.ldc);
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -100,9 +105,9 @@ BOOST_AUTO_TEST_CASE(bfloat16_rounding_by_hand) {
   BOOST_TEST(bf16::from_float(from_bits(0x3f808001u)) == 0x3f81u);  // just above half: up
   BOOST_TEST(bf16::from_float(from_bits(0x3f807fffu)) == 0x3f80u);  // just below half: down
   BOOST_TEST(bf16::from_float(std::numeric_limits<float>::infinity()) == 0x7f80u);
-  BOOST_TEST(bf16::from_float(std::numeric_limits<float>::max()) == 0x7f80u);  // beyond bfloat16's largest: ∞
-  BOOST_TEST(bf16::from_float(from_bits(0x00000001u)) == 0x0000u);             // a denormal: zero
-  BOOST_TEST(bf16::from_float(from_bits(0x807fffffu)) == 0x8000u);             // of its sign
+  BOOST_TEST(bf16::from_float(std::numeric_limits<float>::max()) == 0x7f80u);        // beyond bfloat16's largest: ∞
+  BOOST_TEST(bf16::from_float(from_bits(0x00000001u)) == 0x0000u);                   // a denormal: zero
+  BOOST_TEST(bf16::from_float(from_bits(0x807fffffu)) == 0x8000u);                   // of its sign
   BOOST_TEST(std::isnan(bf16::to_float(bf16::from_float(from_bits(0x7f800001u)))));  // a NaN stays one
   BOOST_TEST(std::isnan(bf16::to_float(bf16::from_float(std::numeric_limits<float>::quiet_NaN()))));
   BOOST_TEST(bf16::to_float(bf16::from_float(3.140625f)) == 3.140625f);  // representable: exact
@@ -138,8 +143,10 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
     bool strided;
     float alpha, beta;
   };
+  // the last two are cut into blocks (fast/precision.cpp): sums of 1100 terms in three, and 2100 columns or rows of C
   for (const Case& s : {Case{1, 70, 40, false, 1.f, 0.f}, Case{5, 33, 70, true, 1.f, 1.f},
-                        Case{37, 65, 129, false, 0.5f, 1.f}, Case{64, 48, 256, true, 1.f, -0.5f}}) {
+                        Case{37, 65, 129, false, 0.5f, 1.f}, Case{64, 48, 256, true, 1.f, -0.5f},
+                        Case{3, 2100, 1100, false, 1.f, 0.f}, Case{2100, 4, 1100, true, 0.5f, -0.5f}}) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, s.m, s.n, s.k, s.strided, s.alpha, s.beta, rng);
