@@ -652,7 +652,9 @@ def train(model, data, args, order=None):
         tokens += sum(len(y) + 1 for y in targets)
         source, source_lengths, target_in, target_out = make_batch(sources, targets)
         optimizer.zero_grad()
-        loss = model.loss(source, source_lengths, target_in, target_out)
+        # --precision bf16: PyTorch's CPU autocast (its products in bfloat16, float32 master weights and optimizer)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            loss = model.loss(source, source_lengths, target_in, target_out)
         loss.backward()
         if args.clip > 0:
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
@@ -820,6 +822,8 @@ def parse_args(argv):
     parser.add_argument("--clip", type=float, default=1.0, help="global gradient norm (0: no clipping)")
     parser.add_argument("--seed", type=int, default=1, help="initial weights and batch order")
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
+    parser.add_argument("--precision", default="float32", choices=["float32", "bf16"],
+                        help="training's forward under torch.autocast('cpu', dtype=torch.bfloat16) (bf16)")
     parser.add_argument("--time-limit", type=float, default=0.0, help="stop training after MIN minutes (0: none)")
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--max-length", type=int, default=50, help="greedy decoding: most tokens, <eos> included")
