@@ -12,7 +12,7 @@ std::uint16_t from_float(float x) {
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   const std::uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // NaN, made quiet
+  if (magnitude > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);    // NaN, made quiet
   if (magnitude < 0x00800000u) return static_cast<std::uint16_t>((bits >> 16) & 0x8000u);  // denormal or zero: ±0
   const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);  // to nearest, ties to the even upper half
   return static_cast<std::uint16_t>((bits + rounding) >> 16);

@@ -2,8 +2,8 @@
 // the float32 run (its products really were rounded), keeps its weights in float32 files, and resumes to the bits of
 // the whole run; a resumed run may not change the precision. On a machine or build without bfloat16 the flag is
 // refused in one line (exit 2), which is what these cases check there.
-#include <nlohmann/json.hpp>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "fast/precision.hpp"
