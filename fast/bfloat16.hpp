@@ -1,5 +1,5 @@
-// bfloat16 numbers (the upper half of a float32: sign, 8 exponent bits, 7 stored significand bits) and the conversion of
-// float arrays to them, for the bfloat16 products of fast/precision.hpp. Internal (not installed).
+// bfloat16 numbers (the upper half of a float32: sign, 8 exponent bits, 7 stored significand bits) and the conversion
+// of float arrays to them, for the bfloat16 products of fast/precision.hpp (and chapter 11, which rounds by hand).
 #pragma once
 
 #include <cstddef>

@@ -16,11 +16,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fast/bfloat16.hpp"
 #include "models/seq2seq.hpp"
 #include "nn/optim.hpp"
 #include "plot/svg.hpp"
@@ -368,6 +370,105 @@ static void self_attention() {
   tutorial::check("(11.6) Z = A V by hand = by the tape's ops", worst_Z, 1e-12);
 }
 
+// What precision attention needs: bfloat16 numbers, made here by rounding float32 ones (r below), so that every
+// machine prints the same lines; `attend train --precision bf16` runs the same arithmetic on the CPU's own
+// instructions.
+namespace precision {
+
+// (11.7)  r(x): x rounded to the nearest bfloat16, ties to even
+float r(float x) { return bf16::to_float(bf16::from_float(x)); }
+
+// (11.8)  a product whose operands are rounded to bfloat16 and whose sums are float32, against the exact product of the
+// float operands: the worst error as a fraction of Σ_l |a_il||b_lj|, and the worst error / bound of (11.8)
+void product_errors(std::size_t k, Rng& rng, double& worst_fraction, double& worst_over_bound) {
+  const std::size_t m = 8, n = 8;
+  const Tensor<float> A = rng.normal_tensor<float>({m, k}, 0, 1), B = rng.normal_tensor<float>({k, n}, 0, 1);
+  Tensor<float> A_r = A, B_r = B;
+  for (std::size_t i = 0; i < A_r.size(); ++i) A_r.data()[i] = r(A_r.data()[i]);
+  for (std::size_t i = 0; i < B_r.size(); ++i) B_r.data()[i] = r(B_r.data()[i]);
+  Tape<float> tape;
+  const Tensor<float> C_hat = matmul(tape.constant(A_r), tape.constant(B_r)).value();  // float32 sums
+  worst_fraction = worst_over_bound = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (std::size_t l = 0; l < k; ++l) {
+        exact += double(A.at({i, l})) * double(B.at({l, j}));
+        magnitude += std::fabs(double(A.at({i, l})) * double(B.at({l, j})));
+      }
+      const double error = std::fabs(double(C_hat.at({i, j})) - exact);
+      worst_fraction = std::max(worst_fraction, error / magnitude);
+      worst_over_bound =
+          std::max(worst_over_bound, error / ((std::ldexp(1.0, -7) + k * std::ldexp(1.0, -23)) * magnitude));
+    }
+  }
+}
+
+// (11.9)  a sum kept in bfloat16, s ← r(s + x), of `terms` values x from `draw`; and the float32 sum
+std::pair<double, double> sums(std::size_t terms, const std::function<float()>& draw) {
+  float kept = 0, full = 0;
+  for (std::size_t i = 0; i < terms; ++i) {
+    const float x = draw();
+    kept = r(kept + x);
+    full += x;
+  }
+  return {kept, full};
+}
+
+}  // namespace precision
+
+static void what_precision_needs() {
+  using namespace precision;
+  std::printf("\nbfloat16: float32's 8 exponent bits, 8 significant bits of its 24\n");
+  // [docs:precision]
+  Rng rng(17);
+  // (11.7)  |r(x) − x| ≤ 2⁻⁸ |x|: over numbers of every size
+  double worst_rounding = 0;
+  for (int i = 0; i < 100000; ++i) {
+    const float x = static_cast<float>(rng.normal() * std::exp(rng.uniform(-30.0, 30.0)));
+    worst_rounding = std::max(worst_rounding, std::fabs(double(r(x)) - x) / std::fabs(double(x)));
+  }
+  std::printf("  rounding: worst |r(x) - x| / |x| = %.6f = 2^%.3f\n", worst_rounding, std::log2(worst_rounding));
+  // (11.8)  products with float32 sums: the error stays a fixed fraction of Σ|a||b| however long the sum
+  double worst_over_bound = 0;
+  for (const std::size_t k : {16, 256, 4096}) {
+    double fraction = 0, over_bound = 0;
+    product_errors(k, rng, fraction, over_bound);
+    worst_over_bound = std::max(worst_over_bound, over_bound);
+    std::printf("  products, k = %4zu: worst error / sum|a||b| = %.5f\n", k, fraction);
+  }
+  // (11.9)  sums kept in bfloat16 stop growing: 1 + 1 + … stalls at 256, where the spacing of bfloat16 numbers is 2
+  const auto [ones, ones_exact] = sums(1000, [] { return 1.0f; });
+  std::printf("  sum of 1000 ones kept in bfloat16: %.0f (float32: %.0f)\n", ones, ones_exact);
+  // a softmax's denominator over T_x = 128 source words, and a loss's sum over 64 · 12 target tokens
+  for (const std::size_t terms : {std::size_t{128}, std::size_t{768}}) {
+    const auto [kept, full] = sums(terms, [&rng] { return static_cast<float>(std::exp(rng.normal())); });
+    std::printf("  sum of %3zu terms e^z kept in bfloat16: relative error %.4f\n", terms,
+                std::fabs(kept - full) / full);
+  }
+  // (11.10)  an update kept in bfloat16 is lost when |Δ| < 2⁻⁹ |w|: weights as initialised (|w| < 1/√64), one
+  // Adam step of size η
+  std::size_t violations = 0;
+  for (const double eta : {1e-3, 1e-4, 1e-5}) {
+    std::size_t lost = 0;
+    const std::size_t count = 100000;
+    for (std::size_t i = 0; i < count; ++i) {
+      const float w = r(static_cast<float>(rng.uniform(-0.125, 0.125)));
+      const float delta = static_cast<float>(eta);
+      if (r(w - delta) == w) ++lost;
+      if (std::fabs(delta) < std::ldexp(std::fabs(w), -9) && r(w - delta) != w) ++violations;
+    }
+    std::printf("  an Adam step of %.0e on weights kept in bfloat16: %5.1f%% of the updates lost\n", eta,
+                100.0 * double(lost) / double(count));
+  }
+  // [docs:end]
+  tutorial::check("(11.7) |r(x) - x| / |x| beyond 2^-8", std::max(0.0, worst_rounding - std::ldexp(1.0, -8)), 0);
+  tutorial::check("(11.8) bfloat16 products' error / (2^-7 + k 2^-23) sum|a||b| beyond 1",
+                  std::max(0.0, worst_over_bound - 1), 0);
+  tutorial::check("(11.9) a bfloat16 sum of 1000 ones vs 256", std::fabs(ones - 256.0), 0);
+  tutorial::check("(11.10) updates with |delta| < 2^-9 |w| that were not lost (count)", double(violations), 0);
+}
+
 int main(int argc, char** argv) {
   const tutorial::Options options = tutorial::parse_options(argc, argv);
   Settings settings{32, 12, 64, 32, 24, {}, 0, {"vanilla", "bahdanau", "luong-general"}};
@@ -392,5 +493,9 @@ int main(int argc, char** argv) {
 
   // ---- Where this leads: self-attention -----------------------------------------------------------------------------
   self_attention();
+
+  // ---- What precision attention needs
+  // ----------------------------------------------------------------------------------
+  what_precision_needs();
   return tutorial::exit_status();
 }
