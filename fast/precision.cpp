@@ -10,7 +10,7 @@
 #include "fast/bfloat16.hpp"
 
 #if ATTEND_ONEDNN
-#include <omp.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <dnnl.hpp>
@@ -28,6 +28,16 @@ std::atomic<Precision> current{Precision::float32};
 #if ATTEND_ONEDNN
 
 using dnnl::memory;
+
+// oneDNN runs a product on as many OpenMP threads as the calling thread's OpenMP setting says; a thread of attend's
+// (a batch shard's, a server's worker) has never set it, so it would be every core, on top of the other shards.
+// The setting belongs to the OpenMP runtime Debian's oneDNN is built with (GCC's libgomp), found by name at run time:
+// compiling attend with -fopenmp would tie it to the compiler's own runtime (clang's is another library).
+void set_openmp_threads(int threads) {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set != nullptr) set(threads);
+}
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -114,7 +124,7 @@ void block_product(ThreadState& state, const Block& x, bool trans_a, bool trans_
 void bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                    std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   thread_local ThreadState state;
-  if (const int threads = blas_threads(); threads != state.threads) omp_set_num_threads(state.threads = threads);
+  if (const int threads = blas_threads(); threads != state.threads) set_openmp_threads(state.threads = threads);
   const std::size_t tile_k = k <= 1024 ? k : 512;
   const std::size_t tile_m = std::max<std::size_t>(1, tile_elements / tile_k), tile_n = tile_m;
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
