@@ -169,7 +169,8 @@ struct TrainFlags {
   CLI::Option* batch = nullptr;
   std::vector<CLI::Option*> fixed;  // what a saved training state fixes: not with --resume
   CLI::Option *epochs = nullptr, *time_limit = nullptr, *max_steps = nullptr, *log_every = nullptr,
-              *save_every = nullptr, *out = nullptr, *threads = nullptr;  // what a resumed run may change
+              *save_every = nullptr, *out = nullptr, *threads = nullptr,
+              *precision = nullptr;  // what a resumed run may change
 };
 
 // How a value reads in --help: 0.001, 128, gru.
@@ -257,14 +258,14 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
   for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command));
   flags.fixed.push_back(flags.batch);
   flags.fixed.push_back(arch);
-  flags.fixed.push_back(
+  flags.precision =
       command
           ->add_option_function<std::string>(
               "--precision", [&s](const std::string& name) { s.precision = *parse_precision(name); },
               "the matrix products' precision: float32, or bf16 (bfloat16 operands, float32 sums; a CPU with "
               "AVX512-BF16 and a build with oneDNN; weights, optimizer and everything else stay float32) "
               "(default: float32)")
-          ->check(CLI::IsMember({"float32", "bf16"})));
+          ->check(CLI::IsMember({"float32", "bf16"}));
   flags.fixed.push_back(
       command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
           ->check(number_in(0.0, 1e6))
@@ -324,6 +325,7 @@ void finish_resume_flags(TrainOptions& train, const TrainFlags& flags) {
   if (flags.save_every->count() > 0) o.save_every = s.save_every;
   if (flags.out->count() > 0) o.out = s.out;
   if (flags.threads->count() > 0) o.threads = s.threads;
+  if (flags.precision->count() > 0) o.precision = s.precision;
 }
 
 // The shared model flags for `kind`: each given one, else the kind's default. A model flag given that the kind has no

@@ -59,6 +59,7 @@ struct TrainOverrides {
   std::optional<std::size_t> epochs, max_steps, log_every, save_every, threads;
   std::optional<double> time_limit_minutes;
   std::optional<std::string> out;
+  std::optional<Precision> precision;
   void apply(TrainSettings& settings) const;
 };
 

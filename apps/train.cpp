@@ -125,8 +125,9 @@ struct Run {
   double validation_seconds = 0;  // of this run's validations: tok/s counts the training steps' time only
   std::string last_validation;    // "bleu: 23.4" after the first epoch
   std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
-  std::size_t ranks_saved = 0;    // and its processes
-  bool last_saved = false;        // the training state is on disk (of last_saved_step)
+  Precision precision_saved = Precision::float32;  // and the precision of its products
+  std::size_t ranks_saved = 0;                     // and its processes
+  bool last_saved = false;                         // the training state is on disk (of last_saved_step)
   bool out_of_steps = false, out_of_time = false;
   // the stop signal as every process saw it after the last step (one process: stop_signal then); decisions read this,
   // never stop_signal itself, so that processes never part ways over a signal that came between two checks
@@ -175,6 +176,12 @@ void resume(Run& run, const TrainOptions& options) {
   const TrainSettings saved = TrainSettings::from_json(run.file.training["state"]["options"]);
   run.threads_saved = saved.threads;
   run.ranks_saved = saved.ranks;
+  run.precision_saved = saved.precision;
+  if (const std::string why = precision_unavailable(run.settings.precision); !why.empty()) {
+    throw InputError("--resume " + options.resume + ": the run trains with --precision " +
+                     precision_name(run.settings.precision) + ", but " + why +
+                     " (--precision float32 goes on in float32)");
+  }
   run.settings.ranks = run.ranks.size();
   check_output_path(run.settings.out, "--out");
   const std::string saved_out = TrainSettings::from_json(run.file.training["state"]["options"]).out;
@@ -190,11 +197,7 @@ void resume(Run& run, const TrainOptions& options) {
 // The batches, the optimizer (on resume with its saved state), and the checks a resumed state must pass.
 void prepare(Run& run, const TrainOptions& options) {
   nn::Module<float>& model = run.file.model->module();
-  if (const std::string why = precision_unavailable(run.settings.precision); !why.empty()) {
-    throw InputError("--resume " + run.resumed_from + ": the run was trained with --precision " +
-                     precision_name(run.settings.precision) + ", but " + why);
-  }
-  use_precision(run.settings.precision);  // every product from here, in every shard's thread
+  use_precision(run.settings.precision);  // every product of the steps, in every shard's thread (checked before)
   run.last_path = last_state_path(run.settings.out);
   run.batches = run.file.task->batches(*run.data, run.file.source_vocabulary, run.file.target_vocabulary,
                                        run.settings.batch_size);
@@ -275,6 +278,11 @@ void announce(Run& run) {
     std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved
               << ": training goes on, but from here the float sums (and the random numbers of dropout) differ from "
                  "that run's, so the result is not the bits an uninterrupted run would have given\n";
+  }
+  if (!run.resumed_from.empty() && run.precision_saved != run.settings.precision) {
+    std::cerr << "attend train: --precision " << precision_name(run.settings.precision) << " where the saved run had "
+              << precision_name(run.precision_saved)
+              << ": training goes on, but the result is not the bits an uninterrupted run would have given\n";
   }
   if (run.ranks_saved != 0 && run.ranks_saved != run.ranks.size()) {
     std::cerr << "attend train: " << run.ranks.size() << (run.ranks.size() == 1 ? " process" : " processes")
@@ -434,7 +442,11 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
   if (!run.ranks.lead()) return;  // rank 0 validates and saves; the others wait for it at the next step
   const Clock::time_point validation_start = Clock::now();
   set_threads(run.settings.threads);  // one decoding on every thread's core: OpenBLAS shares its products
+  // validated in float32 whatever the steps' precision, as `attend eval` scores the saved model (and as PyTorch's
+  // autocast covers the training step only)
+  use_precision(Precision::float32);
   const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
+  use_precision(run.settings.precision);
   set_threads(1);  // the steps' shards, one OpenBLAS thread each
   run.validation_seconds += seconds_since(validation_start);
   const auto& [metric, value] = scores.front();

@@ -44,6 +44,7 @@ void TrainOverrides::apply(TrainSettings& settings) const {
   if (save_every) settings.save_every = *save_every;
   if (threads) settings.threads = *threads;
   if (out) settings.out = *out;
+  if (precision) settings.precision = *precision;
 }
 
 namespace {

@@ -10,7 +10,8 @@ namespace attend {
 // C = alpha · op(A) op(B) + beta · C, row-major; op(X) is X or Xᵀ. A is (m,k) after op, B (k,n), C (m,n); lda, ldb and
 // ldc are the row strides of A, B and C as stored. Nothing happens when m, n or k is 0. In float, products of at most
 // 4 rows or of one column are done by gemv (OpenBLAS's gemm packs both operands each call, most of the cost for a few
-// rows); with beta = 0, C is overwritten whatever it held.
+// rows) — unless a gemm backend is installed (below), which then takes every float product; with beta = 0, C is
+// overwritten whatever it held.
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc);
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,

@@ -2,9 +2,14 @@
 // and the instruction itself, 32 floats at a time, on the CPUs that have it.
 #include "fast/bfloat16.hpp"
 
-#include <immintrin.h>
-
 #include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ATTEND_BF16_X86 1
+#include <immintrin.h>
+#else
+#define ATTEND_BF16_X86 0
+#endif
 
 namespace attend::bf16 {
 
@@ -25,6 +30,7 @@ float to_float(std::uint16_t h) {
   return x;
 }
 
+#if ATTEND_BF16_X86
 namespace {
 
 __attribute__((target("avx512f,avx512bf16"))) void convert_avx512(const float* x, std::uint16_t* y, std::size_t n) {
@@ -42,9 +48,14 @@ bool cpu_has_instructions() {
   static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
   return has;
 }
+#else
+bool cpu_has_instructions() { return false; }
+#endif
 
 void from_float(const float* x, std::uint16_t* y, std::size_t n) {
+#if ATTEND_BF16_X86
   if (cpu_has_instructions()) return convert_avx512(x, y, n);
+#endif
   for (std::size_t i = 0; i < n; ++i) y[i] = from_float(x[i]);
 }
 

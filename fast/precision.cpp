@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstring>
 #include <dnnl.hpp>
 #include <map>
 #include <tuple>
@@ -51,8 +52,14 @@ dnnl::engine& cpu_engine() {
 struct ProductKey {
   bool trans_a, trans_b;
   float alpha, beta;
-  bool operator<(const ProductKey& o) const {
-    return std::tie(trans_a, trans_b, alpha, beta) < std::tie(o.trans_a, o.trans_b, o.alpha, o.beta);
+  bool operator<(const ProductKey& o) const {  // by the scalars' bits: a NaN alpha or beta still orders
+    return std::make_tuple(trans_a, trans_b, bits(alpha), bits(beta)) <
+           std::make_tuple(o.trans_a, o.trans_b, bits(o.alpha), bits(o.beta));
+  }
+  static std::uint32_t bits(float x) {
+    std::uint32_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
   }
 };
 

@@ -6,7 +6,9 @@
 //             float32's range), products accumulated in float32, the result in float32. Everything else — the
 //             elementwise ops, softmax, layer norm, the losses, the sums, the weights and the optimizers' state —
 //             stays float32. Error of an element of C = A·B: at most (2⁻⁷ + k·2⁻²³)·Σ_i |a_i||b_i| (the rounding of
-//             both operands, then float32 accumulation over k terms), against 2k·2⁻²⁴·Σ_i |a_i||b_i| in float32.
+//             both operands, then float32 accumulation over k terms), against about k·2⁻²⁴·Σ_i |a_i||b_i| in
+//             float32 — for operands in bfloat16's normal range (a denormal float becomes 0, a float beyond
+//             bfloat16's largest finite value ∞).
 // bfloat16 needs a build with oneDNN (meson option `onednn`; Debian: libdnnl-dev) and a CPU with the AVX512-BF16
 // instructions (AMD Zen 4 and later, Intel Cooper Lake and Sapphire Rapids and later): without them oneDNN emulates
 // bfloat16 at 2.5× float32's time (measured on the translation benchmark's shapes, docs/performance.md), so attend

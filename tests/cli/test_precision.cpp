@@ -1,7 +1,7 @@
 // `attend train --precision bf16` (fast/precision.hpp): a small run learns, gives the same bits twice, differs from
 // the float32 run (its products really were rounded), keeps its weights in float32 files, and resumes to the bits of
-// the whole run; a resumed run may not change the precision. On a machine or build without bfloat16 the flag is
-// refused in one line (exit 2), which is what these cases check there.
+// the whole run; a resumed run may change the precision, and says so. On a machine or build without bfloat16 the flag
+// is refused in one line (exit 2), which is what these cases check there.
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -80,11 +80,19 @@ BOOST_AUTO_TEST_CASE(a_bf16_run_learns_and_resumes_to_the_same_bits) {
   // stopped by a step limit, resumed: the bits of the whole run; the precision cannot change on resume
   BOOST_TEST_REQUIRE(run_attend(small + "--precision bf16 --max-steps 45 " + out("c.safetensors")).status == 0);
   const std::string last = scratch.path("c.last.safetensors");
-  check_usage_error(run_attend("train --resume '" + last + "' --precision float32"), {"--precision", "--resume"});
   const Run resumed = run_attend("train --resume '" + last + "' --max-steps 0");
   BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
   BOOST_TEST(resumed.err.find("products in bf16") != std::string::npos, resumed.err);
   BOOST_TEST((tensor_bytes(last) == state));
+
+  // a resume may change the precision: it goes on, and says that the bits are not the whole run's
+  BOOST_TEST_REQUIRE(run_attend(small + "--precision bf16 --max-steps 45 " + out("d.safetensors")).status == 0);
+  const std::string d_last = scratch.path("d.last.safetensors");
+  const Run changed = run_attend("train --resume '" + d_last + "' --max-steps 0 --precision float32");
+  BOOST_TEST_REQUIRE(changed.status == 0, changed.err);
+  BOOST_TEST(changed.err.find("--precision float32 where the saved run had bf16") != std::string::npos, changed.err);
+  BOOST_TEST(changed.err.find("products in bf16") == std::string::npos, changed.err);
+  BOOST_TEST((tensor_bytes(d_last) != state));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
