@@ -265,7 +265,7 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
               "the matrix products' precision: float32, or bf16 (bfloat16 operands, float32 sums; a CPU with "
               "AVX512-BF16 and a build with oneDNN; weights, optimizer and everything else stay float32) "
               "(default: float32)")
-          ->check(CLI::IsMember({"float32", "bf16"}));
+          ->check(CLI::IsMember({precision_name(Precision::float32), precision_name(Precision::bfloat16)}));
   flags.fixed.push_back(
       command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
           ->check(number_in(0.0, 1e6))

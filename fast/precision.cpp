@@ -3,7 +3,6 @@
 #include "fast/precision.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 
 #include "autograd/blas.hpp"
@@ -23,8 +22,6 @@
 namespace attend {
 
 namespace {
-
-std::atomic<Precision> current{Precision::float32};
 
 #if ATTEND_ONEDNN
 
@@ -100,21 +97,13 @@ struct ThreadState {
 
 // The packed operands are bounded: a product is cut into blocks of at most tile_k terms a sum (k ≤ 1024 stays whole)
 // and tile_elements / tile_k rows of C and columns, so that each bfloat16 copy holds at most tile_elements numbers
-// (2 MiB); the blocks of a sum add into C in order. Without the cut, the output layer's weight and gradient copies
+// (512 KiB); the blocks of a sum add into C in order. Without the cut, the output layer's weight and gradient copies
 // (17 MB a thread) raised the translation run's peak memory above float32's.
 constexpr std::size_t tile_elements = std::size_t{1} << 18;
 
-struct Block {
-  std::size_t m0, m1, n0, n1, k0, k1;
-};
-
-// C[m0:m1, n0:n1] (+)= alpha · op(A)[m0:m1, k0:k1] op(B)[k0:k1, n0:n1], the operands packed and rounded first.
-void block_product(ThreadState& state, const Block& x, bool trans_a, bool trans_b, float alpha, const float* a,
-                   std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
-  const std::size_t m = x.m1 - x.m0, n = x.n1 - x.n0, k = x.k1 - x.k0;
-  // op(A)'s block is stored at rows k0.. and columns m0.. when A is transposed (stored (k, m)), else rows m0.., k0..
-  pack(trans_a ? a + x.k0 * lda + x.m0 : a + x.m0 * lda + x.k0, trans_a ? k : m, trans_a ? m : k, lda, state.a);
-  pack(trans_b ? b + x.n0 * ldb + x.k0 : b + x.k0 * ldb + x.n0, trans_b ? n : k, trans_b ? k : n, ldb, state.b);
+// C[m0:m1, n0:n1] (+)= alpha · op(A)[m0:m1, k0:k1] op(B)[k0:k1, n0:n1], from the packed blocks in state.a and state.b.
+void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
+                   float alpha, float beta, float* c, std::size_t ldc) {
   const ProductKey key{trans_a, trans_b, alpha, beta};
   auto found = state.products.find(key);
   if (found == state.products.end()) found = state.products.emplace(key, make_product(key)).first;
@@ -122,8 +111,7 @@ void block_product(ThreadState& state, const Block& x, bool trans_a, bool trans_
   const auto bf16 = memory::data_type::bf16;
   const memory a_mem(matrix(trans_a, dim(m), dim(k), dim(trans_a ? m : k), bf16), cpu_engine(), state.a.data());
   const memory b_mem(matrix(trans_b, dim(k), dim(n), dim(trans_b ? k : n), bf16), cpu_engine(), state.b.data());
-  const memory c_mem(matrix(false, dim(m), dim(n), dim(ldc), memory::data_type::f32), cpu_engine(),
-                     c + x.m0 * ldc + x.n0);
+  const memory c_mem(matrix(false, dim(m), dim(n), dim(ldc), memory::data_type::f32), cpu_engine(), c);
   found->second.execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
   state.stream.wait();
 }
@@ -132,14 +120,18 @@ void bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std
                    std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   thread_local ThreadState state;
   if (const int threads = blas_threads(); threads != state.threads) set_openmp_threads(state.threads = threads);
-  const std::size_t tile_k = k <= 1024 ? k : 512;
-  const std::size_t tile_m = std::max<std::size_t>(1, tile_elements / tile_k), tile_n = tile_m;
+  const std::size_t tile_k = k <= 1024 ? k : 512, tile_mn = tile_elements / tile_k;
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
+    const std::size_t kb = std::min(k, k0 + tile_k) - k0;
     const float block_beta = k0 == 0 ? beta : 1.0f;  // the later blocks of a sum add to the first
-    for (std::size_t m0 = 0; m0 < m; m0 += tile_m) {
-      for (std::size_t n0 = 0; n0 < n; n0 += tile_n) {
-        const Block x{m0, std::min(m, m0 + tile_m), n0, std::min(n, n0 + tile_n), k0, std::min(k, k0 + tile_k)};
-        block_product(state, x, trans_a, trans_b, alpha, a, lda, b, ldb, block_beta, c, ldc);
+    for (std::size_t m0 = 0; m0 < m; m0 += tile_mn) {
+      const std::size_t mb = std::min(m, m0 + tile_mn) - m0;
+      // op(A)'s block, packed once for all the columns: stored at rows k0.., columns m0.. when A is (k, m)
+      pack(trans_a ? a + k0 * lda + m0 : a + m0 * lda + k0, trans_a ? kb : mb, trans_a ? mb : kb, lda, state.a);
+      for (std::size_t n0 = 0; n0 < n; n0 += tile_mn) {
+        const std::size_t nb = std::min(n, n0 + tile_mn) - n0;
+        pack(trans_b ? b + n0 * ldb + k0 : b + k0 * ldb + n0, trans_b ? nb : kb, trans_b ? kb : nb, ldb, state.b);
+        block_product(state, trans_a, trans_b, mb, nb, kb, alpha, block_beta, c + m0 * ldc + n0, ldc);
       }
     }
   }
@@ -180,9 +172,14 @@ void use_precision(Precision precision) {
 #else
   set_gemm_backend(nullptr);
 #endif
-  current = precision;
 }
 
-Precision current_precision() { return current.load(); }
+// The installed backend is the precision: nothing else to keep in step with it.
+Precision current_precision() {
+#if ATTEND_ONEDNN
+  if (gemm_backend() == bfloat16_gemm) return Precision::bfloat16;
+#endif
+  return Precision::float32;
+}
 
 }  // namespace attend
