@@ -139,7 +139,9 @@ int run_eval(const EvalOptions& options) {
   const std::vector<Example> examples = file.task->held_out(*file.task->make_data(), options.split);
   std::vector<std::vector<std::string>> outputs;
   const auto start = std::chrono::steady_clock::now();
-  const Scores scores = evaluate(file, examples, {options.beam, 0, 1.0}, &outputs);
+  models::SearchOptions search{options.beam, 0, 1.0};
+  search.scores = false;  // eval scores the outputs, not their probabilities
+  const Scores scores = evaluate(file, examples, search, &outputs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!options.output.empty()) {
     // one output per line, tokens joined by spaces, in the order of the split (as `attend data --write` lists it)

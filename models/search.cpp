@@ -86,20 +86,39 @@ bool ranks_before(const Candidate& x, const Candidate& y) {
   return x.token < y.token;
 }
 
+// The first v' ≥ v with row[v'] > bar (not a NaN), or V: 16 at a time, then one at a time.
+template <class T>
+std::size_t next_above(const T* row, std::size_t v, std::size_t V, T bar) {
+  constexpr std::size_t chunk = 16;
+  for (; v + chunk <= V; v += chunk) {
+    bool any = false;
+    for (std::size_t i = 0; i < chunk; ++i) any |= row[v + i] > bar;
+    if (any) break;
+  }
+  while (v < V && !(row[v] > bar)) ++v;
+  return v;
+}
+
 // The best `keep` = min(count, 2k) continuations of the live beams of a source, in order (ranks_before); returns
 // keep. The best 2k overall are among each beam's best 2k, so only those are held: one pass over each beam's row of
 // logits, inserting into a sorted run of at most 2k (the run's last is the bar a token must pass), instead of sorting
 // every beam's V continuations — the same candidates, the same order, the same bits.
+// Without `probabilities` (a single beam whose log-probability nobody reads) the candidates hold the logits
+// themselves: the same order.
 template <class T>
 std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std::size_t V, std::size_t k,
-                            std::vector<Candidate>& candidates) {
+                            bool probabilities, std::vector<Candidate>& candidates) {
   candidates.clear();
   const std::size_t per_beam = 2 * k;
   for (std::size_t i = 0; i < live.size(); ++i) {
     const T* row = logits + live[i].row * V;
-    const double shift = log_total(row, V);
+    const double shift = probabilities ? log_total(row, V) : 0.0;
     const std::size_t first = candidates.size();
+    bool full = false;  // the run holds 2k: a token must rank before its last to enter
+    T bar = 0;          // then the last's logit: a token whose logit is not above it cannot (within one beam the
+                        // summed log-probability grows with the logit, and ties go to the smaller id, already in)
     for (std::size_t v = 0; v < V; ++v) {
+      if (full && (v = next_above(row, v, V, bar)) == V) break;
       if (!emittable(v)) continue;
       // log p(y_<j, v) = log p(y_<j) + log p_v, as log_probabilities computes log p_v
       const Candidate c{live[i].hypothesis.log_prob + (static_cast<double>(row[v]) - shift), i,
@@ -113,6 +132,8 @@ std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std:
       }
       for (std::size_t p = candidates.size() - 1; p > first && ranks_before(candidates[p], candidates[p - 1]); --p)
         std::swap(candidates[p], candidates[p - 1]);
+      full = candidates.size() - first == per_beam;
+      bar = row[candidates.back().token];
     }
   }
   const std::size_t keep = std::min(candidates.size(), 2 * k);
@@ -125,14 +146,21 @@ std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std:
 struct BeamSearch {
   std::size_t k = 1;
   double alpha = 0;                     // the length penalty
+  bool probabilities = true;            // the candidates' log-probabilities, not their logits (SearchOptions::scores)
   std::vector<std::vector<Beam>> live;  // live[b]: at most k partial outputs; at the start one empty beam
   std::vector<std::vector<Hypothesis>> finished;
   std::vector<bool> done;
   std::vector<Candidate> candidates;
   std::vector<SearchTree>* trees;  // nullptr: none kept
 
-  BeamSearch(std::size_t B, std::size_t beam_width, double length_penalty, std::vector<SearchTree>* search_trees)
-      : k(beam_width), alpha(length_penalty), live(B), finished(B), done(B, false), trees(search_trees) {
+  BeamSearch(std::size_t B, const SearchOptions& options)
+      : k(options.beam_width),
+        alpha(options.length_penalty),
+        probabilities(options.scores || options.beam_width > 1),
+        live(B),
+        finished(B),
+        done(B, false),
+        trees(options.trees) {
     for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
     if (trees != nullptr) trees->assign(B, SearchTree());
   }
@@ -152,7 +180,7 @@ struct BeamSearch {
   void advance(std::size_t b, const Variable<T>& logits, const Variable<T>& step_alpha, std::size_t maps,
                std::int64_t length, bool last_step, std::vector<std::int64_t>& parents, Ids& y_prev) {
     const std::size_t V = logits.shape()[1];
-    const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, candidates);
+    const std::size_t keep = rank_candidates(live[b], logits.value().data(), V, k, probabilities, candidates);
     if (trees != nullptr) (*trees)[b].emplace_back();
     std::vector<Beam> next;
     for (std::size_t c = 0; c < keep && next.size() < k; ++c) {
@@ -329,7 +357,7 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
   const std::size_t B = lengths.size();
   // k rows per source: row b·k + r is beam r of source b; the source side is copied k times
   stepper.expand(k);
-  BeamSearch search(B, k, options.length_penalty, options.trees);
+  BeamSearch search(B, options);
   Ids y_prev(Shape{B * k}, sos_id);
   for (std::size_t j = 0; j < max_length; ++j) {
     const typename Stepper<T>::Step step = stepper.step(y_prev);  // logits (B·k, V)
@@ -346,7 +374,10 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
     if (moved) stepper.reorder(parents);
   }
   std::vector<Hypothesis> result(B);
-  for (std::size_t b = 0; b < B; ++b) result[b] = search.best(b);
+  for (std::size_t b = 0; b < B; ++b) {
+    result[b] = search.best(b);
+    if (!search.probabilities) result[b].log_prob = result[b].score = 0;  // sums of logits: not scores
+  }
   return result;
 }
 

@@ -37,6 +37,10 @@ struct SearchOptions {
   double length_penalty = 1.0;  // α in log p / |y|^α (|y| counts the end token); 0 compares raw log-probabilities
   // If given, decode() puts each source's tree here (one per source); left nullptr, it keeps none (the cost of none)
   std::vector<SearchTree>* trees = nullptr;
+  // Greedy decoding (k = 1): whether to compute each output's log_prob and score. false (attend eval) leaves them 0
+  // and skips a softmax over the vocabulary for every row and step, the search's largest cost beside the model's;
+  // the outputs are the same, as one beam's continuations rank as its logits do. Beam search always computes them.
+  bool scores = true;
 };
 
 // One output sequence.

@@ -1,6 +1,7 @@
-// Greedy decoding and beam search: width 1 equals greedy exactly, a wide beam finds the exact best output of a tiny
-// model (checked against enumerating every output), batching does not change a sentence's result, and the attention
-// rows that come back are distributions over the real source positions (models/search.hpp).
+// Greedy decoding and beam search: width 1 equals greedy exactly (and without scores, its outputs are the same), a wide
+// beam finds the exact best output of a tiny model (checked against enumerating every output), batching does not change
+// a sentence's result, and the attention rows that come back are distributions over the real source positions
+// (models/search.hpp).
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -66,8 +67,12 @@ BOOST_AUTO_TEST_CASE(beam_width_one_is_greedy_decoding_exactly) {
         const Batch batch = three_sources();
         const auto greedy = greedy_decode(model, batch.source, batch.source_lengths);
         const auto beam = decode(model, batch.source, batch.source_lengths, {1, 0, 1.0});
+        SearchOptions unscored{1, 0, 1.0};
+        unscored.scores = false;  // as attend eval asks: the same outputs, no log-probabilities
+        const auto outputs = decode(model, batch.source, batch.source_lengths, unscored);
         BOOST_REQUIRE(greedy.size() == 3u);
         BOOST_REQUIRE(beam.size() == 3u);
+        BOOST_REQUIRE(outputs.size() == 3u);
         std::size_t finished = 0;
         for (std::size_t b = 0; b < 3; ++b) {
           for (std::int64_t y : greedy[b].tokens) BOOST_TEST((y != pad_id && y != sos_id));
@@ -76,11 +81,39 @@ BOOST_AUTO_TEST_CASE(beam_width_one_is_greedy_decoding_exactly) {
           BOOST_TEST(beam[b].score == greedy[b].score);
           BOOST_TEST(beam[b].finished == greedy[b].finished);
           BOOST_TEST(beam[b].attention == greedy[b].attention);
+          BOOST_TEST(outputs[b].tokens == greedy[b].tokens, boost::test_tools::per_element());
+          BOOST_TEST(outputs[b].finished == greedy[b].finished);
+          BOOST_TEST(outputs[b].attention == greedy[b].attention);
+          BOOST_TEST((outputs[b].log_prob == 0.0 && outputs[b].score == 0.0));
           finished += greedy[b].finished;
         }
         BOOST_TEST(finished > 0u);  // the comparison covers outputs that end with <eos>
       }
     }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(with_a_large_vocabulary_width_one_still_is_greedy_decoding) {
+  // 500 tokens: the search skips most of a row on their logits alone (models/search.cpp, next_above), 16 at a time;
+  // 80 sources of 1 to 9 tokens, their outputs by both searches, with and without scores
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru, 500));
+  model.eval();
+  Rng rng(8);
+  std::vector<std::vector<std::int64_t>> sources(80);
+  for (auto& source : sources) {
+    source.resize(1 + rng.next() % 9);
+    for (auto& token : source) token = 4 + static_cast<std::int64_t>(rng.next() % 6);
+  }
+  const Batch batch = make_batch(sources);
+  const auto greedy = greedy_decode(model, batch.source, batch.source_lengths);
+  SearchOptions unscored{1, 0, 1.0};
+  unscored.scores = false;
+  for (const SearchOptions& options : {SearchOptions{1, 0, 1.0}, unscored}) {
+    const auto beam = decode(model, batch.source, batch.source_lengths, options);
+    BOOST_REQUIRE(beam.size() == sources.size());
+    std::size_t same = 0;
+    for (std::size_t b = 0; b < sources.size(); ++b) same += beam[b].tokens == greedy[b].tokens;
+    BOOST_TEST(same == sources.size());
   }
 }
 
