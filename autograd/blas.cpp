@@ -56,8 +56,9 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
   if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(trans_a, trans_b, m, n, k);
-  if (const GemmBackend backend = gemm_backend()) {
-    return backend(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if (const GemmBackend backend = gemm_backend();
+      backend && backend(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) {
+    return;
   }
   if (m <= gemv_rows || n == 1) return gemv_product(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,

@@ -18,10 +18,11 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
                std::size_t lda, const double* b, std::size_t ldb, double beta, double* c, std::size_t ldc);
 
 // The float products' one hook: a function that computes blas_gemm's float products in OpenBLAS's place (same
-// contract, called after the empty-shape check and the observer), or nullptr (the default) for OpenBLAS. fast/
-// installs oneDNN's bfloat16 products through it (fast/precision.hpp, `use_precision`); the reference engine itself
-// never sets it, and double products never go through it. Changed between products, not while one runs.
-using GemmBackend = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+// contract, called after the empty-shape check and the observer) and returns true, or returns false having written
+// nothing to leave that product to OpenBLAS; nullptr (the default) for OpenBLAS. fast/ installs oneDNN's bfloat16 and
+// int8 products through it (fast/precision.hpp, `use_precision`); the reference engine itself never sets it, and
+// double products never go through it. Changed between products, not while one runs.
+using GemmBackend = bool (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                              const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
                              std::size_t ldc);
 void set_gemm_backend(GemmBackend backend);

@@ -183,4 +183,62 @@ void scaled_exp_minus(const double* x, double m, double l, double scale, double 
   }
 }
 
+// The range of x, 0 included, in 16 lanes (so that the loop vectorises without reordering float sums); `probe`
+// collects x_i · 0, which is NaN exactly when some x_i is a NaN or ∞.
+ATTEND_KERNEL bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, float* scale, std::int32_t* zero) {
+  constexpr std::size_t lanes = 16;
+  float lo[lanes] = {}, hi[lanes] = {}, probe[lanes] = {};
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const float v = x[i + l];
+      lo[l] = v < lo[l] ? v : lo[l];
+      hi[l] = v > hi[l] ? v : hi[l];
+      probe[l] += v * 0.0f;
+    }
+  }
+  for (std::size_t l = 0; i < n; ++i, ++l) {
+    lo[l] = x[i] < lo[l] ? x[i] : lo[l];
+    hi[l] = x[i] > hi[l] ? x[i] : hi[l];
+    probe[l] += x[i] * 0.0f;
+  }
+  float low = 0.0f, high = 0.0f, nan = 0.0f;
+  for (std::size_t l = 0; l < lanes; ++l) {
+    low = lo[l] < low ? lo[l] : low;
+    high = hi[l] > high ? hi[l] : high;
+    nan += probe[l];
+  }
+  if (nan != nan) return false;
+  const float range = high - low;
+  if (range == 0.0f) {  // all zeros
+    *scale = 1.0f, *zero = 0;
+    for (std::size_t j = 0; j < n; ++j) q[j] = 0;
+    return true;
+  }
+  const float inverse = 255.0f / range;
+  if (!(range < std::numeric_limits<float>::infinity()) || !(inverse < std::numeric_limits<float>::infinity())) {
+    return false;
+  }
+  // round to nearest (even) by adding and subtracting 1.5·2²³: |x_i/scale| ≤ 255
+  const float shifter = 12582912.0f;
+  const std::int32_t z = static_cast<std::int32_t>((-low * inverse + shifter) - shifter);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::int32_t v = static_cast<std::int32_t>((x[j] * inverse + shifter) - shifter) + z;
+    q[j] = static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
+  }
+  *scale = range / 255.0f, *zero = z;
+  return true;
+}
+
+ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor,
+                              std::int32_t zero, float beta, float* y, std::size_t n) {
+  if (beta == 0.0f) {
+    for (std::size_t j = 0; j < n; ++j) y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]);
+  } else {
+    for (std::size_t j = 0; j < n; ++j) {
+      y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]) + beta * y[j];
+    }
+  }
+}
+
 }  // namespace attend::kernels

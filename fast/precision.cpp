@@ -3,10 +3,12 @@
 #include "fast/precision.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "autograd/blas.hpp"
 #include "fast/bfloat16.hpp"
+#include "fast/int8.hpp"
 
 #if ATTEND_ONEDNN
 #include <dlfcn.h>
@@ -17,6 +19,8 @@
 #include <map>
 #include <tuple>
 #include <vector>
+
+#include "fast/onednn.hpp"
 #endif
 
 namespace attend {
@@ -26,21 +30,10 @@ namespace {
 #if ATTEND_ONEDNN
 
 using dnnl::memory;
-
-// oneDNN runs a product on as many OpenMP threads as the calling thread's OpenMP setting says; a thread of attend's
-// (a batch shard's, a server's worker) has never set it, so it would be every core, on top of the other shards.
-// The setting belongs to the OpenMP runtime Debian's oneDNN is built with (GCC's libgomp), found by name at run time:
-// compiling attend with -fopenmp would tie it to the compiler's own runtime (clang's is another library).
-void set_openmp_threads(int threads) {
-  using SetThreads = void (*)(int);
-  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (set != nullptr) set(threads);
-}
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
+using onednn::cpu_engine;
+using onednn::dim;
+using onednn::matrix;
+using onednn::runtime;
 
 // One primitive for every product of a transposition, alpha and beta: its sizes and row strides are given when it runs
 // (oneDNN's runtime dimensions). Measured on the translation benchmark's 170 shapes (Zen 5, one thread), that runs
@@ -59,13 +52,6 @@ struct ProductKey {
     return b;
   }
 };
-
-constexpr memory::dim runtime = DNNL_RUNTIME_DIM_VAL;
-
-// A matrix stored row-major with row stride ld, seen as (rows, cols) — or, when transposed, stored (cols, rows).
-memory::desc matrix(bool transposed, memory::dim rows, memory::dim cols, memory::dim ld, memory::data_type type) {
-  return memory::desc({rows, cols}, type, transposed ? memory::dims{1, ld} : memory::dims{ld, 1});
-}
 
 dnnl::matmul make_product(const ProductKey& key) {
   dnnl::primitive_attr attr;
@@ -92,7 +78,6 @@ struct ThreadState {
   std::map<ProductKey, dnnl::matmul> products;
   dnnl::stream stream{cpu_engine()};
   std::vector<std::uint16_t> a, b;  // the operands, packed and rounded
-  int threads = -1;                 // OpenMP threads last set for this thread
 };
 
 // The packed operands are bounded: a product is cut into blocks of at most tile_k terms a sum (k ≤ 1024 stays whole)
@@ -107,7 +92,6 @@ void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m
   const ProductKey key{trans_a, trans_b, alpha, beta};
   auto found = state.products.find(key);
   if (found == state.products.end()) found = state.products.emplace(key, make_product(key)).first;
-  const auto dim = [](std::size_t v) { return static_cast<memory::dim>(v); };
   const auto bf16 = memory::data_type::bf16;
   const memory a_mem(matrix(trans_a, dim(m), dim(k), dim(trans_a ? m : k), bf16), cpu_engine(), state.a.data());
   const memory b_mem(matrix(trans_b, dim(k), dim(n), dim(trans_b ? k : n), bf16), cpu_engine(), state.b.data());
@@ -116,10 +100,10 @@ void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m
   state.stream.wait();
 }
 
-void bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+bool bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                    std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   thread_local ThreadState state;
-  if (const int threads = blas_threads(); threads != state.threads) set_openmp_threads(state.threads = threads);
+  onednn::match_blas_threads();
   const std::size_t tile_k = k <= 1024 ? k : 512, tile_mn = tile_elements / tile_k;
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
     const std::size_t kb = std::min(k, k0 + tile_k) - k0;
@@ -135,31 +119,78 @@ void bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std
       }
     }
   }
+  return true;
 }
 
 #endif
 
 }  // namespace
 
-const char* precision_name(Precision precision) { return precision == Precision::bfloat16 ? "bf16" : "float32"; }
+#if ATTEND_ONEDNN
+namespace onednn {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// The setting belongs to the OpenMP runtime Debian's oneDNN is built with (GCC's libgomp), found by name at run time:
+// compiling attend with -fopenmp would tie it to the compiler's own runtime (clang's is another library).
+void match_blas_threads() {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  thread_local int threads = -1;  // as last set for this thread
+  if (const int now = blas_threads(); now != threads && set != nullptr) set(threads = now);
+}
+
+memory::desc matrix(bool transposed, memory::dim rows, memory::dim cols, memory::dim ld, memory::data_type type) {
+  return memory::desc({rows, cols}, type, transposed ? memory::dims{1, ld} : memory::dims{ld, 1});
+}
+
+}  // namespace onednn
+#endif
+
+const char* precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::bfloat16:
+      return "bf16";
+    case Precision::int8:
+      return "int8";
+    default:
+      return "float32";
+  }
+}
 
 std::optional<Precision> parse_precision(const std::string& name) {
-  if (name == "float32") return Precision::float32;
-  if (name == "bf16") return Precision::bfloat16;
+  for (Precision p : {Precision::float32, Precision::bfloat16, Precision::int8}) {
+    if (name == precision_name(p)) return p;
+  }
   return std::nullopt;
 }
 
 std::string precision_unavailable(Precision precision) {
   if (precision == Precision::float32) return "";
 #if ATTEND_ONEDNN
-  if (!bf16::cpu_has_instructions()) {
+  if (precision == Precision::bfloat16 && !bf16::cpu_has_instructions()) {
     return "this CPU has no AVX512-BF16 instructions (see /proc/cpuinfo: avx512_bf16), and oneDNN's emulation of "
            "them takes 2.5 times float32's time";
   }
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (precision == Precision::bfloat16 && isa != dnnl::cpu_isa::avx512_core_bf16 &&
+      isa != dnnl::cpu_isa::avx512_core_amx) {
+    const char* limit = std::getenv("ONEDNN_MAX_CPU_ISA");
+    return std::string("oneDNN may not use this CPU's AVX512-BF16 instructions (ONEDNN_MAX_CPU_ISA=") +
+           (limit ? limit : "") + ")";
+  }
+  if (precision == Precision::int8 && (isa == dnnl::cpu_isa::sse41 || isa == dnnl::cpu_isa::avx)) {
+    return "oneDNN's int8 products run on AVX2 or later, which this CPU lacks (or ONEDNN_MAX_CPU_ISA forbids); with "
+           "SSE4.1 alone they take longer than float32's";
+  }
   return "";
 #else
-  return "this attend was built without oneDNN, which its bfloat16 products need (Debian: apt-get install libdnnl-dev, "
-         "then configure again; meson option onednn)";
+  return std::string("this attend was built without oneDNN, which its ") +
+         (precision == Precision::int8 ? "int8" : "bfloat16") +
+         " products need (Debian: apt-get install libdnnl-dev, then configure again; meson option onednn)";
 #endif
 }
 
@@ -168,7 +199,9 @@ void use_precision(Precision precision) {
     throw std::runtime_error(std::string("precision ") + precision_name(precision) + ": " + why);
   }
 #if ATTEND_ONEDNN
-  set_gemm_backend(precision == Precision::bfloat16 ? bfloat16_gemm : nullptr);
+  set_gemm_backend(precision == Precision::bfloat16 ? bfloat16_gemm
+                   : precision == Precision::int8   ? int8::gemm
+                                                    : nullptr);
 #else
   set_gemm_backend(nullptr);
 #endif
@@ -178,6 +211,7 @@ void use_precision(Precision precision) {
 Precision current_precision() {
 #if ATTEND_ONEDNN
   if (gemm_backend() == bfloat16_gemm) return Precision::bfloat16;
+  if (gemm_backend() == int8::gemm) return Precision::int8;
 #endif
   return Precision::float32;
 }

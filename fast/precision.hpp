@@ -9,21 +9,35 @@
 //             both operands, then float32 accumulation over k terms), against about k·2⁻²⁴·Σ_i |a_i||b_i| in
 //             float32 — for operands in bfloat16's normal range (a denormal float becomes 0, a float beyond
 //             bfloat16's largest finite value ∞).
+//   int8      for decoding: oneDNN's int8 matmul for the products whose B is the transpose of a weight registered
+//             below (QuantizedWeights: y = x·Wᵀ, as every linear layer, recurrent cell and output layer multiplies),
+//             each row of op(A) quantized as it comes — to 0 … 255 over its own range, 0 included (scale s_a, zero
+//             point z_a) — the weight per output channel (a row of W: −L … L, scale s_w; L below), products summed
+//             in int32 and turned back into float32: c = α·s_a·s_w·Σ_i (q_a − z_a)·q_w (+ β·c). Error of an element:
+//             at most α·(s_a/2·Σ_i |w_i| + s_w/2·Σ_i |a_i| + k·s_a·s_w/4), within float32 rounding. Every other
+//             product — attention's scores and contexts, a product of an unregistered matrix, a row holding a NaN
+//             or ∞ — stays float32 (OpenBLAS).
 // bfloat16 needs a build with oneDNN (meson option `onednn`; Debian: libdnnl-dev) and a CPU with the AVX512-BF16
 // instructions (AMD Zen 4 and later, Intel Cooper Lake and Sapphire Rapids and later): without them oneDNN emulates
 // bfloat16 at 2.5× float32's time (measured on the translation benchmark's shapes, docs/performance.md), so attend
-// refuses it instead. Double products are never affected (gradient checks stay exact). Chapter:
-// docs/11-attention-costs.md ("What precision attention needs").
+// refuses it instead. int8 needs oneDNN only: its kernels use VNNI (AVX512-VNNI or AVX-VNNI: AMD Zen 4 and later,
+// Intel Cascade Lake and Alder Lake and later) where the CPU has it, and AVX2 or AVX-512 without it, which still
+// decode faster than float32 (docs/performance.md, "int8 decoding"). Double products are never affected (gradient
+// checks stay exact). Chapter: docs/11-attention-costs.md ("What precision attention needs").
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "autograd/tensor.hpp"
 
 namespace attend {
 
-enum class Precision { float32, bfloat16 };
+enum class Precision { float32, bfloat16, int8 };
 
-// "float32", "bf16"; and back (nullopt for any other word).
+// "float32", "bf16", "int8"; and back (nullopt for any other word).
 const char* precision_name(Precision precision);
 std::optional<Precision> parse_precision(const std::string& name);
 
@@ -35,5 +49,33 @@ std::string precision_unavailable(Precision precision);
 // another thread multiplies.
 void use_precision(Precision precision);
 Precision current_precision();
+
+// Weights for the int8 products: each matrix quantized per row (output channel), w ≈ s_r·q with q in −L … L and
+// s_r = max_c |w_rc| / L, and registered by the address of its numbers for as long as this object lives. While
+// Precision::int8 is in use, a product C = α·op(A)·Wᵀ + β·C whose B is a registered W — or a block of its rows and
+// columns, as a recurrence's gates — runs on the quantized copy (above). The matrices must not change while they are
+// registered: a model being decoded. Registering and unregistering may happen while other threads multiply.
+// L, the largest |q| of a quantized weight: 127 where oneDNN's int8 kernels use VNNI, 63 where they do not (they then
+// add pairs of u8·s8 products in 16 bits, which 2·255·127 would overflow) — about 1 bit less precise weights.
+int int8_weight_levels();
+
+class QuantizedWeights {
+ public:
+  QuantizedWeights() = default;
+  QuantizedWeights(const QuantizedWeights&) = delete;
+  QuantizedWeights& operator=(const QuantizedWeights&) = delete;
+  ~QuantizedWeights();
+
+  // Quantizes and registers `matrix` (a rank-2 tensor: rows are output channels). Throws std::invalid_argument naming
+  // `name` when it is not a matrix, holds a NaN or ∞, or is registered already (by another QuantizedWeights; this
+  // one skips a matrix it holds already, as a weight shared by two layers).
+  void add(const std::string& name, const Tensor<float>& matrix);
+  std::size_t count() const { return registered_.size(); }  // matrices registered
+  std::size_t bytes() const { return bytes_; }              // of their quantized copies, scales included
+
+ private:
+  std::vector<const float*> registered_;
+  std::size_t bytes_ = 0;
+};
 
 }  // namespace attend

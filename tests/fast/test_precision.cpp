@@ -2,8 +2,10 @@
 // hand-worked cases, the AVX512-BF16 instruction against the scalar rule), and the bfloat16 products of blas_gemm
 // against float64 products of the same float operands, within precision.hpp's bound — and outside float32's, so that
 // a silent fall back to float32 fails too — for every transposition, strided operands, alpha and beta (beta 0 over a
-// C of NaN), one row and many, one column, one term. On a CPU or build that cannot run bfloat16, the cases check that
-// asking for it is refused with the reason.
+// C of NaN), one row and many, one column, one term. The int8 products likewise, with weights registered by
+// QuantizedWeights (whole, and blocks of their rows and columns), and every other product left to OpenBLAS bit for
+// bit. On a CPU or build that cannot run bfloat16 or int8, the cases check that asking for it is refused with the
+// reason.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -185,7 +187,186 @@ BOOST_AUTO_TEST_CASE(float32_again_after_bfloat16) {
   BOOST_TEST((current_precision() == Precision::float32));
 }
 
+namespace {
+
+// A registered weight W (rows × cols, values in ±2) and the product C = alpha·op(A)·Bᵀ + beta·C whose B is W's block
+// at rows r0 …, columns c0 … (n rows, k columns, row stride cols). Returns the largest error as a fraction of
+// precision.hpp's int8 bound (per element: the row's scale s_a from op(A)'s row, 0 included; s_w from W's whole row)
+// and sets `beyond_float32` when some error exceeds float32's bound.
+double int8_worst_fraction(Product p, const Tensor<float>& w, std::size_t r0, std::size_t c0, bool& beyond_float32) {
+  const std::size_t cols = w.shape()[1];
+  p.b.clear();
+  std::vector<float> c = p.c;
+  const float* b = w.data() + r0 * cols + c0;
+  blas_gemm(p.trans_a, true, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, b, cols, p.beta, c.data(), p.ldc);
+  double worst = 0;
+  beyond_float32 = false;
+  for (std::size_t i = 0; i < p.m; ++i) {
+    double lo = 0, hi = 0, sum_a = 0;
+    for (std::size_t l = 0; l < p.k; ++l) {
+      lo = std::min(lo, double(a_at(p, i, l))), hi = std::max(hi, double(a_at(p, i, l)));
+      sum_a += std::fabs(a_at(p, i, l));
+    }
+    const double s_a = (hi - lo) / 255;
+    for (std::size_t j = 0; j < p.n; ++j) {
+      const float* w_row = w.data() + (r0 + j) * cols;
+      double s_w = 0, exact = 0, magnitude = 0, sum_w = 0;
+      for (std::size_t l = 0; l < cols; ++l) s_w = std::max(s_w, std::fabs(double(w_row[l])) / int8_weight_levels());
+      for (std::size_t l = 0; l < p.k; ++l) {
+        exact += double(a_at(p, i, l)) * w_row[c0 + l];
+        magnitude += std::fabs(double(a_at(p, i, l)) * w_row[c0 + l]);
+        sum_w += std::fabs(w_row[c0 + l]);
+      }
+      const double c0_value = p.beta == 0.0f ? 0.0 : p.c[i * p.ldc + j];
+      const double error = std::fabs(double(c[i * p.ldc + j]) - (p.alpha * exact + p.beta * c0_value));
+      const double product_bound = s_a / 2 * sum_w + s_w / 2 * sum_a + double(p.k) * s_a * s_w / 4;
+      // plus the float roundings of turning the int32 sum back into a float and adding beta·C
+      const double bound = std::fabs(p.alpha) * (product_bound + std::ldexp(1.0, -20) * (magnitude + product_bound)) +
+                           std::ldexp(1.0, -22) * std::fabs(p.beta * c0_value);
+      const double float32_bound =
+          std::fabs(p.alpha) * 2.0 * double(p.k) * std::ldexp(1.0, -24) * magnitude +
+          std::ldexp(1.0, -22) * (std::fabs(p.alpha) * magnitude + std::fabs(p.beta * c0_value));
+      worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : std::max(worst, error / bound);
+      if (error > float32_bound) beyond_float32 = true;
+    }
+  }
+  return worst;
+}
+
+Tensor<float> random_matrix(std::size_t rows, std::size_t cols, Rng& rng) {
+  Tensor<float> w({rows, cols});
+  for (std::size_t i = 0; i < w.size(); ++i) w.data()[i] = static_cast<float>(rng.uniform(-2.0, 2.0));
+  return w;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
+  if (const std::string why = precision_unavailable(Precision::int8); !why.empty()) {
+    BOOST_CHECK_EXCEPTION(use_precision(Precision::int8), std::runtime_error, [&why](const std::runtime_error& e) {
+      return std::string(e.what()) == "precision int8: " + why;
+    });
+    BOOST_TEST((current_precision() == Precision::float32));
+    return;
+  }
+  Rng rng(13);
+  // W's rows of very different sizes (a scale per row), one row of zeros
+  Tensor<float> w = random_matrix(2300, 700, rng);
+  for (std::size_t r = 0; r < 2300; ++r)
+    for (std::size_t c = 0; c < 700; ++c) w.data()[r * 700 + c] *= r == 5 ? 0.0f : std::ldexp(1.0f, int(r % 9) - 4);
+  QuantizedWeights weights;
+  weights.add("w", w);
+  const PrecisionScope scope(Precision::int8);
+  BOOST_TEST((current_precision() == Precision::int8));
+  struct Case {
+    std::size_t m, n, k, r0, c0;
+    bool strided;
+    float alpha, beta;
+  };
+  // the whole W; blocks of rows and columns (a gate of a recurrence); one row of A; 2300 columns of C (the int32 sums
+  // in blocks of 455 rows); a 640-row product (2 blocks)
+  for (const Case& s : {Case{1, 2300, 700, 0, 0, false, 1.f, 0.f}, Case{5, 300, 700, 600, 0, true, 1.f, 1.f},
+                        Case{37, 65, 129, 1000, 300, false, 0.5f, 1.f}, Case{64, 48, 256, 0, 444, true, 1.f, -0.5f},
+                        Case{7, 1, 33, 4, 0, true, 1.f, 0.f}, Case{6, 9, 1, 2, 699, false, 2.f, 1.f},
+                        Case{640, 2300, 700, 0, 0, false, 1.f, 0.f}}) {
+    for (const bool ta : {false, true}) {
+      Product p = make_product(ta, true, s.m, s.n, s.k, s.strided, s.alpha, s.beta, rng);
+      if (s.m > 1) {  // rows of one sign (as after a ReLU or σ) and a row of zeros
+        for (std::size_t l = 0; l < s.k; ++l) {
+          float& first = ta ? p.a[l * p.lda] : p.a[l];
+          first = std::fabs(first);
+          (ta ? p.a[l * p.lda + 1] : p.a[p.lda + l]) = 0.0f;
+        }
+      }
+      bool beyond_float32 = false;
+      const double fraction = int8_worst_fraction(p, w, s.r0, s.c0, beyond_float32);
+      BOOST_TEST_CONTEXT("m " << s.m << " n " << s.n << " k " << s.k << " rows from " << s.r0 << " columns from "
+                              << s.c0 << " ta " << ta << " strided " << s.strided << " alpha " << s.alpha << " beta "
+                              << s.beta) {
+        BOOST_TEST(fraction <= 1.0);
+        BOOST_TEST(beyond_float32);  // quantized, not multiplied in float32
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
+  // an unregistered B, a registered one not transposed (a backward product) or read with another row stride, a row of
+  // A holding a NaN, and every product once the weights are unregistered: OpenBLAS's bits exactly, NaN included
+  Rng rng(17);
+  const Tensor<float> w = random_matrix(40, 30, rng);
+  Product p = make_product(false, true, 9, 40, 30, false, 1.f, 0.f, rng);
+  const auto run = [&p](const float* b, bool tb) {
+    std::vector<float> c = p.c;
+    blas_gemm(p.trans_a, tb, p.m, tb ? 40 : 30, tb ? 30 : 40, 1.f, p.a.data(), tb ? 30 : 40, b, 30, 0.f, c.data(),
+              p.ldc);
+    return c;
+  };
+  const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
+  };
+  const std::vector<float> other = p.b;  // (40, 30) too
+  const std::vector<float> registered = run(w.data(), true), unregistered = run(other.data(), true);
+  // W's numbers read with another row stride: (40, 15) rows that are not W's
+  const auto run_strided = [&p, &w] {
+    std::vector<float> c(9 * 40);
+    blas_gemm(false, true, 9, 40, 15, 1.f, p.a.data(), 30, w.data(), 15, 0.f, c.data(), 40);
+    return c;
+  };
+  const std::vector<float> strided = run_strided();
+  p.a.resize(9 * 40);
+  const std::vector<float> not_transposed = run(w.data(), false);
+  p.a.resize(9 * 30);
+  const float kept = p.a[4 * 30 + 7];
+  p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> with_nan = run(w.data(), true);
+  p.a[4 * 30 + 7] = kept;
+  if (!precision_unavailable(Precision::int8).empty()) return;  // the refusal is checked above
+  {
+    QuantizedWeights weights;
+    weights.add("w", w);
+    const PrecisionScope scope(Precision::int8);
+    BOOST_TEST(!same(run(w.data(), true), registered));  // (the check below can fail)
+    BOOST_TEST(same(run(other.data(), true), unregistered));
+    BOOST_TEST(same(run_strided(), strided));
+    p.a.resize(9 * 40);
+    BOOST_TEST(same(run(w.data(), false), not_transposed));
+    p.a.resize(9 * 30);
+    p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<float> c = run(w.data(), true);
+    BOOST_TEST(same(c, with_nan));
+    BOOST_TEST(std::isnan(c[4 * 40]));
+    p.a[4 * 30 + 7] = kept;
+  }
+  const PrecisionScope scope(Precision::int8);  // the weights are unregistered now
+  BOOST_TEST(same(run(w.data(), true), registered));
+}
+
+BOOST_AUTO_TEST_CASE(quantized_weights_refuse_what_they_cannot_hold) {
+  Tensor<float> vector({4});
+  Tensor<float> matrix({3, 4});
+  QuantizedWeights weights;
+  const auto says = [](const std::string& what) {
+    return [what](const std::invalid_argument& e) { return std::string(e.what()) == what; };
+  };
+  BOOST_CHECK_EXCEPTION(weights.add("bias", vector), std::invalid_argument,
+                        says("QuantizedWeights: bias has shape (4,), not a matrix (rows, cols)"));
+  matrix.data()[6] = std::numeric_limits<float>::infinity();
+  BOOST_CHECK_EXCEPTION(weights.add("W", matrix), std::invalid_argument,
+                        says("QuantizedWeights: W holds inf at (1, 2)"));
+  matrix.data()[6] = 1.0f;
+  weights.add("W", matrix);
+  weights.add("W again", matrix);  // the same object: skipped
+  BOOST_TEST(weights.count() == 1u);
+  BOOST_TEST(weights.bytes() == 12u + 3u * 8u);
+  QuantizedWeights other;
+  BOOST_CHECK_EXCEPTION(other.add("W", matrix), std::invalid_argument,
+                        says("QuantizedWeights: W is registered already, by another QuantizedWeights"));
+}
+
 BOOST_AUTO_TEST_CASE(precision_names) {
+  BOOST_TEST(precision_name(Precision::int8) == std::string("int8"));
+  BOOST_TEST((parse_precision("int8") == Precision::int8));
   BOOST_TEST(precision_name(Precision::bfloat16) == std::string("bf16"));
   BOOST_TEST((parse_precision("bf16") == Precision::bfloat16));
   BOOST_TEST((parse_precision("float32") == Precision::float32));
