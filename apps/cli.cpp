@@ -41,6 +41,20 @@ void add_threads(CLI::App& command, std::size_t& threads) {
       ->capture_default_str();
 }
 
+// eval, predict, serve: --precision float32|bf16|int8
+void add_decoding_precision(CLI::App& command, Precision& precision) {
+  std::vector<std::string> names;
+  for (Precision p : {Precision::float32, Precision::bfloat16, Precision::int8}) names.push_back(precision_name(p));
+  command
+      .add_option_function<std::string>(
+          "--precision", [&precision](const std::string& name) { precision = *parse_precision(name); },
+          "the matrix products' precision: float32; bf16 (bfloat16 operands, float32 sums: AVX512-BF16); or int8 "
+          "(the weights of the linear layers, recurrent cells and output layer quantized per output channel when the "
+          "model is loaded, their inputs per row as they come, int32 sums: AVX512-VNNI or AVX-VNNI); bf16 and int8 "
+          "need a build with oneDNN (default: float32)")
+      ->check(CLI::IsMember(names));
+}
+
 void add_beam(CLI::App& command, std::size_t& beam) {
   command.add_option("--beam", beam, "beam width (1: greedy decoding)")->check(whole(1000))->capture_default_str();
 }
@@ -416,6 +430,7 @@ CLI::App* add_eval_flags(CLI::App& app, EvalOptions& eval) {
   command->add_flag("--force", eval.force, "replace the file --output names if it exists")->needs(output);
   add_beam(*command, eval.beam);
   add_threads(*command, eval.threads);
+  add_decoding_precision(*command, eval.precision);
   return command;
 }
 
@@ -445,6 +460,7 @@ CLI::App* add_predict_flags(CLI::App& app, PredictOptions& predict) {
       ->needs(svg);
   command->add_flag("--force", predict.force, "replace the pictures --svg names if they exist")->needs(svg);
   add_threads(*command, predict.threads);
+  add_decoding_precision(*command, predict.precision);
   command->add_flag("--scores", predict.scores,
                     "after each output, a TAB and its length-normalised log-probability log p(y | x) / |y| (|y| "
                     "counts the end token)");
@@ -467,6 +483,7 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   add_threads(*command, serve.threads);
+  add_decoding_precision(*command, serve.precision);
   command->add_option("--max-batch", serve.max_batch, "inputs decoded together, across clients")
       ->check(whole(4096))
       ->capture_default_str();

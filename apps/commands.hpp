@@ -85,7 +85,8 @@ struct EvalOptions {
   std::string output;    // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
-  bool force = false;  // replace the file --output names if it exists
+  bool force = false;                        // replace the file --output names if it exists
+  Precision precision = Precision::float32;  // of the decoding's products (int8: weights quantized)
 };
 
 struct PredictOptions {
@@ -96,8 +97,9 @@ struct PredictOptions {
   std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t layer = 0, head = 0;  // which attention the picture shows (Model::choose_attention); 0: the default
   std::size_t threads = 1;
-  bool scores = false;  // after each output, a TAB and its score log p(y | x) / |y|
-  bool force = false;   // replace the pictures --svg names if they exist
+  bool scores = false;                       // after each output, a TAB and its score log p(y | x) / |y|
+  bool force = false;                        // replace the pictures --svg names if they exist
+  Precision precision = Precision::float32;  // of the decoding's products (int8: weights quantized)
 };
 
 // `attend serve` (apps/serve/, docs/reference/serve.md): the models behind an HTTP API, and its limits.
@@ -106,12 +108,13 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   unsigned port = 8080;  // 0: any free port (the ready line says which)
   std::size_t threads = 1;
-  std::size_t max_batch = 32;      // inputs decoded together, across clients
-  std::size_t max_wait_ms = 5;     // how long the oldest waiting input waits for others
-  std::size_t max_queue = 1024;    // inputs waiting for a model, beyond which a request is answered 503
-  std::size_t max_inputs = 64;     // inputs in one request (413 beyond)
-  std::size_t max_beam = 16;       // the widest beam a request may ask for
-  std::size_t max_body = 1 << 20;  // bytes of a request's body (413 beyond)
+  Precision precision = Precision::float32;  // of the decoding's products
+  std::size_t max_batch = 32;                // inputs decoded together, across clients
+  std::size_t max_wait_ms = 5;               // how long the oldest waiting input waits for others
+  std::size_t max_queue = 1024;              // inputs waiting for a model, beyond which a request is answered 503
+  std::size_t max_inputs = 64;               // inputs in one request (413 beyond)
+  std::size_t max_beam = 16;                 // the widest beam a request may ask for
+  std::size_t max_body = 1 << 20;            // bytes of a request's body (413 beyond)
   std::size_t max_connections = 256;
   std::size_t read_timeout_ms = 10000;  // to read a whole request, and to write an answer
 };

@@ -130,6 +130,7 @@ std::vector<std::size_t> read_images(const ModelFile& file, const PredictOptions
 int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
+  const auto quantized = use_decoding_precision(options.precision, {&file}, "eval");
   if (!options.data.empty()) {
     if (!file.task->reads_file())
       throw InputError("--data: the model's task, " + file.task->name() + ", reads no data file");
@@ -164,6 +165,7 @@ int run_eval(const EvalOptions& options) {
 int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
+  const auto quantized = use_decoding_precision(options.precision, {&file}, "predict");
   Inputs inputs;
   const bool images = file.task->input() == InputKind::image;
   const std::vector<std::string> texts = images ? std::vector<std::string>{} : read_texts(file, options);

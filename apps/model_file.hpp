@@ -12,6 +12,7 @@
 #include "apps/model.hpp"
 #include "apps/task.hpp"
 #include "data/vocabulary.hpp"
+#include "fast/precision.hpp"
 #include "nn/optim.hpp"
 
 namespace attend::app {
@@ -33,6 +34,13 @@ void save_model_file(const std::string& path, const ModelFile& file, const nn::O
 // Reads a model written by save_model_file. Throws InputError naming the file and the problem (missing, not a
 // checkpoint, not an attend model, weights that do not fit the saved configuration).
 ModelFile load_model_file(const std::string& path);
+
+// Makes the decoding's products run in `precision` (fast/precision.hpp) for the models of `files`: for int8, their
+// weight matrices are quantized per output channel and registered, in the object returned (keep it while decoding;
+// nullptr for the other precisions), and one line on standard error says how many and their size. Throws InputError
+// ("--precision int8: this CPU has no VNNI …") when this process cannot run `precision`.
+std::unique_ptr<QuantizedWeights> use_decoding_precision(Precision precision, const std::vector<ModelFile*>& files,
+                                                         const char* command);
 
 // Throws InputError unless `path` can be written: not empty, not a directory, in an existing writable folder.
 void check_output_path(const std::string& path, const char* flag);

@@ -30,7 +30,9 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   if (json.contains("precision")) {
     const std::string name = json.at("precision").get<std::string>();
     const std::optional<Precision> precision = parse_precision(name);
-    if (!precision) throw std::invalid_argument("precision: " + name + " (float32 or bf16)");
+    if (!precision || *precision == Precision::int8) {  // int8 decodes; it does not train
+      throw std::invalid_argument("precision: " + name + " (float32 or bf16)");
+    }
     settings.precision = *precision;
   }
   return settings;

@@ -29,6 +29,10 @@ int run_serve(const ServeOptions& options) {
     }
     models.push_back({name, load_model_file(path)});
   }
+  std::vector<ModelFile*> files;
+  for (serve::ServedModel& m : models) files.push_back(&m.file);
+  // the weights stay where they are when the models move into the server: registered by address until it stops
+  const auto quantized = use_decoding_precision(options.precision, files, "serve");
   serve::ServerSettings settings;
   settings.host = options.host;
   settings.port = options.port;

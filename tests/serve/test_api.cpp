@@ -9,6 +9,7 @@
 
 #include "apps/task.hpp"
 #include "data/text.hpp"
+#include "fast/precision.hpp"
 #include "tests/needs_data.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
@@ -63,10 +64,13 @@ void same_answer(const std::string& answered, const std::string& expected, const
 }
 
 // `attend predict --scores` on the inputs, one line each.
-std::vector<std::string> predicted(const std::string& model, const std::vector<std::string>& inputs, std::size_t beam) {
+std::vector<std::string> predicted(const std::string& model, const std::vector<std::string>& inputs, std::size_t beam,
+                                   const std::string& precision = "float32") {
   std::string lines;
   for (const std::string& input : inputs) lines += input + "\n";
-  const Run run = run_attend("predict --scores --beam " + std::to_string(beam) + " --model '" + model + "'", lines);
+  const Run run = run_attend(
+      "predict --scores --beam " + std::to_string(beam) + " --precision " + precision + " --model '" + model + "'",
+      lines);
   BOOST_TEST_REQUIRE(run.status == 0, run.err);
   return cli_test::lines_of(run.out);
 }
@@ -153,6 +157,39 @@ BOOST_AUTO_TEST_CASE(answers_equal_attend_predict_across_many_clients) {
       }
     }
     BOOST_TEST(metric(get(server.port, "/metrics").body, "attend_inputs_decoded_total") == 2.0 * inputs.size());
+  }
+}
+
+// --precision int8 (the weights quantized when the models are loaded): every answer is `attend predict --precision
+// int8`'s, and the scores are not float32's (the products were quantized). Without oneDNN: one line, exit 2.
+BOOST_AUTO_TEST_CASE(int8_answers_equal_attend_predict_int8) {
+  const std::vector<std::string> inputs = date_inputs();
+  const std::string unavailable = attend::precision_unavailable(attend::Precision::int8);
+  for (const std::string& model : {models().rnn, models().transformer}) {
+    Server server("--model '" + model + "' --precision int8");
+    if (!unavailable.empty()) {
+      BOOST_TEST(server.port == 0);
+      BOOST_TEST(server.wait() == 2);
+      BOOST_TEST(server.log().find("--precision int8: " + unavailable) != std::string::npos, server.log());
+      continue;
+    }
+    BOOST_TEST_REQUIRE(server.port != 0, server.log());
+    BOOST_TEST(server.log().find("attend serve: products in int8: ") != std::string::npos, server.log());
+    const std::vector<std::string> expected = predicted(model, inputs, 1, "int8"),
+                                   float32 = predicted(model, inputs, 1);
+    BOOST_TEST_REQUIRE(expected.size() == inputs.size());
+    BOOST_TEST_REQUIRE(float32.size() == inputs.size());
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < inputs.size(); k += 2) {  // two inputs a request
+      const Reply reply = post(server.port, json({{"inputs", {inputs[k], inputs[k + 1]}}, {"scores", true}}).dump());
+      BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+      for (std::size_t i = 0; i < 2; ++i) {
+        const std::string answered = with_score(reply.json()["outputs"][i], 17);
+        same_answer(answered, expected[k + i], inputs[k + i]);
+        differ += float32[k + i] != expected[k + i];
+      }
+    }
+    BOOST_TEST(differ > 0u, model);
   }
 }
 
