@@ -822,8 +822,9 @@ def parse_args(argv):
     parser.add_argument("--clip", type=float, default=1.0, help="global gradient norm (0: no clipping)")
     parser.add_argument("--seed", type=int, default=1, help="initial weights and batch order")
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads")
-    parser.add_argument("--precision", default="float32", choices=["float32", "bf16"],
-                        help="training's forward under torch.autocast('cpu', dtype=torch.bfloat16) (bf16)")
+    parser.add_argument("--precision", default="float32", choices=["float32", "bf16", "int8"],
+                        help="training's forward under torch.autocast('cpu', dtype=torch.bfloat16) (bf16); with "
+                        "--decode-only, int8 decodes with torch.ao.quantization.quantize_dynamic's model (int8)")
     parser.add_argument("--time-limit", type=float, default=0.0, help="stop training after MIN minutes (0: none)")
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--max-length", type=int, default=50, help="greedy decoding: most tokens, <eos> included")
@@ -842,6 +843,8 @@ def parse_args(argv):
         parser.error("--decode-only decodes the weights of --init FILE")
     if args.beam < 1:
         parser.error("--beam must be at least 1")
+    if args.precision == "int8" and not args.decode_only:
+        parser.error("--precision int8 is for decoding: give --decode-only")
     for name in ("hidden", "embed", "layers", "batch", "steps", "threads", "log_every", "max_length"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -879,12 +882,18 @@ def main(argv):
           f"{'; weights of ' + args.init if args.init else ''}{'; batches of ' + args.order if args.order else ''}",
           file=sys.stderr, flush=True)
     if args.decode_only:
+        if args.precision == "int8":
+            # PyTorch's dynamic quantization: every Linear, GRU/LSTM and GRU/LSTM cell's weights in int8 per output
+            # channel, their inputs quantized per tensor as they come (the fbgemm engine on x86)
+            model = torch.ao.quantization.quantize_dynamic(
+                model, {nn.Linear, nn.GRU, nn.LSTM, nn.GRUCell, nn.LSTMCell}, dtype=torch.qint8)
         bleu, exact, hypotheses, decode_seconds = evaluate(model, data, args)
         write_hypotheses(args, hypotheses)
         print(json.dumps({
             "beam": args.beam, "test_count": len(hypotheses), "decode_seconds": decode_seconds,
             "sentences_per_s": len(hypotheses) / decode_seconds, "bleu": bleu, "exact_match": exact,
-            "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init}))
+            "threads": torch.get_num_threads(), "torch": torch.__version__, "init": args.init,
+            "precision": args.precision, "quantized_engine": torch.backends.quantized.engine}))
         return 0
     steps, seconds, tokens, losses = train(model, data, args, order)
     if args.losses:
