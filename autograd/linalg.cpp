@@ -95,13 +95,8 @@ Variable<T> linear(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   Shape y_shape = xs;
   y_shape[xs.rank() - 1] = out;
   Tensor<T> y(y_shape, uninitialized);
-  if (!b.empty()) {
-    // y = b broadcast to every row, then y += x Wᵀ with beta = 1
-    for (std::size_t r = 0; r < rows; ++r) std::copy(b.value().data(), b.value().data() + out, y.data() + r * out);
-  } else if (in == 0) {
-    y = Tensor<T>(y_shape);
-  }
-  gemm(false, true, rows, out, in, T(1), x.value().data(), W.value().data(), b.empty() ? T(0) : T(1), y.data());
+  // y = x Wᵀ + b on every row: b copied into each row, then x Wᵀ added to it (blas.hpp)
+  blas_linear(rows, out, in, x.value().data(), W.value().data(), b.empty() ? nullptr : b.value().data(), y.data());
   std::vector<Variable<T>> inputs{x, W};
   if (!b.empty()) inputs.push_back(b);
   return tape.record("linear", std::move(y), inputs, [rows, in, out](BackwardContext<T>& c) {

@@ -102,8 +102,10 @@ int int8_weight_levels() {
       case isa::avx512_core_vnni:
       case isa::avx512_core_bf16:
       case isa::avx512_core_amx:
-      case isa::avx2_vnni: return 127;
-      default: return 63;
+      case isa::avx2_vnni:
+        return 127;
+      default:
+        return 63;
     }
   }();
   return levels;
@@ -181,7 +183,7 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 }  // namespace
 
 bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-          std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
+          std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias) {
   if (!trans_b || k > max_terms) return false;
   const auto [base, w] = find(b);
   if (w == nullptr) return false;
@@ -216,7 +218,7 @@ bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t 
     state.stream.wait();
     for (std::size_t r = 0; r < mb; ++r) {
       kernels::dequantize(state.acc.data() + r * n, sums, w->scales.data() + r0, alpha * state.scales[m0 + r],
-                          state.zeros[m0 + r], beta, c + (m0 + r) * ldc, n);
+                          state.zeros[m0 + r], beta, bias, c + (m0 + r) * ldc, n);
     }
   }
   return true;

@@ -231,8 +231,11 @@ ATTEND_KERNEL bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, f
 }
 
 ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor,
-                              std::int32_t zero, float beta, float* y, std::size_t n) {
-  if (beta == 0.0f) {
+                              std::int32_t zero, float beta, const float* bias, float* y, std::size_t n) {
+  if (bias != nullptr) {
+    for (std::size_t j = 0; j < n; ++j)
+      y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]) + bias[j];
+  } else if (beta == 0.0f) {
     for (std::size_t j = 0; j < n; ++j) y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]);
   } else {
     for (std::size_t j = 0; j < n; ++j) {

@@ -46,11 +46,11 @@ void scaled_exp_minus(const double* x, double m, double l, double scale, double 
 // max(0, max x)], mapped onto 0 … 255: scale = (hi − lo)/255, zero = round(−lo/scale), q_i = min(255, round(x_i/scale)
 // + zero), so that x_i = scale·(q_i − zero) within scale/2 — 0 exactly. Returns false, q untouched, when that cannot be
 // done in float: x holds a NaN or ∞, or the range is too wide (∞) or too narrow (1/scale = ∞) for floats; a row of
-// zeros gets scale 1, zero 0. dequantize: y_j = factor·scales_j·(acc_j − zero·sums_j), or that + beta·y_j when beta
-// is not 0 (with beta = 0, y's old values are never read).
+// zeros gets scale 1, zero 0. dequantize: y_j = factor·scales_j·(acc_j − zero·sums_j), plus bias_j when bias is not
+// nullptr, else plus beta·y_j when beta is not 0 (y's old values are read only then).
 bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, float* scale, std::int32_t* zero);
 void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor, std::int32_t zero,
-                float beta, float* y, std::size_t n);
+                float beta, const float* bias, float* y, std::size_t n);
 
 // The scalar float approximations themselves (for the accuracy test).
 float fast_exp(float x);

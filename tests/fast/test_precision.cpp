@@ -342,6 +342,45 @@ BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
   BOOST_TEST(same(run(w.data(), true), registered));
 }
 
+BOOST_AUTO_TEST_CASE(blas_linear_adds_the_bias_as_copy_then_gemm_does) {
+  // y = x·Wᵀ + bias (blas.hpp): in float32 and bfloat16 the bits of the bias copied into y and gemm with beta = 1; an
+  // int8 backend adds the bias as it writes y, so there within a rounding of the terms' size
+  Rng rng(23);
+  const Tensor<float> w = random_matrix(70, 50, rng), bias = random_matrix(1, 70, rng), x = random_matrix(9, 50, rng);
+  const auto linear = [&] {
+    std::vector<float> y(9 * 70, std::numeric_limits<float>::quiet_NaN());
+    blas_linear(9, 70, 50, x.data(), w.data(), bias.data(), y.data());
+    return y;
+  };
+  const auto copy_then_gemm = [&] {
+    std::vector<float> y(9 * 70);
+    for (std::size_t r = 0; r < 9; ++r) std::copy(bias.data(), bias.data() + 70, y.data() + r * 70);
+    blas_gemm(false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 1.f, y.data(), 70);
+    return y;
+  };
+  QuantizedWeights weights;
+  weights.add("w", w);
+  for (Precision p : {Precision::float32, Precision::bfloat16, Precision::int8}) {
+    if (!precision_unavailable(p).empty()) continue;  // refusals: checked above
+    const PrecisionScope scope(p);
+    const std::vector<float> y = linear(), expected = copy_then_gemm();
+    BOOST_TEST_CONTEXT(precision_name(p)) {
+      if (p != Precision::int8) {
+        BOOST_TEST(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0);
+        continue;
+      }
+      std::size_t beyond = 0;
+      for (std::size_t i = 0; i < y.size(); ++i)
+        beyond += !(std::fabs(y[i] - expected[i]) <= std::ldexp(1.0f, -22) * 256.0f);  // |x·w| + |b| < 256
+      BOOST_TEST(beyond == 0u);
+    }
+  }
+  std::vector<float> none(9 * 70, std::numeric_limits<float>::quiet_NaN()), expected(9 * 70);
+  blas_linear(9, 70, 50, x.data(), w.data(), nullptr, none.data());  // no bias: x·Wᵀ alone
+  blas_gemm(false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 0.f, expected.data(), 70);
+  BOOST_TEST(std::memcmp(none.data(), expected.data(), none.size() * sizeof(float)) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(quantized_weights_refuse_what_they_cannot_hold) {
   Tensor<float> vector({4});
   Tensor<float> matrix({3, 4});
