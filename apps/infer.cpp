@@ -142,6 +142,7 @@ int run_eval(const EvalOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   models::SearchOptions search{options.beam, 0, 1.0};
   search.scores = false;  // eval scores the outputs, not their probabilities
+  search.threads = options.threads;
   const Scores scores = evaluate(file, examples, search, &outputs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!options.output.empty()) {
@@ -183,7 +184,9 @@ int run_predict(const PredictOptions& options) {
     for (std::size_t k : read) paths.push_back(numbered(options.svg, k, count));
     check_not_replacing("--svg", options.svg, paths, options.force);
   }
-  const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, {options.beam, 0, 1.0});
+  models::SearchOptions search{options.beam, 0, 1.0};
+  search.threads = options.threads;
+  const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, search);
   std::vector<std::string> pictures;
   for (std::size_t k = 0, shown = 0; k < outputs.size(); ++k) {
     for (; shown < read[k]; ++shown) std::cout << "\n";  // the inputs that could not be read

@@ -41,6 +41,10 @@ struct SearchOptions {
   // and skips a softmax over the vocabulary for every row and step, the search's largest cost beside the model's;
   // the outputs are the same, as one beam's continuations rank as its logits do. Beam search always computes them.
   bool scores = true;
+  // Threads for the search's own work between the model's steps — ranking each source's continuations, which beam
+  // search does over a softmax of every row — the sources split among them (each source's result is the same
+  // whatever the count). attend eval and predict pass their --threads.
+  std::size_t threads = 1;
 };
 
 // One output sequence.

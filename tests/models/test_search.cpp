@@ -117,6 +117,49 @@ BOOST_AUTO_TEST_CASE(with_a_large_vocabulary_width_one_still_is_greedy_decoding)
   }
 }
 
+BOOST_AUTO_TEST_CASE(the_search_on_several_threads_gives_the_same_results) {
+  // 70 sources, greedy with scores and beam 3 (70 and 210 rows: the sources split among the threads); every result as
+  // on one thread, bit for bit, search trees included
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::lstm, 60));
+  model.eval();
+  favour_end_token(model, 1.0f);
+  Rng rng(9);
+  std::vector<std::vector<std::int64_t>> sources(70);
+  for (auto& source : sources) {
+    source.resize(1 + rng.next() % 9);
+    for (auto& token : source) token = 4 + static_cast<std::int64_t>(rng.next() % 6);
+  }
+  const Batch batch = make_batch(sources);
+  for (const std::size_t k : {std::size_t{1}, std::size_t{3}}) {
+    std::vector<SearchTree> trees_1, trees_3;
+    SearchOptions one{k, 0, 1.0, &trees_1}, three{k, 0, 1.0, &trees_3};
+    three.threads = 3;
+    const auto a = decode(model, batch.source, batch.source_lengths, one);
+    const auto b = decode(model, batch.source, batch.source_lengths, three);
+    BOOST_REQUIRE(a.size() == sources.size());
+    BOOST_REQUIRE(b.size() == sources.size());
+    std::size_t same = 0, finished = 0;
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      same += a[s].tokens == b[s].tokens && a[s].log_prob == b[s].log_prob && a[s].score == b[s].score &&
+              a[s].finished == b[s].finished && a[s].attention == b[s].attention;
+      finished += a[s].finished;
+    }
+    BOOST_TEST(same == sources.size(), "beam " << k);
+    BOOST_TEST(finished > 0u);
+    BOOST_REQUIRE(trees_3.size() == trees_1.size());
+    for (std::size_t s = 0; s < sources.size(); ++s) {
+      BOOST_REQUIRE(trees_3[s].size() == trees_1[s].size());
+      for (std::size_t j = 0; j < trees_1[s].size(); ++j) {
+        BOOST_REQUIRE(trees_3[s][j].size() == trees_1[s][j].size());
+        for (std::size_t n = 0; n < trees_1[s][j].size(); ++n) {
+          BOOST_TEST(trees_3[s][j][n].token == trees_1[s][j][n].token);
+          BOOST_TEST(trees_3[s][j][n].parent == trees_1[s][j][n].parent);
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_wide_beam_finds_the_best_output_found_by_enumeration) {
   // V = 5 tokens (pad, sos, eos, unk, one word) of which 3 can be output, at most 3 output tokens: 3 + 9 + 27 outputs
   // with α = 0 beam search stops only when no unfinished output can beat a finished one, so a beam wide enough to
