@@ -38,6 +38,18 @@ struct PrecisionScope {
   PrecisionScope& operator=(const PrecisionScope&) = delete;
 };
 
+// When `p` cannot be used here: checks that asking for it is refused with precision_unavailable's reason (and leaves
+// float32), and returns true.
+bool refused(Precision p) {
+  const std::string why = precision_unavailable(p);
+  if (why.empty()) return false;
+  BOOST_CHECK_EXCEPTION(use_precision(p), std::runtime_error, [&](const std::runtime_error& e) {
+    return std::string(e.what()) == std::string("precision ") + precision_name(p) + ": " + why;
+  });
+  BOOST_TEST((current_precision() == Precision::float32));
+  return true;
+}
+
 // One product's operands as stored (row strides lda, ldb, ldc wider than the rows when `strided`).
 struct Product {
   bool trans_a, trans_b;
@@ -133,13 +145,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_arrays_equal_the_scalar_rule) {
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
-  if (const std::string why = precision_unavailable(Precision::bfloat16); !why.empty()) {
-    BOOST_CHECK_EXCEPTION(use_precision(Precision::bfloat16), std::runtime_error, [&why](const std::runtime_error& e) {
-      return std::string(e.what()) == "precision bf16: " + why;
-    });
-    BOOST_TEST((current_precision() == Precision::float32));
-    return;
-  }
+  if (refused(Precision::bfloat16)) return;
   Rng rng(11);
   const PrecisionScope scope(Precision::bfloat16);
   BOOST_TEST((current_precision() == Precision::bfloat16));
@@ -242,13 +248,7 @@ Tensor<float> random_matrix(std::size_t rows, std::size_t cols, Rng& rng) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
-  if (const std::string why = precision_unavailable(Precision::int8); !why.empty()) {
-    BOOST_CHECK_EXCEPTION(use_precision(Precision::int8), std::runtime_error, [&why](const std::runtime_error& e) {
-      return std::string(e.what()) == "precision int8: " + why;
-    });
-    BOOST_TEST((current_precision() == Precision::float32));
-    return;
-  }
+  if (refused(Precision::int8)) return;
   Rng rng(13);
   // W's rows of very different sizes (a scale per row), one row of zeros
   Tensor<float> w = random_matrix(2300, 700, rng);

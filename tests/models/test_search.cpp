@@ -37,6 +37,17 @@ void favour_end_token(Seq2seq<T>& model, T bias) {
   model.decoder->output.b.value.data()[eos_id] += bias;
 }
 
+// `count` sources of 1 to 9 tokens (ids 4 … 9), drawn with `seed`.
+std::vector<std::vector<std::int64_t>> random_sources(std::size_t count, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<std::vector<std::int64_t>> sources(count);
+  for (auto& source : sources) {
+    source.resize(1 + rng.next() % 9);
+    for (auto& token : source) token = 4 + static_cast<std::int64_t>(rng.next() % 6);
+  }
+  return sources;
+}
+
 Batch three_sources() { return make_batch({{4, 5, 6, 7, 8}, {9, 4}, {5, 6, 7}}); }
 
 // log p(y | x) of one complete output by teacher forcing: Σ_j log softmax(logits_j)[y_j]
@@ -98,12 +109,7 @@ BOOST_AUTO_TEST_CASE(with_a_large_vocabulary_width_one_still_is_greedy_decoding)
   // 80 sources of 1 to 9 tokens, their outputs by both searches, with and without scores
   Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru, 500));
   model.eval();
-  Rng rng(8);
-  std::vector<std::vector<std::int64_t>> sources(80);
-  for (auto& source : sources) {
-    source.resize(1 + rng.next() % 9);
-    for (auto& token : source) token = 4 + static_cast<std::int64_t>(rng.next() % 6);
-  }
+  const std::vector<std::vector<std::int64_t>> sources = random_sources(80, 8);
   const Batch batch = make_batch(sources);
   const auto greedy = greedy_decode(model, batch.source, batch.source_lengths);
   SearchOptions unscored{1, 0, 1.0};
@@ -123,12 +129,7 @@ BOOST_AUTO_TEST_CASE(the_search_on_several_threads_gives_the_same_results) {
   Seq2seq<float> model(search_model("bahdanau", nn::CellKind::lstm, 60));
   model.eval();
   favour_end_token(model, 1.0f);
-  Rng rng(9);
-  std::vector<std::vector<std::int64_t>> sources(70);
-  for (auto& source : sources) {
-    source.resize(1 + rng.next() % 9);
-    for (auto& token : source) token = 4 + static_cast<std::int64_t>(rng.next() % 6);
-  }
+  const std::vector<std::vector<std::int64_t>> sources = random_sources(70, 9);
   const Batch batch = make_batch(sources);
   for (const std::size_t k : {std::size_t{1}, std::size_t{3}}) {
     std::vector<SearchTree> trees_1, trees_3;
