@@ -1,5 +1,6 @@
 // What the training benchmarks (bench/seq2seq.cpp, bench/transformer.cpp) share: wall-clock and RSS readings, medians,
-// the "BLAS-bound" step (a step's matrix products timed in sgemm alone, on its own shapes), and the random token batch.
+// the "BLAS-bound" step (a step's matrix products timed in sgemm alone, on its own shapes), the random token batch and
+// --precision.
 // Includes OpenBLAS's <cblas.h>, so a file that includes this must not include xtensor-blas.
 #pragma once
 
@@ -11,11 +12,14 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "autograd/blas.hpp"
 #include "autograd/tensor.hpp"
+#include "fast/precision.hpp"
 
 namespace attend::bench {
 
@@ -81,8 +85,22 @@ inline double training_flops(const std::vector<Product>& products) {
   return f;
 }
 
-// The time the step's products take in sgemm alone: each product and its two backward products (dA = dC Bᵀ,
-// dB = Aᵀ dC), timed on buffers of their shapes (median of repetitions, after a warm-up), times its count.
+// --precision of a training benchmark, as `attend train --precision`: "float32", or "bf16" (bfloat16 operands, float32
+// sums; fast/precision.hpp) for every product of the run, the BLAS-bound step's included. Throws naming what is missing
+// (no oneDNN, no AVX512-BF16).
+inline void use_bench_precision(const std::string& name) {
+  const std::optional<Precision> precision = parse_precision(name);
+  if (!precision || *precision == Precision::int8)
+    throw std::invalid_argument("--precision " + name + ": float32 or bf16");
+  if (const std::string why = precision_unavailable(*precision); !why.empty()) {
+    throw std::runtime_error("--precision " + name + ": " + why);
+  }
+  use_precision(*precision);
+}
+
+// The time the step's products take in sgemm alone (in bf16 under --precision bf16): each product and its two backward
+// products (dA = dC Bᵀ, dB = Aᵀ dC), timed on buffers of their shapes (median of repetitions, after a warm-up), times
+// its count.
 inline double blas_bound_seconds(const std::vector<Product>& products, int reps) {
   double total = 0;
   for (const Product& p : products) {

@@ -248,7 +248,8 @@ std::vector<Product> products_of(const Config& c, std::size_t gates, bool bahdan
 
 // The command line.
 struct Options {
-  std::string config_name = "small", cell_name = "gru", attn = "bahdanau", init_file, parallelism = "batch";
+  std::string config_name = "small", cell_name = "gru", attn = "bahdanau", init_file, parallelism = "batch",
+              precision = "float32";
   int threads = 2, warmup = 5, steps = 30, fwd_steps = 30, blas_reps = 5;
   std::uint64_t seed = 0;
   bool print_losses = false, no_blas = false, flush_to_zero = false;
@@ -271,6 +272,9 @@ void add_flags(CLI::App& app, Options& o) {
   app.add_option("--fwd-steps", o.fwd_steps, "timed forward passes (with and without recording)")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--seed", o.seed, "initial weights and the random batch");
+  app.add_option("--precision", o.precision,
+                 "the products' precision, as attend train's: float32, or bf16 (bfloat16 operands, float32 sums)")
+      ->check(CLI::IsMember({"float32", "bf16"}));
   app.add_option("--init", o.init_file,
                  "safetensors file with the initial weights and the batch (batch.src, batch.tgt), as written by "
                  "bench/torch_same_loss.py")
@@ -426,6 +430,7 @@ json result_json(const Config& c, const Options& o, std::size_t params, const Ru
       {"attn", o.attn},
       {"threads", o.threads},
       {"parallelism", o.parallelism},
+      {"precision", o.precision},
       {"flush_to_zero", o.flush_to_zero},
       {"params", params},
       {"steps", o.steps},
@@ -494,6 +499,7 @@ int main(int argc, char** argv) {
     if (o.flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
     if (o.cache_mib >= 0) set_tensor_cache_limit(static_cast<std::size_t>(o.cache_mib * mib));
     openblas_set_num_threads(o.parallelism == "batch" ? 1 : o.threads);
+    use_bench_precision(o.precision);
     const Config c = config_named(o.config_name);
     const nn::CellKind cell = o.cell_name == "gru" ? nn::CellKind::gru : nn::CellKind::lstm;
     const bool bahdanau = o.attn == "bahdanau";

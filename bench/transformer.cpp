@@ -233,7 +233,7 @@ void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, con
 }
 
 struct Options {
-  std::string config = "small", norm = "post", init_file;
+  std::string config = "small", norm = "post", init_file, precision = "float32";
   int threads = 2, warmup = 5, steps = 30, blas_reps = 5, decode_rounds = 0;
   std::size_t pad = 0;
   std::uint64_t seed = 0;
@@ -338,6 +338,7 @@ json run(const Options& o) {
       {"norm", o.norm},
       {"pad", o.pad},
       {"dtype", sizeof(T) == 8 ? "float64" : "float32"},
+      {"precision", o.precision},
       {"threads", o.threads},
       {"params", model.parameter_count()},
       {"steps", o.steps},
@@ -402,6 +403,10 @@ int main(int argc, char** argv) {
   app.add_flag("--double", o.double_precision,
                "compute in float64 (for the same-computation check: float32 rounding differences grow chaotically "
                "in post-norm training)");
+  app.add_option("--precision", o.precision,
+                 "the float32 products' precision, as attend train's: float32, or bf16 (bfloat16 operands, float32 "
+                 "sums)")
+      ->check(CLI::IsMember({"float32", "bf16"}));
   app.add_flag("--no-blas-bound", o.no_blas, "skip timing the sgemm-only step");
   app.add_option("--blas-reps", o.blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
   app.add_option("--decode", o.decode_rounds,
@@ -413,6 +418,10 @@ int main(int argc, char** argv) {
   try {
     _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ and DAZ, as attend train
     openblas_set_num_threads(1);
+    if (o.double_precision && o.precision != "float32") {
+      throw std::invalid_argument("--double computes in float64; --precision " + o.precision + " is for float32");
+    }
+    use_bench_precision(o.precision);
     const json res = o.double_precision ? run<double>(o) : run<float>(o);
     std::printf("%s\n", res.dump().c_str());
   } catch (const std::exception& e) {
