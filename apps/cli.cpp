@@ -35,8 +35,13 @@ std::string one_line(const std::string& text) {
   return line;
 }
 
-void add_threads(CLI::App& command, std::size_t& threads) {
-  command.add_option("--threads", threads, "OpenBLAS threads for the matrix products")
+// eval, predict (decode_batches: batches on N threads) and serve (one batch at a time)
+void add_threads(CLI::App& command, std::size_t& threads, bool batches = true) {
+  command
+      .add_option("--threads", threads,
+                  batches ? "threads: batches of 256 inputs decoded N at a time, one a thread (the same outputs for "
+                            "every N); a lone batch's products on N OpenBLAS threads"
+                          : "OpenBLAS threads for the matrix products")
       ->check(whole(64))
       ->capture_default_str();
 }
@@ -482,7 +487,7 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
   command->add_option("--port", serve.port, "the port (0: any free one, which the ready line names)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  add_threads(*command, serve.threads);
+  add_threads(*command, serve.threads, false);
   add_decoding_precision(*command, serve.precision);
   command->add_option("--max-batch", serve.max_batch, "inputs decoded together, across clients")
       ->check(whole(4096))

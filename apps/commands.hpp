@@ -139,7 +139,8 @@ int run_predict(const PredictOptions& options);
 // Serves until SIGINT or SIGTERM (exit 0). Built only with the HTTP server (the meson option `serve`).
 int run_serve(const ServeOptions& options);
 
-// Sets the number of OpenBLAS threads (eval, predict, and training's validation; a training step's threads are its
+// Sets the number of OpenBLAS threads (serve; eval, predict and training's validation for a lone batch, their batches
+// otherwise running one a thread with one OpenBLAS thread each, decode_batches; a training step's threads are its
 // batch shards, each calling OpenBLAS with one thread).
 void set_threads(std::size_t threads);
 // The cores this process may run on (its CPU affinity): the default of --threads.

@@ -2,8 +2,15 @@
 #include "apps/model.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <numeric>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
 
+#include "apps/commands.hpp"
+#include "autograd/blas.hpp"
 #include "nn/checkpoint.hpp"
 #include "plot/svg.hpp"
 
@@ -53,23 +60,61 @@ Explanation Model::explain(const ModelInputs& one, models::SearchOptions search)
   return result;
 }
 
+void decode_batches(std::size_t batches, const models::SearchOptions& search,
+                    const std::function<void(std::size_t, const models::SearchOptions&)>& decode_batch) {
+  const std::size_t threads = std::min(search.threads, batches);
+  if (threads <= 1) {
+    for (std::size_t b = 0; b < batches; ++b) decode_batch(b, search);
+    return;
+  }
+  if (search.trees != nullptr) throw std::invalid_argument("decode_batches: search trees are kept for one batch only");
+  models::SearchOptions alone = search;
+  alone.threads = 1;
+  const int blas = blas_threads();
+  set_threads(1);  // every product on the thread of its batch
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> failures(threads);
+  auto work = [&](std::size_t t) {
+    try {
+      for (std::size_t k = next++; k < batches; k = next++) decode_batch(batches - 1 - k, alone);
+    } catch (...) {
+      failures[t] = std::current_exception();
+      next = batches;  // the others stop after their batch
+    }
+  };
+  std::vector<std::thread> workers;
+  try {
+    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(work, t);
+  } catch (const std::system_error&) {  // no more threads to be had: the ones started and the caller's share the rest
+  }
+  work(0);
+  for (std::thread& w : workers) w.join();
+  set_threads(static_cast<std::size_t>(blas));
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+}
+
 // Sources of similar length go together, in batches of at most `batch_size`, so a batch carries little padding; results
 // return in input order.
-std::vector<models::Hypothesis> decode_by_length(
-    const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
-    const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch) {
+std::vector<models::Hypothesis> decode_by_length(const std::vector<std::vector<std::int64_t>>& sources,
+                                                 std::size_t batch_size, const models::SearchOptions& search,
+                                                 const DecodeBatch& decode_batch) {
   std::vector<std::size_t> order(sources.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return sources[a].size() < sources[b].size(); });
   std::vector<models::Hypothesis> result(sources.size());
-  for (std::size_t start = 0; start < order.size(); start += batch_size) {
-    const std::size_t end = std::min(order.size(), start + batch_size);
+  const std::size_t batches = (order.size() + batch_size - 1) / batch_size;
+  decode_batches(batches, search, [&](std::size_t b, const models::SearchOptions& options) {
+    const std::size_t start = b * batch_size, end = std::min(order.size(), start + batch_size);
     std::vector<std::vector<std::int64_t>> chunk;
     for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
-    std::vector<models::Hypothesis> decoded = decode_batch(chunk);
+    std::vector<models::Hypothesis> decoded = decode_batch(chunk, options);
+    if (decoded.size() != chunk.size())
+      throw std::logic_error("decode_by_length: a batch's outputs and sources differ");
     for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);
-  }
+  });
   return result;
 }
 

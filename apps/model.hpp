@@ -146,11 +146,25 @@ std::unique_ptr<ModelKind> model_kind_for(InputKind input);
 std::vector<std::string> model_kind_names();
 std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
 
+// Runs decode_batch(b, options) for every batch b in [0, batches): one after the other, or — when search.threads > 1
+// and there are several batches — on min(search.threads, batches) threads at once, one batch a thread, longest first
+// (the highest b), each batch with one thread for its products (OpenBLAS's and oneDNN's thread count is 1 while they
+// run, then restored) and options.threads = 1 for its search. The batches are then the parallelism, as a training
+// step's shards are (nn::BatchParallel): a step of a batch is many small products and elementwise ops, which threads
+// inside each product share poorly. A batch decodes the same whatever thread runs it, so the outputs are the same
+// bytes for every thread count. An exception in any batch is rethrown here once every thread has stopped.
+// search.trees (one search's trees) is for a single batch: std::invalid_argument with several.
+void decode_batches(std::size_t batches, const models::SearchOptions& search,
+                    const std::function<void(std::size_t, const models::SearchOptions&)>& decode_batch);
+
 // The decoder's outputs for many sources, decoded in batches of `batch_size` sources of similar length (little
-// padding) by `decode_batch`; the results come back in the sources' order.
-std::vector<models::Hypothesis> decode_by_length(
-    const std::vector<std::vector<std::int64_t>>& sources, std::size_t batch_size,
-    const std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&)>& decode_batch);
+// padding) by `decode_batch`, through decode_batches (on search.threads threads); the results come back in the
+// sources' order.
+using DecodeBatch = std::function<std::vector<models::Hypothesis>(const std::vector<std::vector<std::int64_t>>&,
+                                                                  const models::SearchOptions&)>;
+std::vector<models::Hypothesis> decode_by_length(const std::vector<std::vector<std::int64_t>>& sources,
+                                                 std::size_t batch_size, const models::SearchOptions& search,
+                                                 const DecodeBatch& decode_batch);
 
 // The attention heatmap of a text model's output: source tokens across, output tokens (rows) down.
 std::string text_attention_picture(const PictureInput& input, const std::vector<std::string>& rows,

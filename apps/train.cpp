@@ -441,11 +441,14 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
   }
   if (!run.ranks.lead()) return;  // rank 0 validates and saves; the others wait for it at the next step
   const Clock::time_point validation_start = Clock::now();
-  set_threads(run.settings.threads);  // one decoding on every thread's core: OpenBLAS shares its products
+  set_threads(run.settings.threads);  // a lone batch's products shared by OpenBLAS's threads
   // validated in float32 whatever the steps' precision, as `attend eval` scores the saved model (and as PyTorch's
   // autocast covers the training step only)
   use_precision(Precision::float32);
-  const Scores scores = evaluate(run.file, run.data->validation, {1, 0, 1.0});
+  models::SearchOptions greedy{1, 0, 1.0};
+  greedy.scores = false;                  // the outputs are scored, not their probabilities
+  greedy.threads = run.settings.threads;  // batches decoded that many at a time (decode_batches)
+  const Scores scores = evaluate(run.file, run.data->validation, greedy);
   use_precision(run.settings.precision);
   set_threads(1);  // the steps' shards, one OpenBLAS thread each
   run.validation_seconds += seconds_since(validation_start);

@@ -43,7 +43,8 @@ struct SearchOptions {
   bool scores = true;
   // Threads for the search's own work between the model's steps — ranking each source's continuations, which beam
   // search does over a softmax of every row — the sources split among them (each source's result is the same
-  // whatever the count). attend eval and predict pass their --threads.
+  // whatever the count). attend eval and predict pass their --threads for a lone batch; several batches decode one a
+  // thread, each with 1 here (apps/model.hpp, decode_batches).
   std::size_t threads = 1;
 };
 

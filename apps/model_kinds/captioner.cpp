@@ -50,14 +50,16 @@ class CaptionerModel : public Model {
     const std::vector<const data::Image*>& images = inputs.images;
     const std::size_t batch_size = 256;
     model_.eval();
-    std::vector<models::Hypothesis> result;
-    for (std::size_t start = 0; start < images.size(); start += batch_size) {
-      const std::size_t end = std::min(images.size(), start + batch_size);
-      const std::vector<const data::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
-                                                  images.begin() + static_cast<std::ptrdiff_t>(end));
-      const models::ImageBatch<float> batch = models::make_image_batch<float>(chunk, {}, model_.config());
-      for (models::Hypothesis& h : models::decode(model_, batch.images, search)) result.push_back(std::move(h));
-    }
+    std::vector<models::Hypothesis> result(images.size());
+    decode_batches(
+        (images.size() + batch_size - 1) / batch_size, search, [&](std::size_t b, const models::SearchOptions& each) {
+          const std::size_t start = b * batch_size, end = std::min(images.size(), start + batch_size);
+          const std::vector<const data::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
+                                                      images.begin() + static_cast<std::ptrdiff_t>(end));
+          const models::ImageBatch<float> batch = models::make_image_batch<float>(chunk, {}, model_.config());
+          std::vector<models::Hypothesis> decoded = models::decode(model_, batch.images, each);
+          std::move(decoded.begin(), decoded.end(), result.begin() + static_cast<std::ptrdiff_t>(start));
+        });
     return result;
   }
 

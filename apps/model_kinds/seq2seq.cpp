@@ -33,10 +33,12 @@ class Seq2seqModel : public Model {
 
   std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {
     model_.eval();
-    return decode_by_length(inputs.sources, 256, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
-      const models::Batch batch = models::make_batch(chunk);
-      return models::decode(model_, batch.source, batch.source_lengths, search);
-    });
+    return decode_by_length(
+        inputs.sources, 256, search,
+        [&](const std::vector<std::vector<std::int64_t>>& chunk, const models::SearchOptions& each) {
+          const models::Batch batch = models::make_batch(chunk);
+          return models::decode(model_, batch.source, batch.source_lengths, each);
+        });
   }
 
   bool has_attention() const override { return model_.config().decoder != models::DecoderKind::vanilla; }

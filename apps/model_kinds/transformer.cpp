@@ -56,10 +56,12 @@ class TransformerKindModel : public Model {
 
   std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {
     model_.eval();
-    return decode_by_length(inputs.sources, 256, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
-      const models::Batch batch = models::make_batch(chunk);
-      return models::decode(model_, batch.source, batch.source_lengths, search, view_);
-    });
+    return decode_by_length(
+        inputs.sources, 256, search,
+        [&](const std::vector<std::vector<std::int64_t>>& chunk, const models::SearchOptions& each) {
+          const models::Batch batch = models::make_batch(chunk);
+          return models::decode(model_, batch.source, batch.source_lengths, each, view_);
+        });
   }
 
   void choose_attention(std::size_t layer, std::size_t head) override {

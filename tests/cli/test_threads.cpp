@@ -1,11 +1,13 @@
 // `attend train --threads N` (apps/train.cpp, nn::BatchParallel): every batch cut into N shards that run at once.
 // The shards' losses weighted by their tokens are the whole batch's loss (the captioner's penalty, a mean over images,
 // included); the same N gives the same bytes run after run; an interrupted run resumes bit-exactly with the saved N,
-// dropout included; a resumed run that changes N says what that means.
+// dropout included; a resumed run that changes N says what that means. `attend eval --threads N` decodes N batches at
+// a time to the same bytes as one thread.
 #include <signal.h>
 
 #include <random>
 
+#include "fast/precision.hpp"
 #include "tests/cli/cli_helpers.hpp"
 #include "tests/needs_data.hpp"
 
@@ -47,6 +49,46 @@ void check_shards_agree(const std::string& training) {
   BOOST_TEST_REQUIRE(!losses[0].empty());
   BOOST_TEST(losses[1] == losses[0], training);
   BOOST_TEST(losses[2] == losses[0], training);
+}
+
+// `attend eval --threads N` decodes its batches of 256 sources N at a time, one a thread (apps/model.hpp,
+// decode_batches): the outputs and the scores are the same bytes for every N — greedy and beam search, float32, bf16
+// and int8 (where the machine has them), each kind of model — as each batch decodes the same whatever thread runs it.
+void check_eval_threads_agree(const std::string& training, const std::vector<std::string>& precisions) {
+  Scratch scratch;
+  const std::string model = scratch.path("m.safetensors");
+  const Run trained = run_attend(training + "--out '" + model + "'");
+  BOOST_TEST_REQUIRE(trained.status == 0, trained.err);
+  for (const std::string& precision : precisions) {
+    for (const std::string beam : {"1", "3"}) {
+      std::string first_output, first_scores;
+      for (const std::string threads : {"1", "2", "3"}) {
+        const std::string output = scratch.path(precision + beam + threads + ".txt");
+        const Run run = run_attend("eval --model '" + model + "' --precision " + precision + " --beam " + beam +
+                                   " --threads " + threads + " --output '" + output + "'");
+        BOOST_TEST_REQUIRE(run.status == 0, run.err);
+        std::string scores;  // stdout but for its time line
+        for (const std::string& line : lines_of(run.out)) {
+          if (line.rfind("time:", 0) != 0) scores += line + "\n";
+        }
+        const std::string text = read_file(output);
+        BOOST_TEST_REQUIRE(lines_of(text).size() >= 513u);  // three batches at least
+        if (threads == "1") {
+          first_output = text, first_scores = scores;
+          continue;
+        }
+        BOOST_TEST((text == first_output), precision << ", beam " << beam << ", --threads " << threads);
+        BOOST_TEST(scores == first_scores, precision << ", beam " << beam << ", --threads " << threads);
+      }
+    }
+  }
+}
+
+std::vector<std::string> decoding_precisions() {
+  std::vector<std::string> precisions{"float32"};
+  if (attend::precision_unavailable(attend::Precision::bfloat16).empty()) precisions.push_back("bf16");
+  if (attend::precision_unavailable(attend::Precision::int8).empty()) precisions.push_back("int8");
+  return precisions;
 }
 
 }  // namespace
@@ -108,6 +150,23 @@ BOOST_AUTO_TEST_CASE(three_threads_repeat_and_resume_to_the_same_bits) {
   BOOST_TEST((tensor_bytes(scratch.path("e.last.safetensors")) != final_state));
   check_usage_error(run_attend("train --threads 0 --task dates --out '" + scratch.path("f.safetensors") + "'"),
                     {"--threads"});
+}
+
+BOOST_AUTO_TEST_CASE(eval_decodes_to_the_same_bytes_on_every_thread_count) {
+  const std::string dates =
+      "train --task dates --train-size 1024 --valid-size 16 --test-size 600 --epochs 1 --batch 32 "
+      "--seed 5 --threads 2 ";
+  check_eval_threads_agree(dates + "--hidden 32 --embed 8 ", decoding_precisions());
+  check_eval_threads_agree(dates + "--arch transformer --d-model 16 --heads 2 --ff 32 --layers 1 ",
+                           decoding_precisions());
+}
+
+BOOST_AUTO_TEST_CASE(eval_decodes_captions_to_the_same_bytes_on_every_thread_count,
+                     *attend::test::needs_data({"digits/digits.csv.gz"})) {
+  check_eval_threads_agree("train --task digits --data '" + attend::test::data_file("digits/digits.csv.gz") +
+                               "' --train-size 64 --valid-size 8 --test-size 600 --hidden 16 --batch 16 "
+                               "--max-steps 4 --encoder conv --channels 4 --annotation-size 16 --seed 8 ",
+                           {"float32"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

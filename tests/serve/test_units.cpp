@@ -1,13 +1,18 @@
 // attend serve's parts without a server: the request's reading, base64, the Prometheus exposition, and the batcher
 // with a model that records how it was called.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <set>
 #include <thread>
 
+#include "apps/commands.hpp"
 #include "apps/serve/api.hpp"
 #include "apps/serve/batcher.hpp"
 #include "apps/serve/metrics.hpp"
+#include "autograd/blas.hpp"
 #include "nn/layers.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
@@ -246,21 +251,96 @@ BOOST_AUTO_TEST_SUITE(batches)
 BOOST_AUTO_TEST_CASE(sources_of_similar_length_go_together) {
   const std::vector<std::vector<std::int64_t>> sources{{1, 1}, {2}, {3, 3}, {4, 4, 4}, {5, 5}, {6}, {7, 7}};
   std::vector<std::vector<std::size_t>> chunks;  // the lengths of each chunk's sources
-  const auto outputs = decode_by_length(sources, 3, [&](const std::vector<std::vector<std::int64_t>>& chunk) {
-    chunks.emplace_back();
-    std::vector<attend::models::Hypothesis> decoded;
-    for (const auto& source : chunk) {
-      chunks.back().push_back(source.size());
-      attend::models::Hypothesis h;
-      h.tokens = source;
-      decoded.push_back(h);
-    }
-    return decoded;
-  });
+  const auto outputs = decode_by_length(
+      sources, 3, {}, [&](const std::vector<std::vector<std::int64_t>>& chunk, const attend::models::SearchOptions&) {
+        chunks.emplace_back();
+        std::vector<attend::models::Hypothesis> decoded;
+        for (const auto& source : chunk) {
+          chunks.back().push_back(source.size());
+          attend::models::Hypothesis h;
+          h.tokens = source;
+          decoded.push_back(h);
+        }
+        return decoded;
+      });
   const std::vector<std::vector<std::size_t>> expected{{1, 1, 2}, {2, 2, 2}, {3}};
   BOOST_TEST((chunks == expected));
   for (std::size_t k = 0; k < sources.size(); ++k)
     BOOST_TEST(outputs[k].tokens == sources[k], boost::test_tools::per_element());
+}
+
+// decode_batches with search.threads > 1 decodes every batch once, longest (last) first, on that many threads at once,
+// each with one OpenBLAS thread and a search of one thread; it restores OpenBLAS's count, rethrows a batch's exception
+// after every thread stopped, refuses search trees for several batches; one thread or one batch runs them in order
+// on the caller's settings.
+BOOST_AUTO_TEST_CASE(batches_run_on_the_threads_asked_for) {
+  const std::thread::id caller = std::this_thread::get_id();
+  attend::models::SearchOptions search;
+  search.threads = 3;
+  set_threads(2);
+  std::mutex mutex;
+  std::vector<std::size_t> done;
+  std::set<std::thread::id> ids;
+  std::atomic<int> running{0}, most{0};
+  decode_batches(7, search, [&](std::size_t b, const attend::models::SearchOptions& each) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      done.push_back(b);  // in the order they start
+    }
+    const int now = ++running;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    BOOST_TEST(each.threads == 1u);
+    BOOST_TEST(attend::blas_threads() == 1);
+    const std::lock_guard<std::mutex> lock(mutex);
+    ids.insert(std::this_thread::get_id());
+    --running;
+  });
+  BOOST_TEST(attend::blas_threads() == 2);
+  BOOST_TEST(ids.size() == 3u);
+  BOOST_TEST(ids.count(caller) == 1u);  // the caller's thread decodes too
+  BOOST_TEST(most.load() == 3);
+  // longest first: the first batch to start is one of the three last (each thread takes its second only after its
+  // first, so before any start no thread has taken a fourth)
+  BOOST_TEST(done.front() >= 4u);
+  std::sort(done.begin(), done.end());
+  const std::vector<std::size_t> all{0, 1, 2, 3, 4, 5, 6};
+  BOOST_TEST(done == all, boost::test_tools::per_element());
+
+  // an exception in a batch: rethrown, the others stopped, OpenBLAS's count restored
+  std::atomic<int> calls{0};
+  BOOST_CHECK_EXCEPTION(decode_batches(100, search,
+                                       [&](std::size_t b, const attend::models::SearchOptions&) {
+                                         ++calls;
+                                         if (b == 98) throw std::runtime_error("batch 98 failed");
+                                         std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                                       }),
+                        std::runtime_error,
+                        [](const std::runtime_error& e) { return std::string(e.what()) == "batch 98 failed"; });
+  BOOST_TEST(calls.load() < 10);
+  BOOST_TEST(attend::blas_threads() == 2);
+
+  std::vector<attend::models::SearchTree> trees;
+  search.trees = &trees;
+  BOOST_CHECK_THROW(decode_batches(2, search, [](std::size_t, const attend::models::SearchOptions&) {}),
+                    std::invalid_argument);
+  // one batch (trees allowed) or one thread: in order, on the caller's thread and settings
+  for (const std::size_t threads : {std::size_t{3}, std::size_t{1}}) {
+    search.threads = threads;
+    const std::size_t batches = threads == 1 ? 4 : 1;
+    std::vector<std::size_t> order;
+    decode_batches(batches, search, [&](std::size_t b, const attend::models::SearchOptions& each) {
+      BOOST_TEST(each.threads == threads);
+      BOOST_TEST(each.trees == &trees);
+      BOOST_TEST(attend::blas_threads() == 2);
+      BOOST_TEST((std::this_thread::get_id() == caller));
+      order.push_back(b);
+    });
+    BOOST_TEST(order.size() == batches);
+    for (std::size_t b = 0; b < order.size(); ++b) BOOST_TEST(order[b] == b);
+  }
+  set_threads(1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
