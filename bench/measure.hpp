@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,17 +84,15 @@ inline double training_flops(const std::vector<Product>& products) {
   return f;
 }
 
-// --precision of a training benchmark, as `attend train --precision`: "float32", or "bf16" (bfloat16 operands, float32
-// sums; fast/precision.hpp) for every product of the run, the BLAS-bound step's included. Throws naming what is missing
-// (no oneDNN, no AVX512-BF16).
+// --precision of a training benchmark (its flag admits "float32" and "bf16" only), as `attend train --precision`:
+// bfloat16 operands and float32 sums (fast/precision.hpp) for every product of the run, the BLAS-bound step's included.
+// Throws naming what is missing (no oneDNN, no AVX512-BF16).
 inline void use_bench_precision(const std::string& name) {
-  const std::optional<Precision> precision = parse_precision(name);
-  if (!precision || *precision == Precision::int8)
-    throw std::invalid_argument("--precision " + name + ": float32 or bf16");
-  if (const std::string why = precision_unavailable(*precision); !why.empty()) {
+  const Precision precision = parse_precision(name).value();
+  if (const std::string why = precision_unavailable(precision); !why.empty()) {
     throw std::runtime_error("--precision " + name + ": " + why);
   }
-  use_precision(*precision);
+  use_precision(precision);
 }
 
 // The time the step's products take in sgemm alone (in bf16 under --precision bf16): each product and its two backward
