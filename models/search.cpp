@@ -285,10 +285,14 @@ class RecurrentStepper : public Stepper<T> {
 }  // namespace
 
 // x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...), via the embedding op on x seen as a table (N, rest).
+// Rows 0, 1, …, N − 1 (greedy search's expand(1)) give x itself: no copy.
 template <class T>
 Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows) {
   if (x.empty()) return x;
   const Shape& shape = x.shape();
+  bool identity = rows.size() == shape[0];
+  for (std::size_t r = 0; r < rows.size() && identity; ++r) identity = rows[r] == static_cast<std::int64_t>(r);
+  if (identity) return x;
   std::vector<std::int64_t> table{static_cast<std::int64_t>(shape[0]), -1};
   std::vector<std::int64_t> result{static_cast<std::int64_t>(rows.size())};
   for (std::size_t axis = 1; axis < shape.rank(); ++axis) result.push_back(static_cast<std::int64_t>(shape[axis]));

@@ -91,7 +91,8 @@ template <class T>
 std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std::int64_t>& lengths,
                                       std::size_t max_length);
 
-// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...) — a stepper's expand() and reorder() of its state.
+// x (N, ...) → rows[0], rows[1], … of x: (rows.size(), ...) — a stepper's expand() and reorder() of its state; rows
+// 0, 1, …, N − 1 give x itself.
 template <class T>
 Variable<T> gather_rows(const Variable<T>& x, const std::vector<std::int64_t>& rows);
 Mask gather_mask(const Mask& mask, const std::vector<std::int64_t>& rows);

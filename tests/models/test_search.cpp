@@ -322,6 +322,25 @@ BOOST_AUTO_TEST_CASE(an_output_that_never_ends_stops_at_the_maximum_length) {
   BOOST_TEST(greedy_decode(model, batch.source, batch.source_lengths)[1].tokens.size() == 7u);
 }
 
+// gather_rows copies the rows asked for, in their order; rows 0 … N − 1 (greedy search's expand(1)) give the same node,
+// no copy
+BOOST_AUTO_TEST_CASE(gathering_rows_copies_them_unless_they_are_all_in_place) {
+  Tape<double> tape;
+  Tensor<double> value(Shape{3, 2, 2});
+  for (std::size_t i = 0; i < value.size(); ++i) value.data()[i] = static_cast<double>(i);
+  const Variable<double> x = tape.constant(value);
+  const std::size_t nodes = tape.size();
+  const Variable<double> same = gather_rows(x, {0, 1, 2});
+  BOOST_TEST(same.index() == x.index());
+  BOOST_TEST(tape.size() == nodes);
+  const Variable<double> moved = gather_rows(x, {2, 0, 0, 1});
+  BOOST_TEST((moved.shape() == Shape{4, 2, 2}));
+  const std::vector<std::size_t> from{2, 0, 0, 1};
+  for (std::size_t r = 0; r < from.size(); ++r)
+    for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(moved.value().data()[4 * r + i] == value.data()[4 * from[r] + i]);
+  BOOST_TEST(gather_rows(x, {0, 1}).shape()[0] == 2u);  // the first rows, but not all of them: a copy
+}
+
 BOOST_AUTO_TEST_CASE(bad_requests_name_the_problem) {
   Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
   const Batch batch = three_sources();
