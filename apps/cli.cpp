@@ -39,8 +39,9 @@ std::string one_line(const std::string& text) {
 void add_threads(CLI::App& command, std::size_t& threads, bool batches = true) {
   command
       .add_option("--threads", threads,
-                  batches ? "threads: batches of 256 inputs decoded N at a time, one a thread (the same outputs for "
-                            "every N); a lone batch's products on N OpenBLAS threads"
+                  batches ? "threads: batches of " + std::to_string(decode_batch_size) +
+                                " inputs decoded N at a time, one a thread (the same outputs for every N); a lone "
+                                "batch's products on N OpenBLAS threads"
                           : "OpenBLAS threads for the matrix products")
       ->check(whole(64))
       ->capture_default_str();

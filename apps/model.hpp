@@ -157,6 +157,13 @@ std::unique_ptr<ModelKind> model_kind_of_format(const std::string& format);
 void decode_batches(std::size_t batches, const models::SearchOptions& search,
                     const std::function<void(std::size_t, const models::SearchOptions&)>& decode_batch);
 
+// How many inputs eval and predict decode together (decode_by_length's batches, and each model kind's): 64. A batch
+// of 256 gives each product more rows, but the states and gates of all its positions are four times as large: fresh
+// memory (page faults) in each decoding thread, and beyond the caches. Measured on 2,000 test inputs
+// (docs/performance.md, "Batches of 64"), 64 decoded as fast or faster for every model kind, precision (float32, int8)
+// and search (greedy, beam 5) tried, up to 3.9×.
+constexpr std::size_t decode_batch_size = 64;
+
 // The decoder's outputs for many sources, decoded in batches of `batch_size` sources of similar length (little
 // padding) by `decode_batch`, through decode_batches (on search.threads threads); the results come back in the
 // sources' order.

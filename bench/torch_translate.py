@@ -63,8 +63,8 @@ largest must hold --batch pairs. Step k trains on line k; the seed then only cho
 with --init). With --init and --order from the same command line, this run and `attend train` start from the same
 weights and see the same batches: what differs is the implementations' float rounding.
 
-Evaluation: greedy decoding of test.tsv in batches of 256 sources of similar length, as `attend eval` batches them
-(never emitting <pad> or <sos>, stopping at <eos> or after --max-length tokens, default 50 like attend's
+Evaluation: greedy decoding of test.tsv in batches of --decode-batch (64) sources of similar length, as `attend eval`
+batches them (never emitting <pad> or <sos>, stopping at <eos> or after --max-length tokens, default 50 like attend's
 max_target_length), or with --beam K attend's beam search (models/search.cpp: K beams a source as B·K rows, the best
 2K continuations ranked, an <eos> below the K best skipped, finished outputs scored log p / |y|, the source done when
 its best continuation is <eos>), then corpus BLEU-4 with
@@ -602,9 +602,9 @@ def gather(x, rows):
     return x.index_select(0, rows)
 
 
-def decode_all(model, sources, max_length, batch_size=256, beam=1):
+def decode_all(model, sources, max_length, batch_size=64, beam=1):
     """Greedy (beam 1) or beam-search hypotheses (ids) of all sources, in batches of similar length, returned in the
-    input order (attend's decode_by_length: a stable sort by source length, batches of 256 sources)."""
+    input order (attend's decode_by_length: a stable sort by source length, batches of 64 sources)."""
     model.eval()
     order = sorted(range(len(sources)), key=lambda i: len(sources[i]))
     hypotheses = [None] * len(sources)
@@ -701,7 +701,7 @@ def corpus_bleu(references, hypotheses):
 def evaluate(model, data, args):
     """BLEU ×100, exact match, the hypotheses as token lists, and the seconds the decoding took."""
     start = time.perf_counter()
-    ids = decode_all(model, data.test_sources, args.max_length, beam=args.beam)
+    ids = decode_all(model, data.test_sources, args.max_length, batch_size=args.decode_batch, beam=args.beam)
     seconds = time.perf_counter() - start
     hypotheses = [[data.target_tokens[k] for k in h] for h in ids]
     bleu = corpus_bleu(data.test_references, hypotheses)
@@ -833,6 +833,8 @@ def parse_args(argv):
     parser.add_argument("--order", help="train on the pairs and batches of this file (bench/translate_setup)")
     parser.add_argument("--losses", help="write every step's training loss to this file, one per line")
     parser.add_argument("--beam", type=int, default=1, help="decoding: beam width (1: greedy)")
+    parser.add_argument("--decode-batch", type=int, default=64,
+                        help="decoding: sources a batch (64, as attend eval's batches)")
     parser.add_argument("--decode-only", action="store_true",
                         help="no training: decode the test split with the weights of --init and time it")
     parser.add_argument("--self-test", action="store_true", help="check the model (no data needed) and exit")
@@ -845,7 +847,7 @@ def parse_args(argv):
         parser.error("--beam must be at least 1")
     if args.precision == "int8" and not args.decode_only:
         parser.error("--precision int8 is for decoding: give --decode-only")
-    for name in ("hidden", "embed", "layers", "batch", "steps", "threads", "log_every", "max_length"):
+    for name in ("hidden", "embed", "layers", "batch", "steps", "threads", "log_every", "max_length", "decode_batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.decoder == "luong-dot" and args.bidirectional:

@@ -48,7 +48,7 @@ class CaptionerModel : public Model {
 
   std::vector<models::Hypothesis> decode(const ModelInputs& inputs, const models::SearchOptions& search) override {
     const std::vector<const data::Image*>& images = inputs.images;
-    const std::size_t batch_size = 256;
+    const std::size_t batch_size = decode_batch_size;
     model_.eval();
     std::vector<models::Hypothesis> result(images.size());
     decode_batches(

@@ -51,7 +51,7 @@ void check_shards_agree(const std::string& training) {
   BOOST_TEST(losses[2] == losses[0], training);
 }
 
-// `attend eval --threads N` decodes its batches of 256 sources N at a time, one a thread (apps/model.hpp,
+// `attend eval --threads N` decodes its batches of 64 sources N at a time, one a thread (apps/model.hpp,
 // decode_batches): the outputs and the scores are the same bytes for every N — greedy and beam search, float32, bf16
 // and int8 (where the machine has them), each kind of model — as each batch decodes the same whatever thread runs it.
 void check_eval_threads_agree(const std::string& training, const std::vector<std::string>& precisions) {
@@ -72,7 +72,7 @@ void check_eval_threads_agree(const std::string& training, const std::vector<std
           if (line.rfind("time:", 0) != 0) scores += line + "\n";
         }
         const std::string text = read_file(output);
-        BOOST_TEST_REQUIRE(lines_of(text).size() >= 513u);  // three batches at least
+        BOOST_TEST_REQUIRE(lines_of(text).size() >= 513u);  // nine batches of 64 at least
         if (threads == "1") {
           first_output = text, first_scores = scores;
           continue;
