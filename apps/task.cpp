@@ -153,8 +153,9 @@ std::string Task::data_shown(const std::string& path, const std::string& default
 }
 
 std::string kept_path(const std::string& path) {
-  // a data set's name is kept as it is: found again by name where the model is used
-  if (path.empty() || (data::find_data_set(path) != nullptr && !std::filesystem::exists(path))) return path;
+  // a data set's name is kept as it is: found again by name where the model is used (unless a file of that name was
+  // read instead, as data_argument_path does; a folder of that name is no data file)
+  if (path.empty() || (data::find_data_set(path) != nullptr && !std::filesystem::is_regular_file(path))) return path;
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(path, error);
   return error ? path : absolute.lexically_normal().string();

@@ -3,6 +3,7 @@
 // `attend eval` scores it, `attend predict --image` captions the written files and draws the overlays, and a resumed
 // run ends with the same bits as an uninterrupted one. The error cases are rows of docs/reliability.md's table.
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,22 @@ BOOST_AUTO_TEST_CASE(a_resumed_digits_run_ends_with_the_same_bits) {
   BOOST_TEST_REQUIRE(rest.status == 0, rest.err);
   BOOST_TEST(rest.err.find("resuming") != std::string::npos, rest.err);
   BOOST_TEST((tensor_bytes(scratch.path("b.last.safetensors")) == tensor_bytes(scratch.path("a.last.safetensors"))));
+}
+
+// `--data digits` names the data set, and the model keeps the name (found again wherever it is used), also when the
+// folder training runs in holds a folder called digits: that folder is no data file, and training did not read it.
+BOOST_AUTO_TEST_CASE(a_data_set_named_beside_a_folder_of_that_name_is_kept_by_name) {
+  Scratch scratch;
+  BOOST_TEST_REQUIRE(std::filesystem::create_directory(scratch.path("digits")));
+  const std::string model = scratch.path("m.safetensors");
+  const Run train = run_attend("train --task digits --data digits --train-size 32 --valid-size 4 --test-size 4 "
+                               "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" +
+                                   model + "'",
+                               "", ATTEND_EXE, "env -C '" + scratch.dir + "' ");
+  BOOST_TEST_REQUIRE(train.status == 0, train.err);
+  const Run eval = run_attend("eval --model '" + model + "'");
+  BOOST_TEST(eval.status == 0, eval.err);
+  BOOST_TEST(eval.out.find("digit_accuracy: ") != std::string::npos, eval.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
