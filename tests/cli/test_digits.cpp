@@ -141,10 +141,11 @@ BOOST_AUTO_TEST_CASE(a_data_set_named_beside_a_folder_of_that_name_is_kept_by_na
   Scratch scratch;
   BOOST_TEST_REQUIRE(std::filesystem::create_directory(scratch.path("digits")));
   const std::string model = scratch.path("m.safetensors");
-  const Run train = run_attend("train --task digits --data digits --train-size 32 --valid-size 4 --test-size 4 "
-                               "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" +
-                                   model + "'",
-                               "", ATTEND_EXE, "env -C '" + scratch.dir + "' ");
+  const Run train = run_attend(
+      "train --task digits --data digits --train-size 32 --valid-size 4 --test-size 4 "
+      "--epochs 1 --hidden 8 --embed 4 --annotation-size 8 --patch-hidden 0 --batch 16 --out '" +
+          model + "'",
+      "", ATTEND_EXE, "env -C '" + scratch.dir + "' ");
   BOOST_TEST_REQUIRE(train.status == 0, train.err);
   const Run eval = run_attend("eval --model '" + model + "'");
   BOOST_TEST(eval.status == 0, eval.err);
