@@ -106,9 +106,10 @@ struct Run {
   std::unique_ptr<TaskData> data;
   std::unique_ptr<Batches> batches;
   std::unique_ptr<nn::Adam<float>> adam;
-  std::unique_ptr<nn::NoamLR> warmup;     // --warmup: sets adam's lr before every step
-  double step_lr = 0;                     // the learning rate of the last step (for the progress line)
-  std::unique_ptr<nn::MultiStepLR> drop;  // --lr-drop: the steps after its milestone run at --lr / 10
+  std::unique_ptr<nn::NoamLR> warmup;             // --warmup: sets adam's lr before every step
+  double step_lr = 0;                             // the learning rate of the last step (for the progress line)
+  std::unique_ptr<nn::MultiStepLR> drop;          // --lr-drop: the steps after its milestone run at --lr / 10
+  std::unique_ptr<BFloat16Weights> bf16_weights;  // --precision bf16: the weights' copies, rounded once a step
   TrainingState state;
   Rng order_rng;             // the batch-order generator
   std::string resumed_from;  // empty: a new training
@@ -236,6 +237,11 @@ void prepare(Run& run, const TrainOptions& options) {
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
   for (std::size_t k = 0; k < run.settings.threads; ++k)
     run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
+  if (run.settings.precision == Precision::bfloat16) {
+    run.bf16_weights = std::make_unique<BFloat16Weights>();
+    for (const auto& [name, p] : model.parameters())
+      if (p->value.rank() >= 2) run.bf16_weights->add(name, p->value);
+  }
   run.first_step = run.state.step;
   run.seconds_before = run.state.seconds;
   if (run.resumed_from.empty()) return;
@@ -371,6 +377,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
   }
   run.step_lr = run.adam->lr;
   run.adam->step(run.parallel->executor());
+  if (run.bf16_weights) run.bf16_weights->refresh(run.parallel->executor());
   if (run.warmup) run.warmup->step();
   if (run.drop) run.drop->step();
   ++run.state.step;

@@ -12,8 +12,10 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/blas.hpp"
@@ -93,6 +95,21 @@ inline void use_bench_precision(const std::string& name) {
     throw std::runtime_error("--precision " + name + ": " + why);
   }
   use_precision(precision);
+}
+
+// Under --precision bf16, the bfloat16 copies of a model's weights (fast/precision.hpp's BFloat16Weights: every
+// parameter of two or more axes), to be refreshed after each optimizer step, as `attend train` keeps them; nullptr in
+// float32 (or for a double model).
+template <class Parameters>
+std::unique_ptr<attend::BFloat16Weights> bfloat16_copies(const Parameters& parameters) {
+  auto copies = std::make_unique<attend::BFloat16Weights>();
+  for (const auto& [name, p] : parameters) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(p->value)>, attend::Tensor<float>>) {
+      if (p->value.rank() >= 2) copies->add(name, p->value);
+    }
+  }
+  if (attend::current_precision() != attend::Precision::bfloat16 || copies->count() == 0) return nullptr;
+  return copies;
 }
 
 // The time the step's products take in sgemm alone (in bf16 under --precision bf16): each product and its two backward

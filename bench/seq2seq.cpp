@@ -370,6 +370,7 @@ std::vector<double> timed(const std::function<void()>& fn, int n) {
 void train_and_time(const Config& c, const Options& o, BenchModel& model, const Batch& batch, Run& run) {
   const nn::NamedParameters<float> params = model.parameters();
   nn::Adam<float> adam(params, nn::AdamOptions{1e-3});
+  const auto copies = bfloat16_copies(params);
   nn::BatchParallel<float> parallel(o.parallelism == "batch" ? static_cast<std::size_t>(o.threads) : 1);
   // the loss on rows [begin, end): the mean over the shard's (end - begin)·T targets, weighted by their count
   const nn::BatchParallel<float>::ShardFn shard_loss = [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
@@ -381,6 +382,7 @@ void train_and_time(const Config& c, const Options& o, BenchModel& model, const 
     adam.zero_grad();
     const float loss = parallel.step(c.B, shard_loss);
     adam.step();
+    if (copies) copies->refresh();
     run.losses.push_back(loss);
   };
   std::size_t steps_done = 0;

@@ -302,6 +302,7 @@ json run(const Options& o) {
   const Mask* keep = batch.keep.size() ? &batch.keep : nullptr;
 
   nn::Adam<T> adam(model.parameters(), nn::AdamOptions{1e-3});
+  const auto copies = bfloat16_copies(model.parameters());
   nn::BatchParallel<T> parallel(static_cast<std::size_t>(o.threads));
   std::vector<double> losses;
   auto train_step = [&] {
@@ -313,6 +314,7 @@ json run(const Options& o) {
       return nn::ShardLoss<T>{cross_entropy(logits, rows_of(batch.tgt_out, begin, end)), double(end - begin)};
     });
     adam.step();
+    if (copies) copies->refresh();
     losses.push_back(static_cast<double>(loss));
   };
   for (int w = 0; w < o.warmup; ++w) train_step();

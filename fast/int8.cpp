@@ -6,15 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <stdexcept>
 #include <vector>
 
 #include "fast/kernels.hpp"
 #include "fast/precision.hpp"
+#include "fast/weight_registry.hpp"
 
 #if ATTEND_ONEDNN
 #include "fast/onednn.hpp"
@@ -32,15 +30,11 @@ struct QuantizedMatrix {
   std::vector<std::int8_t> q;
   std::vector<float> scales;
   std::vector<std::int32_t> sums;
+  std::size_t size() const { return rows * cols; }
 };
 
-struct Registry {
-  std::shared_mutex mutex;
-  std::map<const float*, std::shared_ptr<const QuantizedMatrix>> matrices;  // by the weight's first number
-};
-
-Registry& registry() {
-  static Registry r;
+WeightRegistry<const QuantizedMatrix>& registry() {
+  static WeightRegistry<const QuantizedMatrix> r;
   return r;
 }
 
@@ -77,19 +71,6 @@ std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const T
   return w;
 }
 
-#if ATTEND_ONEDNN
-// The registered matrix whose numbers hold `b`, or nullptr.
-std::pair<const float*, std::shared_ptr<const QuantizedMatrix>> find(const float* b) {
-  Registry& reg = registry();
-  const std::shared_lock lock(reg.mutex);
-  auto it = reg.matrices.upper_bound(b);
-  if (it == reg.matrices.begin()) return {nullptr, nullptr};
-  --it;
-  if (b >= it->first + it->second->rows * it->second->cols) return {nullptr, nullptr};
-  return *it;
-}
-#endif
-
 }  // namespace
 
 int int8_weight_levels() {
@@ -118,21 +99,16 @@ void QuantizedWeights::add(const std::string& name, const Tensor<float>& matrix)
   const float* key = matrix.data();
   if (std::find(registered_.begin(), registered_.end(), key) != registered_.end()) return;
   std::shared_ptr<const QuantizedMatrix> w = quantize(name, matrix);
-  Registry& reg = registry();
-  const std::unique_lock lock(reg.mutex);
   if (w->q.empty()) return;  // an empty matrix: no product reads it
-  if (reg.matrices.count(key) != 0) {
+  if (!registry().add(key, w)) {
     throw std::invalid_argument("QuantizedWeights: " + name + " is registered already, by another QuantizedWeights");
   }
-  reg.matrices.emplace(key, w);
   registered_.push_back(key);
   bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
 }
 
 QuantizedWeights::~QuantizedWeights() {
-  Registry& reg = registry();
-  const std::unique_lock lock(reg.mutex);
-  for (const float* key : registered_) reg.matrices.erase(key);
+  for (const float* key : registered_) registry().remove(key);
 }
 
 namespace int8 {
@@ -185,7 +161,7 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
           std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias) {
   if (!trans_b || k > max_terms) return false;
-  const auto [base, w] = find(b);
+  const auto [base, w] = registry().find(b, b + (n - 1) * ldb + k);
   if (w == nullptr) return false;
   // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
   const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w->cols, c0 = offset % w->cols;

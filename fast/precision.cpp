@@ -3,12 +3,16 @@
 #include "fast/precision.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 
 #include "autograd/blas.hpp"
 #include "fast/bfloat16.hpp"
 #include "fast/int8.hpp"
+#include "fast/weight_registry.hpp"
 
 #if ATTEND_ONEDNN
 #include <dlfcn.h>
@@ -25,7 +29,37 @@
 
 namespace attend {
 
+// A registered tensor's bfloat16 copy (BFloat16Weights), made when a product first reads it after a refresh.
+struct BFloat16Weights::Copy {
+  const float* source = nullptr;
+  std::size_t count = 0;
+  std::vector<std::uint16_t> values;  // empty until first read
+  std::atomic<bool> fresh{false};     // values hold the source's numbers as they are now
+  std::atomic<bool> read{false};      // a product has read the copy: refresh() rounds it again at once
+  std::mutex mutex;                   // held while the copy is made
+
+  std::size_t size() const { return count; }
+  // The copy, made now if it is not fresh; any thread.
+  const std::uint16_t* current() {
+    read.store(true, std::memory_order_relaxed);
+    if (!fresh.load(std::memory_order_acquire)) {
+      const std::lock_guard lock(mutex);
+      if (!fresh.load(std::memory_order_relaxed)) {
+        values.resize(count);
+        bf16::from_float(source, values.data(), count);
+        fresh.store(true, std::memory_order_release);
+      }
+    }
+    return values.data();
+  }
+};
+
 namespace {
+
+WeightRegistry<BFloat16Weights::Copy>& bfloat16_registry() {
+  static WeightRegistry<BFloat16Weights::Copy> r;
+  return r;
+}
 
 #if ATTEND_ONEDNN
 
@@ -86,15 +120,47 @@ struct ThreadState {
 // (17 MB a thread) raised the translation run's peak memory above float32's.
 constexpr std::size_t tile_elements = std::size_t{1} << 18;
 
-// C[m0:m1, n0:n1] (+)= alpha · op(A)[m0:m1, k0:k1] op(B)[k0:k1, n0:n1], from the packed blocks in state.a and state.b.
+// An operand of a product, op(X): X stored with row stride ld, and the numbers of its registered bfloat16 copy at the
+// place of x (nullptr when X lies in no registered tensor).
+struct Operand {
+  const float* x;
+  std::size_t ld;
+  bool trans;
+  const std::uint16_t* copy;
+
+  // The operand whose op(X) is rows × cols.
+  Operand(const float* x, std::size_t ld, bool trans, std::size_t rows, std::size_t cols)
+      : x(x), ld(ld), trans(trans), copy(nullptr) {
+    const std::size_t stored_rows = trans ? cols : rows, stored_cols = trans ? rows : cols;
+    const auto [base, found] = bfloat16_registry().find(x, x + (stored_rows - 1) * ld + stored_cols);
+    if (found != nullptr) copy = found->current() + (x - base);
+  }
+  // op(X)'s block at rows r0 …, columns c0 … (rows × cols) in bfloat16: in the copy, or packed into `buffer`; sets
+  // block_ld to its row stride as stored.
+  const std::uint16_t* block(std::size_t r0, std::size_t c0, std::size_t rows, std::size_t cols,
+                             std::vector<std::uint16_t>& buffer, std::size_t& block_ld) const {
+    const std::size_t offset = trans ? c0 * ld + r0 : r0 * ld + c0;
+    if (copy != nullptr) {
+      block_ld = ld;
+      return copy + offset;
+    }
+    pack(x + offset, trans ? cols : rows, trans ? rows : cols, ld, buffer);
+    block_ld = trans ? rows : cols;
+    return buffer.data();
+  }
+};
+
+// C[m0:m1, n0:n1] (+)= alpha · op(A)[m0:m1, k0:k1] op(B)[k0:k1, n0:n1], from bfloat16 blocks a and b (row strides lda
+// and ldb as stored).
 void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
-                   float alpha, float beta, float* c, std::size_t ldc) {
+                   float alpha, float beta, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
+                   std::size_t ldb, float* c, std::size_t ldc) {
   const ProductKey key{trans_a, trans_b, alpha, beta};
   auto found = state.products.find(key);
   if (found == state.products.end()) found = state.products.emplace(key, make_product(key)).first;
   const auto bf16 = memory::data_type::bf16;
-  const memory a_mem(matrix(trans_a, dim(m), dim(k), dim(trans_a ? m : k), bf16), cpu_engine(), state.a.data());
-  const memory b_mem(matrix(trans_b, dim(k), dim(n), dim(trans_b ? k : n), bf16), cpu_engine(), state.b.data());
+  const memory a_mem(matrix(trans_a, dim(m), dim(k), dim(lda), bf16), cpu_engine(), const_cast<std::uint16_t*>(a));
+  const memory b_mem(matrix(trans_b, dim(k), dim(n), dim(ldb), bf16), cpu_engine(), const_cast<std::uint16_t*>(b));
   const memory c_mem(matrix(false, dim(m), dim(n), dim(ldc), memory::data_type::f32), cpu_engine(), c);
   found->second.execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
   state.stream.wait();
@@ -107,18 +173,20 @@ bool bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std
   if (bias != nullptr) return false;
   thread_local ThreadState state;
   onednn::match_blas_threads();
+  const Operand op_a(a, lda, trans_a, m, k), op_b(b, ldb, trans_b, k, n);
   const std::size_t tile_k = k <= 1024 ? k : 512, tile_mn = tile_elements / tile_k;
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
     const std::size_t kb = std::min(k, k0 + tile_k) - k0;
     const float block_beta = k0 == 0 ? beta : 1.0f;  // the later blocks of a sum add to the first
     for (std::size_t m0 = 0; m0 < m; m0 += tile_mn) {
       const std::size_t mb = std::min(m, m0 + tile_mn) - m0;
-      // op(A)'s block, packed once for all the columns: stored at rows k0.., columns m0.. when A is (k, m)
-      pack(trans_a ? a + k0 * lda + m0 : a + m0 * lda + k0, trans_a ? kb : mb, trans_a ? mb : kb, lda, state.a);
+      std::size_t lda_block = 0, ldb_block = 0;
+      const std::uint16_t* a_block = op_a.block(m0, k0, mb, kb, state.a, lda_block);  // once for all the columns
       for (std::size_t n0 = 0; n0 < n; n0 += tile_mn) {
         const std::size_t nb = std::min(n, n0 + tile_mn) - n0;
-        pack(trans_b ? b + n0 * ldb + k0 : b + k0 * ldb + n0, trans_b ? nb : kb, trans_b ? kb : nb, ldb, state.b);
-        block_product(state, trans_a, trans_b, mb, nb, kb, alpha, block_beta, c + m0 * ldc + n0, ldc);
+        const std::uint16_t* b_block = op_b.block(k0, n0, kb, nb, state.b, ldb_block);
+        block_product(state, trans_a, trans_b, mb, nb, kb, alpha, block_beta, a_block, lda_block, b_block, ldb_block,
+                      c + m0 * ldc + n0, ldc);
       }
     }
   }
@@ -217,6 +285,53 @@ Precision current_precision() {
   if (gemm_backend() == int8::gemm) return Precision::int8;
 #endif
   return Precision::float32;
+}
+
+BFloat16Weights::BFloat16Weights() = default;
+
+BFloat16Weights::~BFloat16Weights() {
+  for (const auto& copy : copies_) bfloat16_registry().remove(copy->source);
+}
+
+void BFloat16Weights::add(const std::string& name, const Tensor<float>& tensor) {
+  if (tensor.size() == 0) return;  // no product reads it
+  for (const auto& copy : copies_)
+    if (copy->source == tensor.data()) return;
+  auto copy = std::make_shared<Copy>();
+  copy->source = tensor.data();
+  copy->count = tensor.size();
+  if (!bfloat16_registry().add(copy->source, copy)) {
+    throw std::invalid_argument("BFloat16Weights: " + name + " is registered already, by another BFloat16Weights");
+  }
+  copies_.push_back(std::move(copy));
+}
+
+void BFloat16Weights::refresh(const Executor& executor) {
+  // the copies read so far, cut into pieces of at most `piece` numbers shared out over the executor's threads
+  static constexpr std::size_t piece = std::size_t{1} << 16;
+  std::vector<std::pair<Copy*, std::size_t>> pieces;  // (copy, first number)
+  for (const auto& copy : copies_) {
+    if (!copy->read.load(std::memory_order_relaxed)) continue;  // never made: made when first read, from the tensor
+    for (std::size_t first = 0; first < copy->count; first += piece) pieces.emplace_back(copy.get(), first);
+  }
+  const auto convert = [&pieces](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto [copy, first] = pieces[i];
+      bf16::from_float(copy->source + first, copy->values.data() + first, std::min(piece, copy->count - first));
+    }
+  };
+  if (executor) {
+    executor(pieces.size(), convert);
+  } else {
+    convert(0, pieces.size());
+  }
+  for (const auto& copy : copies_) copy->fresh.store(copy->read.load(std::memory_order_relaxed));  // a made one is read
+}
+
+std::size_t BFloat16Weights::bytes() const {
+  std::size_t total = 0;
+  for (const auto& copy : copies_) total += copy->values.size() * sizeof(std::uint16_t);
+  return total;
 }
 
 }  // namespace attend

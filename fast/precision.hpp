@@ -27,6 +27,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +78,40 @@ class QuantizedWeights {
  private:
   std::vector<const float*> registered_;
   std::size_t bytes_ = 0;
+};
+
+// Weights for the bfloat16 products: each tensor registered by the address of its numbers for as long as this object
+// lives, and rounded to bfloat16 the first time a product reads it. While Precision::bfloat16 is in use, a product
+// whose A or B lies in a registered tensor — a weight, its transpose, a block of their rows and columns — reads that
+// copy instead of rounding the operand again: the same bits, without the conversion at every product (a recurrence
+// multiplies by W_hh at every time step, forward and backward). For training: register the weights once, and call
+// refresh() after each optimizer step, before the next product; a product that runs while a registered tensor has
+// changed since the last refresh() (or since it was registered) reads its old values. Registering, refreshing and
+// unregistering happen between products, not while another thread multiplies.
+class BFloat16Weights {
+ public:
+  // Runs f(begin, end) over ranges that together cover [0, count) exactly once, maybe on several threads at once
+  // (nn::BatchParallel::executor() makes one).
+  using Executor = std::function<void(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f)>;
+
+  BFloat16Weights();
+  BFloat16Weights(const BFloat16Weights&) = delete;
+  BFloat16Weights& operator=(const BFloat16Weights&) = delete;
+  ~BFloat16Weights();
+
+  // Registers `tensor`. Throws std::invalid_argument naming `name` when it is registered already by another
+  // BFloat16Weights (this one skips a tensor it holds already, as a weight shared by two layers).
+  void add(const std::string& name, const Tensor<float>& tensor);
+  // The registered tensors have changed: the copies that products have read so far are rounded again now, on the
+  // executor's threads when one is given; the others when a product first reads them.
+  void refresh(const Executor& executor = {});
+  std::size_t count() const { return copies_.size(); }  // tensors registered
+  std::size_t bytes() const;                            // of the copies made so far
+
+  struct Copy;  // (precision.cpp)
+
+ private:
+  std::vector<std::shared_ptr<Copy>> copies_;
 };
 
 }  // namespace attend

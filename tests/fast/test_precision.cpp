@@ -50,6 +50,11 @@ bool refused(Precision p) {
   return true;
 }
 
+// For BOOST_CHECK_EXCEPTION: the error's message is exactly `what`.
+auto says(const std::string& what) {
+  return [what](const std::invalid_argument& e) { return std::string(e.what()) == what; };
+}
+
 // One product's operands as stored (row strides lda, ldb, ldc wider than the rows when `strided`).
 struct Product {
   bool trans_a, trans_b;
@@ -172,6 +177,56 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(registered_bfloat16_weights_are_rounded_once_until_refreshed) {
+  if (refused(Precision::bfloat16)) return;
+  const PrecisionScope scope(Precision::bfloat16);
+  Rng rng(17);
+  Tensor<float> W(Shape{40, 1100});
+  for (float& x : W.flat()) x = static_cast<float>(rng.uniform(-2.0, 2.0));
+  std::vector<float> x(5 * 1100), dy(5 * 40), z(1100 * 6);
+  for (auto* v : {&x, &dy, &z})
+    for (float& e : *v) e = static_cast<float>(rng.uniform(-2.0, 2.0));
+  // W read as Wᵀ (y = x·Wᵀ, its sum of 1100 terms cut into blocks), as W (dx = dy·W), as a block of Wᵀ (W's rows
+  // 3 … 32, columns 7 … 506, as a recurrence's gates) and as A (W·z)
+  const auto products = [&] {
+    std::vector<std::vector<float>> c{std::vector<float>(5 * 40), std::vector<float>(5 * 1100),
+                                      std::vector<float>(5 * 30), std::vector<float>(40 * 6)};
+    blas_gemm(false, true, 5, 40, 1100, 1.f, x.data(), 1100, W.data(), 1100, 0.f, c[0].data(), 40);
+    blas_gemm(false, false, 5, 1100, 40, 1.f, dy.data(), 40, W.data(), 1100, 0.f, c[1].data(), 1100);
+    blas_gemm(false, true, 5, 30, 500, 1.f, x.data(), 1100, W.data() + 3 * 1100 + 7, 1100, 0.f, c[2].data(), 30);
+    blas_gemm(false, false, 40, 6, 1100, 1.f, W.data(), 1100, z.data(), 6, 0.f, c[3].data(), 6);
+    return c;
+  };
+  const auto rounded_each_time = products();
+  std::vector<std::vector<float>> refreshed;
+  std::size_t ranges = 0;
+  {
+    BFloat16Weights weights;
+    weights.add("W", W);
+    weights.add("W again", W);                  // the same tensor twice (a shared weight): registered once
+    const Tensor<float> unread(Shape{300, 2});  // registered, never a product's operand (an embedding's table)
+    weights.add("unread", unread);
+    BOOST_TEST(weights.count() == 2u);
+    BOOST_TEST(weights.bytes() == 0u);                // nothing rounded before a product reads it
+    BOOST_TEST((products() == rounded_each_time));    // the copy's bits are the rounding's
+    BOOST_TEST(weights.bytes() == 40u * 1100u * 2u);  // made once
+    for (float& e : W.flat()) e += 0.75f;             // an optimizer step
+    BOOST_TEST((products() == rounded_each_time));    // before refresh(): the old values
+    weights.refresh([&](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+      f(0, count / 3), f(count / 3, count);  // two threads' shares
+      ranges += 2;
+    });
+    refreshed = products();
+    BOOST_TEST(weights.bytes() == 40u * 1100u * 2u);  // the unread tensor is still not copied
+    BFloat16Weights other;
+    BOOST_CHECK_EXCEPTION(other.add("decoder.W", W), std::invalid_argument,
+                          says("BFloat16Weights: decoder.W is registered already, by another BFloat16Weights"));
+  }
+  BOOST_TEST(ranges == 2u);
+  BOOST_TEST((refreshed != rounded_each_time));
+  BOOST_TEST((products() == refreshed));  // unregistered: the new values rounded at each product, the same bits
 }
 
 BOOST_AUTO_TEST_CASE(float32_again_after_bfloat16) {
@@ -385,9 +440,6 @@ BOOST_AUTO_TEST_CASE(quantized_weights_refuse_what_they_cannot_hold) {
   Tensor<float> vector({4});
   Tensor<float> matrix({3, 4});
   QuantizedWeights weights;
-  const auto says = [](const std::string& what) {
-    return [what](const std::invalid_argument& e) { return std::string(e.what()) == what; };
-  };
   BOOST_CHECK_EXCEPTION(weights.add("bias", vector), std::invalid_argument,
                         says("QuantizedWeights: bias has shape (4,), not a matrix (rows, cols)"));
   matrix.data()[6] = std::numeric_limits<float>::infinity();
