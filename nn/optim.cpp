@@ -1,8 +1,9 @@
 // Optimizers, gradient clipping and learning-rate schedules (optim.hpp). Each update is written in the order of
 // operations of PyTorch 1.13's single-tensor implementation (torch/optim/sgd.py, adam.py, adamw.py), on the flat
-// storage of each parameter. Updates of the form `xt::noalias(m) = β m + ...` read and write the same element only,
-// so no temporary is needed (it is what `xt::noalias(m) += ...` does); without noalias xtensor would allocate one
-// per tensor per step.
+// storage of each parameter. SGD's updates of the form `xt::noalias(m) = β m + ...` read and write the same element
+// only, so no temporary is needed (it is what `xt::noalias(m) += ...` does); without noalias xtensor would allocate
+// one per tensor per step. Adam's is one loop over the elements, which touches each element's numbers once (as four
+// xtensor expressions it took 2.1 times as long: a training step's 9 million parameters, docs/performance.md).
 #include "nn/optim.hpp"
 
 #include <algorithm>
@@ -40,6 +41,33 @@ void require(bool ok, const std::string& who, const char* what, double value, co
 }
 
 bool is_nonnegative(double x) { return std::isfinite(x) && x >= 0.0; }
+
+// The scalars of an Adam or AdamW step, in T.
+template <class T>
+struct AdamStep {
+  T step_size, bias_correction2_sqrt, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
+  bool l2;  // Adam with weight decay: g ← g + λ w
+  T weight_decay;
+  bool decoupled;  // AdamW: w ← (1 − ηλ) w first
+  T decay_factor;
+};
+
+// The update of n elements of a parameter (w, its gradient and the moments m and v; v_max, the running maximum of v,
+// with amsgrad) in one pass, each element's numbers read once, the operations in the order of PyTorch's (and of the
+// equations in optim.hpp). Compiled with -fno-trapping-math (meson.build), GCC makes the choices of the loop selects
+// and vectorises it.
+template <class T, bool amsgrad>
+void adam_elements(std::size_t n, T* w, const T* grad, T* m, T* v, T* v_max, const AdamStep<T> s) {
+  for (std::size_t e = 0; e < n; ++e) {
+    const T w0 = s.decoupled ? w[e] * s.decay_factor : w[e];
+    const T g = s.l2 ? grad[e] + s.weight_decay * w0 : grad[e];
+    m[e] = s.beta1 * m[e] + s.one_minus_beta1 * g;
+    v[e] = s.beta2 * v[e] + s.one_minus_beta2 * g * g;
+    T second = v[e];
+    if constexpr (amsgrad) second = v_max[e] = v_max[e] > v[e] ? v_max[e] : v[e];
+    w[e] = w0 - s.step_size * m[e] / (std::sqrt(second) / s.bias_correction2_sqrt + s.eps);
+  }
+}
 
 }  // namespace
 
@@ -254,40 +282,27 @@ void Adam<T>::update(std::int64_t step, const Executor& executor) {
   // The scalars in double, as PyTorch computes them in Python, then rounded to T once.
   const double bias_correction1 = 1.0 - std::pow(beta1_, static_cast<double>(step));
   const double bias_correction2 = 1.0 - std::pow(beta2_, static_cast<double>(step));
-  const T step_size = static_cast<T>(this->lr / bias_correction1);
-  const T bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
-  const T beta1 = static_cast<T>(beta1_), one_minus_beta1 = static_cast<T>(1.0 - beta1_);
-  const T beta2 = static_cast<T>(beta2_), one_minus_beta2 = static_cast<T>(1.0 - beta2_);
-  const T eps = static_cast<T>(eps_);
-  const T weight_decay = static_cast<T>(weight_decay_);
-  const T decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
+  AdamStep<T> s;
+  s.step_size = static_cast<T>(this->lr / bias_correction1);
+  s.bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
+  s.beta1 = static_cast<T>(beta1_), s.one_minus_beta1 = static_cast<T>(1.0 - beta1_);
+  s.beta2 = static_cast<T>(beta2_), s.one_minus_beta2 = static_cast<T>(1.0 - beta2_);
+  s.eps = static_cast<T>(eps_);
+  s.l2 = !decoupled_ && weight_decay_ != 0.0;
+  s.weight_decay = static_cast<T>(weight_decay_);
+  s.decoupled = decoupled_;
+  s.decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
   // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
   // reads only that element, so the result is the same however the elements are shared out)
   this->for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
-    Parameter<T>& p = *this->parameters_[i].second;
-    const std::array<std::size_t, 1> n{end - begin};
-    const auto part = [&](T* data) { return xt::adapt(data + begin, end - begin, xt::no_ownership(), n); };
-    auto w = part(p.value.data());                       // (n,)
-    auto m = part(this->buffer(exp_avg_, i).data());     // (n,) first moment
-    auto v = part(this->buffer(exp_avg_sq_, i).data());  // (n,) second moment
-    const auto grad = part(p.grad.data());               // (n,)
-    if (decoupled_) xt::noalias(w) = w * decay_factor;
-    // g: (n,) the gradient, with the L2 term for Adam with weight decay
-    auto apply = [&](const auto& g) {
-      xt::noalias(m) = beta1 * m + one_minus_beta1 * g;
-      xt::noalias(v) = beta2 * v + one_minus_beta2 * g * g;
-      if (amsgrad_) {
-        auto v_max = part(this->buffer(max_exp_avg_sq_, i).data());  // (n,) running maximum of v
-        xt::noalias(v_max) = xt::maximum(v_max, v);
-        xt::noalias(w) = w - step_size * m / (xt::sqrt(v_max) / bias_correction2_sqrt + eps);
-      } else {
-        xt::noalias(w) = w - step_size * m / (xt::sqrt(v) / bias_correction2_sqrt + eps);
-      }
-    };
-    if (!decoupled_ && weight_decay_ != 0.0) {
-      apply(grad + weight_decay * w);
+    T* w = this->parameters_[i].second->value.data() + begin;
+    const T* grad = this->parameters_[i].second->grad.data() + begin;
+    T* m = this->buffer(exp_avg_, i).data() + begin;     // first moment
+    T* v = this->buffer(exp_avg_sq_, i).data() + begin;  // second moment
+    if (amsgrad_) {
+      adam_elements<T, true>(end - begin, w, grad, m, v, this->buffer(max_exp_avg_sq_, i).data() + begin, s);
     } else {
-      apply(grad);
+      adam_elements<T, false>(end - begin, w, grad, m, v, nullptr, s);
     }
   });
 }

@@ -10,8 +10,9 @@
 //   optimizer.zero_grad();          // p.grad = 0 for the next batch
 //
 // Hyper-parameters are doubles (like PyTorch's Python floats); the update itself runs in T on each parameter's flat
-// storage, one xtensor expression per quantity. Notation in the equations: g is p.grad, w is p.value, t the number of
-// this step (1 for the first), η the learning rate `lr`, λ the weight decay.
+// storage, one xtensor expression per quantity (SGD) or one loop over the elements (Adam, AdamW). Notation in the
+// equations: g is p.grad, w is p.value, t the number of this step (1 for the first), η the learning rate `lr`, λ the
+// weight decay.
 #pragma once
 
 #include <cstdint>
