@@ -29,7 +29,8 @@
 
 namespace attend {
 
-// A registered tensor's bfloat16 copy (BFloat16Weights), made when a product first reads it after a refresh.
+// A registered tensor's bfloat16 copy (BFloat16Weights): made when a product first reads it, rounded again by
+// refresh().
 struct BFloat16Weights::Copy {
   const float* source = nullptr;
   std::size_t count = 0;

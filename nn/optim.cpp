@@ -54,8 +54,8 @@ struct AdamStep {
 
 // The update of n elements of a parameter (w, its gradient and the moments m and v; v_max, the running maximum of v,
 // with amsgrad) in one pass, each element's numbers read once, the operations in the order of PyTorch's (and of the
-// equations in optim.hpp). Compiled with -fno-trapping-math (meson.build), GCC makes the choices of the loop selects
-// and vectorises it.
+// equations in optim.hpp). Compiled with -fno-math-errno and -fno-trapping-math (meson.build), GCC turns the loop's
+// choices into selects and vectorises it.
 template <class T, bool amsgrad>
 void adam_elements(std::size_t n, T* w, const T* grad, T* m, T* v, T* v_max, const AdamStep<T> s) {
   for (std::size_t e = 0; e < n; ++e) {
