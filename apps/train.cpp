@@ -239,8 +239,7 @@ void prepare(Run& run, const TrainOptions& options) {
     run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
   if (run.settings.precision == Precision::bfloat16) {
     run.bf16_weights = std::make_unique<BFloat16Weights>();
-    for (const auto& [name, p] : model.parameters())
-      if (p->value.rank() >= 2) run.bf16_weights->add(name, p->value);
+    run.bf16_weights->add_matrices(model.parameters());
   }
   run.first_step = run.state.step;
   run.seconds_before = run.state.seconds;

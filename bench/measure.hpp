@@ -15,7 +15,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "autograd/blas.hpp"
@@ -103,11 +102,7 @@ inline void use_bench_precision(const std::string& name) {
 template <class Parameters>
 std::unique_ptr<attend::BFloat16Weights> bfloat16_copies(const Parameters& parameters) {
   auto copies = std::make_unique<attend::BFloat16Weights>();
-  for (const auto& [name, p] : parameters) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(p->value)>, attend::Tensor<float>>) {
-      if (p->value.rank() >= 2) copies->add(name, p->value);
-    }
-  }
+  copies->add_matrices(parameters);
   if (attend::current_precision() != attend::Precision::bfloat16 || copies->count() == 0) return nullptr;
   return copies;
 }

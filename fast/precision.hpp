@@ -27,13 +27,14 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/tensor.hpp"
+#include "fast/executor.hpp"
 
 namespace attend {
 
@@ -90,10 +91,6 @@ class QuantizedWeights {
 // unregistering happen between products, not while another thread multiplies.
 class BFloat16Weights {
  public:
-  // Runs f(begin, end) over ranges that together cover [0, count) exactly once, maybe on several threads at once
-  // (nn::BatchParallel::executor() makes one).
-  using Executor = std::function<void(std::size_t count, const std::function<void(std::size_t, std::size_t)>& f)>;
-
   BFloat16Weights();
   BFloat16Weights(const BFloat16Weights&) = delete;
   BFloat16Weights& operator=(const BFloat16Weights&) = delete;
@@ -102,6 +99,17 @@ class BFloat16Weights {
   // Registers `tensor`. Throws std::invalid_argument naming `name` when it is registered already by another
   // BFloat16Weights (this one skips a tensor it holds already, as a weight shared by two layers).
   void add(const std::string& name, const Tensor<float>& tensor);
+  // Registers the weights of a model's products: every float tensor of two or more axes among `parameters`, a list of
+  // (name, pointer to an object whose `value` is the tensor) as nn::Module::parameters() gives it. Biases, norms' gains
+  // and the tensors of a double model are left out.
+  template <class Parameters>
+  void add_matrices(const Parameters& parameters) {
+    for (const auto& [name, parameter] : parameters) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, Tensor<float>>) {
+        if (parameter->value.rank() >= 2) add(name, parameter->value);
+      }
+    }
+  }
   // The registered tensors have changed: the copies that products have read so far are rounded again now, on the
   // executor's threads when one is given; the others when a product first reads them.
   void refresh(const Executor& executor = {});

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
