@@ -55,7 +55,8 @@ void gemv_product(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std:
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(trans_a, trans_b, m, n, k);
+  if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed))
+    observe(trans_a, trans_b, m, n, k, a, b);
   if (const GemmBackend backend = gemm_backend();
       backend && backend(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nullptr)) {
     return;
@@ -85,7 +86,7 @@ void blas_linear(std::size_t m, std::size_t n, std::size_t k, const float* x, co
   if (m == 0 || n == 0) return;
   const GemmBackend backend = gemm_backend();
   if (bias != nullptr && k != 0 && backend && backend(false, true, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n, bias)) {
-    if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(false, true, m, n, k);
+    if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(false, true, m, n, k, x, w);
     return;
   }
   linear_by_gemm(m, n, k, x, w, bias, y);

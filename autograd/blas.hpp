@@ -41,9 +41,10 @@ GemmBackend gemm_backend();
 // How many threads OpenBLAS runs one product on (openblas_set_num_threads); a backend runs its products on as many.
 int blas_threads();
 
-// For benchmarks (bench/translate_floor): a function told the shape of every float product blas_gemm is about to run,
-// on any thread (it must be thread-safe); nullptr (the default) for none. Not for use while training.
-using GemmObserver = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k);
+// For benchmarks (bench/translate_floor): a function told the shape and the operands of every float product blas_gemm
+// is about to run, on any thread (it must be thread-safe); nullptr (the default) for none. Not for use while training.
+using GemmObserver = void (*)(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, const float* a,
+                              const float* b);
 void set_gemm_observer(GemmObserver observer);
 
 }  // namespace attend

@@ -5,11 +5,12 @@
 // records the shape of every float product (autograd's set_gemm_observer), then times each distinct shape with
 // the engine's blas_gemm (sgemm; sgemv for ≤ 4 rows or 1 column) on one thread (the median of repetitions) and prints
 // one JSON line:
-//   steps, target_tokens, gemm_gflop_per_step, products_per_step,
+//   steps, target_tokens, gemm_gflop_per_step, products_per_step, weight_products_per_step (those reading a weight),
 //   floor_s_per_step   Σ over the step's products of their sgemm times, ÷ the threads (the shards run side by side)
 //   floor_tokens_per_s target tokens per second at that floor
 //
-// With --precision bf16 the products are timed in bfloat16 (fast/precision.hpp), their operands' conversion included.
+// With --precision bf16 the products are timed in bfloat16 (fast/precision.hpp), their operands' conversion included
+// except the weights' (products read the copies `attend train` rounds once a step; that refresh is not timed).
 //
 //   translate_floor [--steps N] [--reps R] [--precision float32|bf16] train --task pairs --data … --threads 2 …
 #include <cblas.h>
@@ -40,20 +41,34 @@ namespace {
 
 using namespace attend;
 
-using GemmShape = std::tuple<bool, bool, std::size_t, std::size_t, std::size_t>;  // trans_a, trans_b, m, n, k
+// trans_a, trans_b, m, n, k, and whether A and B are weights (bf16: read from their copies, as `attend train` does)
+using GemmShape = std::tuple<bool, bool, std::size_t, std::size_t, std::size_t, bool, bool>;
 
 std::mutex shapes_mutex;
-std::map<GemmShape, std::size_t> shapes;  // how often each shape ran
+std::map<GemmShape, std::size_t> shapes;                     // how often each shape ran
+std::vector<std::pair<const float*, const float*>> weights;  // [first, last) of each parameter of two or more axes
 
-void record(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k) {
+bool is_weight(const float* operand) {
+  return std::any_of(weights.begin(), weights.end(),
+                     [operand](const auto& w) { return operand >= w.first && operand < w.second; });
+}
+
+void record(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b) {
+  const GemmShape shape{trans_a, trans_b, m, n, k, is_weight(a), is_weight(b)};
   const std::lock_guard<std::mutex> lock(shapes_mutex);
-  ++shapes[{trans_a, trans_b, m, n, k}];
+  ++shapes[shape];
 }
 
 // Seconds of one sgemm of this shape on one thread: the median of `reps` samples, each long enough to time (≥ ~2 ms).
+// In bf16 a weight operand is registered (fast/precision.hpp's BFloat16Weights), so the product reads its copy, rounded
+// once before timing; the others are rounded at every product, as in a step.
 double sgemm_seconds(const GemmShape& shape, int reps) {
-  const auto [ta, tb, m, n, k] = shape;
-  std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.f);
+  const auto [ta, tb, m, n, k, a_weight, b_weight] = shape;
+  const Tensor<float> a(Shape{m * k}, 0.5f), b(Shape{k * n}, 0.25f);
+  std::vector<float> c(m * n, 0.f);
+  BFloat16Weights copies;
+  if (a_weight) copies.add("A", a);
+  if (b_weight) copies.add("B", b);
   // the shape by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
   const auto run = [&, ta = ta, tb = tb, m = m, n = n, k = k] {
     attend::blas_gemm(ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
@@ -107,6 +122,9 @@ int run(int argc, char** argv) {
   openblas_set_num_threads(1);
   const std::size_t threads = options.settings.threads;
   std::size_t tokens = 0, done = 0;
+  for (const auto& [name, p] : file.model->module().parameters()) {
+    if (p->value.rank() >= 2) weights.emplace_back(p->value.data(), p->value.data() + p->value.size());
+  }
   set_gemm_observer(record);
   file.model->module().train();
   for (; done < steps && done < order.size(); ++done) {
@@ -124,11 +142,12 @@ int run(int argc, char** argv) {
   set_gemm_observer(nullptr);
   use_precision(timed_precision);  // the shapes are recorded in float32, timed in the precision asked for
   double seconds = 0, flop = 0;
-  std::size_t products = 0;
+  std::size_t products = 0, weight_products = 0;
   for (const auto& [shape, count] : shapes) {
     seconds += sgemm_seconds(shape, reps) * double(count);
     flop += 2.0 * double(std::get<2>(shape)) * double(std::get<3>(shape)) * double(std::get<4>(shape)) * double(count);
     products += count;
+    if (std::get<5>(shape) || std::get<6>(shape)) weight_products += count;
   }
   const double per_step = seconds / double(done) / double(threads);
   const nlohmann::json result = {{"steps", done},
@@ -137,6 +156,7 @@ int run(int argc, char** argv) {
                                  {"target_tokens", tokens},
                                  {"gemm_gflop_per_step", flop / double(done) / 1e9},
                                  {"products_per_step", double(products) / double(done)},
+                                 {"weight_products_per_step", double(weight_products) / double(done)},
                                  {"distinct_shapes", shapes.size()},
                                  {"floor_s_per_step", per_step},
                                  {"floor_tokens_per_s", double(tokens) / double(done) / per_step}};
