@@ -1,6 +1,7 @@
 // The per-thread cache of tensor storage blocks (block_cache.hpp). Size classes: 64-byte blocks up to 256 bytes, then
-// four classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block is at most 25% larger than asked for.
-// (The largest class, 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block
+// four classes per power of two (2^k, 1.25·2^k, 1.5·2^k, 1.75·2^k), so a block of its own class is at most 25% larger
+// than asked for (one of a larger class, given to a request of 64 KiB or more, at most 5 times). (The largest class,
+// 2^49 bytes, is beyond any machine.) The cache of a thread is freed when the thread ends; a block
 // freed after that (by a static object's destructor) goes straight back to the system.
 //
 // How much a cache keeps. A training loop asks for the same sizes at every step, but not only those: batches of other
@@ -16,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "autograd/tensor.hpp"
@@ -40,6 +42,12 @@ constexpr bool cache_enabled = true;
 
 constexpr std::size_t alignment = 64;
 constexpr std::size_t class_count = 4 * 41;
+// Blocks of classes from 64 KiB on carry a header (the first 64 bytes, before the numbers) that names their class, so
+// that a request may be given a block of a larger class (see cache_allocate) and the block still goes back to its own.
+constexpr std::size_t large_class_bytes = std::size_t(1) << 16;
+constexpr std::size_t header = alignment;
+// How far up a request of a large class may look for a cached block: eight classes, at most four times its size.
+constexpr std::size_t classes_up = 8;
 
 std::atomic<std::size_t> global_cache_limit{std::size_t(1) << 30};
 
@@ -58,6 +66,9 @@ SizeClass size_class(std::size_t bytes) {
   return {1 + 4 * (k - 8) + (q - 1), base + q * quarter};
 }
 
+// Gives a block of class `index` back to the system (below).
+void release(void* block, std::size_t index);
+
 struct Cache {
   std::vector<std::vector<void*>> free_blocks = std::vector<std::vector<void*>>(class_count);
   std::vector<std::uint64_t> last_request = std::vector<std::uint64_t>(class_count);  // of each class, in requests
@@ -65,9 +76,14 @@ struct Cache {
   std::size_t high_water = 0;  // the largest in_use so far (unlike stats.peak_in_use, never reset)
   TensorMemoryStats stats;
   ~Cache();
+  void count_in_use(std::size_t bytes) {
+    stats.in_use += bytes;
+    if (stats.in_use > stats.peak_in_use) stats.peak_in_use = stats.in_use;
+    if (stats.in_use > high_water) high_water = stats.in_use;
+  }
   void free_last_block(std::size_t c) {
     std::vector<void*>& list = free_blocks[c];
-    std::free(list.back());
+    release(list.back(), c);
     list.pop_back();
     stats.cached -= size_of_class(c);
   }
@@ -113,29 +129,65 @@ Cache* this_thread_cache() {
   return c;
 }
 
+// A cached block of class `wanted` or, for a large class, of the smallest of the classes_up classes above it that has
+// one; class_count when there is none.
+std::size_t class_to_serve(const Cache& c, std::size_t wanted) {
+  if (!c.free_blocks[wanted].empty()) return wanted;
+  if (Cache::size_of_class(wanted) < large_class_bytes) return class_count;
+  for (std::size_t up = wanted + 1; up <= wanted + classes_up && up < class_count; ++up)
+    if (!c.free_blocks[up].empty()) return up;
+  return class_count;
+}
+
+// A block of class `index` from the system (a large one with its header written), or nullptr.
+void* system_block(std::size_t index) {
+  const std::size_t bytes = Cache::size_of_class(index);
+  if (bytes < large_class_bytes) return std::aligned_alloc(alignment, bytes);
+  auto* base = static_cast<unsigned char*>(std::aligned_alloc(alignment, header + bytes));
+  if (base == nullptr) return nullptr;
+  *reinterpret_cast<std::size_t*>(base) = index;
+  return base + header;
+}
+
+// What std::free takes for a block, and the block's class, given the size it was asked for.
+std::pair<void*, std::size_t> system_pointer_and_class(void* block, std::size_t bytes) {
+  const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
+  if (sc.bytes < large_class_bytes) return {block, sc.index};
+  auto* base = static_cast<unsigned char*>(block) - header;
+  return {base, *reinterpret_cast<const std::size_t*>(base)};
+}
+
+void release(void* block, std::size_t index) {
+  std::free(Cache::size_of_class(index) < large_class_bytes ? block : static_cast<unsigned char*>(block) - header);
+}
+
+// A request of 64 KiB or more that the cache cannot serve with a block of its own class takes a cached block of a
+// larger class (up to four times its size) before room is made or the system asked: batches of other lengths ask for
+// sizes a few classes apart at every step, and without this the blocks of one length were freed to make room for the
+// next one's, each new block a run of fresh pages (a page fault every 4 KiB: 1,900 faults and ~15% of a translation
+// training step on 2 threads; docs/performance.md, "Every core and several processes").
 void* cache_allocate(std::size_t bytes) {
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
   if (sc.index >= class_count) throw std::bad_alloc();
   Cache* c = this_thread_cache();
   ++c->stats.allocations;
-  c->stats.in_use += sc.bytes;
-  if (c->stats.in_use > c->stats.peak_in_use) c->stats.peak_in_use = c->stats.in_use;
-  if (c->stats.in_use > c->high_water) c->high_water = c->stats.in_use;
   c->last_request[sc.index] = ++c->requests;
-  std::vector<void*>& list = c->free_blocks[sc.index];
-  if (cache_enabled && !list.empty()) {
-    void* block = list.back();
-    list.pop_back();
-    c->stats.cached -= sc.bytes;
+  if (const std::size_t served = cache_enabled ? class_to_serve(*c, sc.index) : class_count; served != class_count) {
+    const std::size_t served_bytes = Cache::size_of_class(served);
+    c->count_in_use(served_bytes);
+    void* block = c->free_blocks[served].back();
+    c->free_blocks[served].pop_back();
+    c->stats.cached -= served_bytes;
     ++c->stats.cache_hits;
     return block;
   }
+  c->count_in_use(sc.bytes);
   c->make_room(sc.index, sc.bytes);
-  void* block = std::aligned_alloc(alignment, sc.bytes);
+  void* block = system_block(sc.index);
   if (block == nullptr) {
     // give the cache back and try once more before failing
     c->trim(0);
-    block = std::aligned_alloc(alignment, sc.bytes);
+    block = system_block(sc.index);
     if (block == nullptr) {
       c->stats.in_use -= sc.bytes;
       throw std::bad_alloc();
@@ -146,22 +198,23 @@ void* cache_allocate(std::size_t bytes) {
 
 void cache_deallocate(void* block, std::size_t bytes) noexcept {
   if (block == nullptr) return;
-  const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
+  const auto [system_pointer, index] = system_pointer_and_class(block, bytes);
   if (!cache_alive) {
-    std::free(block);
+    std::free(system_pointer);
     return;
   }
   Cache* c = &cache;
-  c->stats.in_use = c->stats.in_use >= sc.bytes ? c->stats.in_use - sc.bytes : 0;
-  if (!cache_enabled || c->stats.cached + sc.bytes > global_cache_limit) {
-    std::free(block);
+  const std::size_t class_bytes = Cache::size_of_class(index);
+  c->stats.in_use = c->stats.in_use >= class_bytes ? c->stats.in_use - class_bytes : 0;
+  if (!cache_enabled || c->stats.cached + class_bytes > global_cache_limit) {
+    std::free(system_pointer);
     return;
   }
   try {
-    c->free_blocks[sc.index].push_back(block);
-    c->stats.cached += sc.bytes;
+    c->free_blocks[index].push_back(block);
+    c->stats.cached += class_bytes;
   } catch (...) {
-    std::free(block);
+    std::free(system_pointer);
   }
 }
 

@@ -4,11 +4,12 @@
 // training step with plain malloc, see docs/performance.md). A program installs it with use_block_cache() before its
 // first tensor; the reference engine alone takes every block from the system. Blocks are grouped in size classes (four
 // per power of two), 64-byte aligned; a freed block goes back to the cache of the thread that frees it, and is given to
-// the next allocation of its class. A thread keeps cached blocks of sizes no longer asked for only while its in-use
-// plus cached bytes stay within 5/4 of its largest in-use so far (beyond that, a request the cache cannot serve first
-// frees the least recently asked-for sizes), and at most tensor_cache_limit() bytes in all; beyond that, freed blocks
-// go back to the system. Builds with AddressSanitizer keep no cache (see tensor_cache_enabled). Chapter:
-// docs/performance.md ("Memory").
+// the next allocation of its class — or, from 64 KiB on, of a class up to four times smaller when that one has no
+// block cached (a batch of shorter sentences takes the blocks a longer one left). A thread keeps cached blocks of sizes
+// no longer asked for only while its in-use plus cached bytes stay within 5/4 of its largest in-use so far (beyond
+// that, a request the cache cannot serve first frees the least recently asked-for sizes), and at most
+// tensor_cache_limit() bytes in all; beyond that, freed blocks go back to the system. Builds with AddressSanitizer keep
+// no cache (see tensor_cache_enabled). Chapter: docs/performance.md ("Memory").
 #pragma once
 
 #include <cstddef>
