@@ -164,7 +164,7 @@ void release(void* block, std::size_t index) {
 // A request of 64 KiB or more that the cache cannot serve with a block of its own class takes a cached block of a
 // larger class (up to four times its size) before room is made or the system asked: batches of other lengths ask for
 // sizes a few classes apart at every step, and without this the blocks of one length were freed to make room for the
-// next one's, each new block a run of fresh pages (a page fault every 4 KiB: 1,900 faults and ~15% of a translation
+// next one's, each new block a run of fresh pages (a page fault every 4 KiB: ~2,200 faults and a fifth of a translation
 // training step on 2 threads; docs/performance.md, "Every core and several processes").
 void* cache_allocate(std::size_t bytes) {
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
