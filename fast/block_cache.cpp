@@ -44,7 +44,8 @@ constexpr std::size_t alignment = 64;
 constexpr std::size_t class_count = 4 * 41;
 // Blocks of classes from 64 KiB on carry a header (the first 64 bytes, before the numbers) that names their class, so
 // that a request may be given a block of a larger class (see cache_allocate) and the block still goes back to its own.
-constexpr std::size_t large_class_bytes = std::size_t(1) << 16;
+// Without the cache (AddressSanitizer) no block has one, so that the sanitizer sees a write just before a block.
+constexpr std::size_t large_class_bytes = cache_enabled ? std::size_t(1) << 16 : ~std::size_t(0);
 constexpr std::size_t header = alignment;
 // How far up a request of a large class may look for a cached block: eight classes, at most four times its size.
 constexpr std::size_t classes_up = 8;
