@@ -122,9 +122,9 @@ int run(int argc, char** argv) {
   openblas_set_num_threads(1);
   const std::size_t threads = options.settings.threads;
   std::size_t tokens = 0, done = 0;
-  for (const auto& [name, p] : file.model->module().parameters()) {
-    if (p->value.rank() >= 2) weights.emplace_back(p->value.data(), p->value.data() + p->value.size());
-  }
+  for_each_matrix(file.model->module().parameters(), [](const std::string&, const Tensor<float>& w) {
+    weights.emplace_back(w.data(), w.data() + w.size());
+  });
   set_gemm_observer(record);
   file.model->module().train();
   for (; done < steps && done < order.size(); ++done) {

@@ -150,17 +150,19 @@ void* system_block(std::size_t index) {
   return base + header;
 }
 
+// What std::free takes for a block of a class of `class_bytes`: the block, or for a large one its header.
+void* system_pointer(void* block, std::size_t class_bytes) {
+  return class_bytes < large_class_bytes ? block : static_cast<unsigned char*>(block) - header;
+}
+
 // What std::free takes for a block, and the block's class, given the size it was asked for.
 std::pair<void*, std::size_t> system_pointer_and_class(void* block, std::size_t bytes) {
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
-  if (sc.bytes < large_class_bytes) return {block, sc.index};
-  auto* base = static_cast<unsigned char*>(block) - header;
-  return {base, *reinterpret_cast<const std::size_t*>(base)};
+  void* base = system_pointer(block, sc.bytes);
+  return {base, base == block ? sc.index : *static_cast<const std::size_t*>(base)};
 }
 
-void release(void* block, std::size_t index) {
-  std::free(Cache::size_of_class(index) < large_class_bytes ? block : static_cast<unsigned char*>(block) - header);
-}
+void release(void* block, std::size_t index) { std::free(system_pointer(block, Cache::size_of_class(index))); }
 
 // A request of 64 KiB or more that the cache cannot serve with a block of its own class takes a cached block of a
 // larger class (up to four times its size) before room is made or the system asked: batches of other lengths ask for

@@ -81,6 +81,18 @@ class QuantizedWeights {
   std::size_t bytes_ = 0;
 };
 
+// Calls visit(name, tensor) for the weights of a model's products: every float tensor of two or more axes among
+// `parameters`, a list of (name, pointer to an object whose `value` is the tensor) as nn::Module::parameters() gives
+// it. Biases, norms' gains and the tensors of a double model are left out.
+template <class Parameters, class Visit>
+void for_each_matrix(const Parameters& parameters, Visit&& visit) {
+  for (const auto& [name, parameter] : parameters) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, Tensor<float>>) {
+      if (parameter->value.rank() >= 2) visit(name, parameter->value);
+    }
+  }
+}
+
 // Weights for the bfloat16 products: each tensor registered by the address of its numbers for as long as this object
 // lives, and rounded to bfloat16 the first time a product reads it. While Precision::bfloat16 is in use, a product
 // whose A or B lies in a registered tensor — a weight, its transpose, a block of their rows and columns — reads that
@@ -99,16 +111,10 @@ class BFloat16Weights {
   // Registers `tensor`. Throws std::invalid_argument naming `name` when it is registered already by another
   // BFloat16Weights (this one skips a tensor it holds already, as a weight shared by two layers).
   void add(const std::string& name, const Tensor<float>& tensor);
-  // Registers the weights of a model's products: every float tensor of two or more axes among `parameters`, a list of
-  // (name, pointer to an object whose `value` is the tensor) as nn::Module::parameters() gives it. Biases, norms' gains
-  // and the tensors of a double model are left out.
+  // Registers the weights of a model's products: the tensors for_each_matrix (below) visits.
   template <class Parameters>
   void add_matrices(const Parameters& parameters) {
-    for (const auto& [name, parameter] : parameters) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, Tensor<float>>) {
-        if (parameter->value.rank() >= 2) add(name, parameter->value);
-      }
-    }
+    for_each_matrix(parameters, [this](const std::string& name, const Tensor<float>& tensor) { add(name, tensor); });
   }
   // The registered tensors have changed: the copies that products have read so far are rounded again now, on the
   // executor's threads when one is given; the others when a product first reads them.
