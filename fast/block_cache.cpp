@@ -159,7 +159,7 @@ void* system_pointer(void* block, std::size_t class_bytes) {
 std::pair<void*, std::size_t> system_pointer_and_class(void* block, std::size_t bytes) {
   const SizeClass sc = size_class(bytes == 0 ? 1 : bytes);
   void* base = system_pointer(block, sc.bytes);
-  return {base, base == block ? sc.index : *static_cast<const std::size_t*>(base)};
+  return {base, sc.bytes < large_class_bytes ? sc.index : *static_cast<const std::size_t*>(base)};
 }
 
 void release(void* block, std::size_t index) { std::free(system_pointer(block, Cache::size_of_class(index))); }

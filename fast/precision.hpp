@@ -111,7 +111,7 @@ class BFloat16Weights {
   // Registers `tensor`. Throws std::invalid_argument naming `name` when it is registered already by another
   // BFloat16Weights (this one skips a tensor it holds already, as a weight shared by two layers).
   void add(const std::string& name, const Tensor<float>& tensor);
-  // Registers the weights of a model's products: the tensors for_each_matrix (below) visits.
+  // Registers the weights of a model's products: the tensors for_each_matrix (above) visits.
   template <class Parameters>
   void add_matrices(const Parameters& parameters) {
     for_each_matrix(parameters, [this](const std::string& name, const Tensor<float>& tensor) { add(name, tensor); });
