@@ -343,8 +343,10 @@ float forward_backward(Run& run, const TrainingBatch& whole) {
     };
     std::function<double(double)> total_of;
     if (ranks.size() > 1) total_of = [&](double mine) { return ranks.sum(mine); };
-    value = run.parallel->step(batch.rows(), shard_loss, total_of);
+    // sets the gradient of every parameter Adam updates (zero_grad and then adding would take two more passes)
+    value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters());
   } else {
+    run.adam->zero_grad(run.parallel->executor());
     ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
   }
   if (ranks.size() == 1) return value;
@@ -355,7 +357,6 @@ float forward_backward(Run& run, const TrainingBatch& whole) {
 // One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
 // generators); a loss or gradient that is not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
-  run.adam->zero_grad(run.parallel->executor());  // shared out over the threads
   float value = 0, norm = 0;
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);

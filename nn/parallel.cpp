@@ -162,8 +162,52 @@ T BatchParallel<T>::forward(std::size_t rows, const ShardFn& f, bool record) {
   return loss;
 }
 
+namespace {
+
+// The parameters that shards' backward reached, in the order of first use on shard 0's tape (then the others'), and
+// each one's gradients in shard order.
 template <class T>
-T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of) {
+struct ReachedGradients {
+  std::vector<Parameter<T>*> parameters;
+  std::vector<std::vector<const Tensor<T>*>> gradients;  // of parameters[i], in shard order
+};
+
+// Phase 3 of step(): p.grad (+)= g_0 + g_1 + … for every parameter reached (assigned: the first additions start from
+// g_0 rather than from p.grad), every thread on its range of all the parameters' elements.
+template <class T>
+void sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Executor& executor) {
+  std::vector<std::size_t> sizes;
+  std::size_t elements = 0;
+  for (const Parameter<T>* p : reached.parameters) elements += sizes.emplace_back(p->grad.size());
+  executor(elements, [&](std::size_t from, std::size_t to) {
+    for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
+      T* sum = reached.parameters[i]->grad.data();
+      const std::vector<const Tensor<T>*>& parts = reached.gradients[i];
+      std::size_t k = 0;
+      if (assigned) {
+        const T* first = parts[0]->data();
+        if (parts.size() == 1) {
+          std::copy(first + begin, first + end, sum + begin);
+          k = 1;
+        } else {
+          const T* second = parts[1]->data();
+          for (std::size_t e = begin; e < end; ++e) sum[e] = first[e] + second[e];
+          k = 2;
+        }
+      }
+      for (; k < parts.size(); ++k) {
+        const T* add = parts[k]->data();
+        for (std::size_t e = begin; e < end; ++e) sum[e] += add[e];
+      }
+    });
+  });
+}
+
+}  // namespace
+
+template <class T>
+T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of,
+                         const NamedParameters<T>* assign) {
   double total = 0;
   std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total, total_of);
   const std::size_t shards = losses.size();
@@ -173,35 +217,41 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
     tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
   };
   run_on_all(backward, shards);
-  // phase 3: p.grad += g_0 + g_1 + … in shard order, every thread on its range of all the parameters' elements
-  std::vector<Parameter<T>*> parameters;
-  std::vector<std::vector<const Tensor<T>*>> gradients;  // of parameters[i], in shard order
+  ReachedGradients<T> reached;
   std::unordered_map<const Parameter<T>*, std::size_t> index;
   for (std::size_t k = 0; k < shards; ++k) {
     const auto& received = gradients_[k]->received;
     for (auto it = received.rbegin(); it != received.rend(); ++it) {  // in the order of first use on the tape
       const auto [p, g] = *it;
-      const auto [at, added] = index.emplace(p, parameters.size());
+      const auto [at, added] = index.emplace(p, reached.parameters.size());
       if (added) {
-        parameters.push_back(p);
-        gradients.emplace_back();
-        if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
+        reached.parameters.push_back(p);
+        reached.gradients.emplace_back();
       }
-      gradients[at->second].push_back(g);
+      reached.gradients[at->second].push_back(g);
     }
   }
-  std::vector<std::size_t> sizes;
-  std::size_t elements = 0;
-  for (const Parameter<T>* p : parameters) elements += sizes.emplace_back(p->grad.size());
-  executor()(elements, [&](std::size_t from, std::size_t to) {
-    for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
-      T* sum = parameters[i]->grad.data();
-      for (const Tensor<T>* g : gradients[i]) {
-        const T* add = g->data();
-        for (std::size_t e = begin; e < end; ++e) sum[e] += add[e];
+  if (assign != nullptr) {
+    std::unordered_map<const Parameter<T>*, bool> listed;  // whether a shard reached it
+    for (const auto& named : *assign) listed.emplace(named.second, false);
+    for (const Parameter<T>* p : reached.parameters) {
+      const auto found = listed.find(p);
+      if (found == listed.end()) {
+        throw std::invalid_argument("BatchParallel::step: the shards reached a parameter of shape " +
+                                    to_string(p->value.shape()) + " that is not in the list whose gradients to set");
       }
-    });
-  });
+      found->second = true;
+    }
+    for (const auto& [name, p] : *assign) {
+      if (listed[p]) continue;
+      if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
+      std::fill(p->grad.data(), p->grad.data() + p->grad.size(), T(0));  // reached by no shard: its gradient is 0
+    }
+  }
+  for (Parameter<T>* p : reached.parameters) {
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
+  }
+  sum_gradients(reached, assign != nullptr, executor());
   T loss = 0;
   for (std::size_t k = 0; k < shards; ++k) {
     if (total > 0) loss += static_cast<T>(losses[k].weight / total) * losses[k].loss.value().item();

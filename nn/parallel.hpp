@@ -15,6 +15,8 @@
 //   });
 //   optimizer.step();
 //
+// (With step(rows, f, {}, &parameters), the whole list's gradients are set, not added to: no zero_grad() needed.)
+//
 // The model must not change state while running forward on several threads at once: no modules that cache per-call
 // data, and no draws from a module's own generator. Dropout in training mode is fine after seed_shards(s) before each
 // step: every shard's modules then draw from its own generator, made from s and the shard's index (nn/generator.hpp),
@@ -68,7 +70,13 @@ class BatchParallel {
   // p.grad is then unchanged.
   // `total_of`, for shards in several processes (apps/ranks.hpp): given this process's total weight, returns every
   // process's, which then seeds backward (w_k / Σ w); the loss returned is then this process's part of the whole.
-  T step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of = {});
+  // `assign`, a list of every parameter the shards may reach (a model's parameters()): their gradients are set instead
+  // of added to — p.grad = g_0 + g_1 + … for one a shard reached, 0 for one none did. The numbers of zero_grad()
+  // followed by step() (up to the sign of a zero: −0 stays −0 where 0 + (−0) gives +0), without a pass that writes
+  // zeros over every gradient and another that reads them back. A parameter a shard reached that is not in the list:
+  // std::invalid_argument, and p.grad unchanged.
+  T step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of = {},
+         const NamedParameters<T>* assign = nullptr);
 
   // The same shards and weights, forward only (e.g. a validation loss): no backward, no gradient changes. With
   // `record` false, every shard runs in a NoGradGuard.

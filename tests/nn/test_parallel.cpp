@@ -1,10 +1,13 @@
 // nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
-// weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, and
-// an exception in one shard leaves every gradient as it was. Chapter: docs/performance.md ("Threads").
+// weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, an
+// exception in one shard leaves every gradient as it was, and gradients set (not added to) equal zero_grad and step.
+// Chapter: docs/performance.md ("Threads").
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "autograd/autograd.hpp"
@@ -99,6 +102,58 @@ BOOST_AUTO_TEST_CASE(the_same_thread_count_gives_identical_numbers) {
   }
   BOOST_TEST(max_difference(runs[0], runs[1]) == 0.0);
   BOOST_TEST(max_difference(runs[0], runs[2]) == 0.0);
+}
+
+// Bit for bit: the same additions in the same order, the first starting from g_0 rather than from 0 + g_0.
+bool identical(const std::vector<Tensor<double>>& a, const std::vector<Tensor<double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].shape() != b[k].shape() || std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
+      return false;
+  }
+  return true;
+}
+
+BOOST_AUTO_TEST_CASE(assigned_gradients_equal_zero_grad_then_step) {
+  Model model;
+  Parameter<double> unused(Tensor<double>(Shape{2, 2}, 1.0));  // in the list, reached by no shard
+  const auto shard_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+  };
+  for (std::size_t threads : {1u, 2u, 3u}) {
+    nn::BatchParallel<double> parallel(threads);
+    for (auto& [name, p] : model.parameters()) p->zero_grad();
+    parallel.step(7, shard_loss);
+    const std::vector<Tensor<double>> added = model.gradients();
+    nn::NamedParameters<double> list = model.parameters();
+    list.emplace_back("unused", &unused);
+    for (auto& [name, p] : list) p->grad = Tensor<double>(p->value.shape(), 5.0);  // a previous step's, say
+    parallel.step(7, shard_loss, {}, &list);
+    BOOST_TEST(identical(model.gradients(), added), "threads " << threads);
+    BOOST_TEST((unused.grad.flat() == Tensor<double>(Shape{2, 2}).flat()), "threads " << threads);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_reached_parameter_missing_from_the_list_changes_no_gradient) {
+  Model model;
+  nn::NamedParameters<double> list = model.parameters();
+  list.pop_back();  // out's bias, which every shard reaches
+  for (auto& [name, p] : model.parameters()) p->grad = Tensor<double>(p->value.shape(), 5.0);
+  nn::BatchParallel<double> parallel(2);
+  try {
+    parallel.step(
+        7,
+        [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+          return nn::ShardLoss<double>{model.loss(t, begin, end), double(end - begin)};
+        },
+        {}, &list);
+    BOOST_ERROR("no exception");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("parameter of shape (4,) that is not in the list") != std::string::npos,
+               e.what());
+  }
+  for (auto& [name, p] : model.parameters())
+    BOOST_TEST((p->grad.flat() == Tensor<double>(p->value.shape(), 5.0).flat()));
 }
 
 BOOST_AUTO_TEST_CASE(fewer_rows_than_threads_and_forward_only) {
