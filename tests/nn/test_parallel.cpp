@@ -67,6 +67,16 @@ double max_difference(const std::vector<Tensor<double>>& a, const std::vector<Te
   return worst;
 }
 
+// Bit for bit: the same additions in the same order, the first starting from g_0 rather than from 0 + g_0.
+bool identical(const std::vector<Tensor<double>>& a, const std::vector<Tensor<double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].shape() != b[k].shape() || std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(batch_parallel)
@@ -102,16 +112,6 @@ BOOST_AUTO_TEST_CASE(the_same_thread_count_gives_identical_numbers) {
   }
   BOOST_TEST(max_difference(runs[0], runs[1]) == 0.0);
   BOOST_TEST(max_difference(runs[0], runs[2]) == 0.0);
-}
-
-// Bit for bit: the same additions in the same order, the first starting from g_0 rather than from 0 + g_0.
-bool identical(const std::vector<Tensor<double>>& a, const std::vector<Tensor<double>>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    if (a[k].shape() != b[k].shape() || std::memcmp(a[k].data(), b[k].data(), a[k].size() * sizeof(double)) != 0)
-      return false;
-  }
-  return true;
 }
 
 BOOST_AUTO_TEST_CASE(assigned_gradients_equal_zero_grad_then_step) {
