@@ -209,20 +209,28 @@ Variable<T> cross_entropy_composed(const Variable<T>& logits, const Ids& targets
   return nll * static_cast<T>(1.0 - label_smoothing) + every_class * static_cast<T>(per_row);
 }
 
-#define ATTEND_INSTANTIATE(T)                                                                                   \
-  template Variable<T> gru_step_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&);           \
-  template LstmState<T> lstm_step_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&);         \
-  template Variable<T> additive_attention_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&); \
-  template Variable<T> batched_matvec_composed(const Variable<T>&, const Variable<T>&);                         \
-  template Variable<T> batched_vecmat_composed(const Variable<T>&, const Variable<T>&);                         \
-  template Variable<T> layer_norm_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&, double); \
-  template Variable<T> gru_sequence_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&,        \
-                                             const Variable<T>&, const Recurrence&);                            \
-  template Variable<T> lstm_sequence_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&,       \
-                                              const Variable<T>&, const Variable<T>&, const Recurrence&);       \
-  template Variable<T> scaled_dot_product_attention_composed(const Variable<T>&, const Variable<T>&,            \
-                                                             const Variable<T>&, const AttentionOptions&);      \
-  template Variable<T> cross_entropy_composed(const Variable<T>&, const Ids&, std::int64_t, double);
+template <class T>
+Variable<T> linear_cross_entropy_composed(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b,
+                                          const Ids& targets, std::int64_t ignore_id, double label_smoothing) {
+  return cross_entropy_composed(linear(x, W, b), targets, ignore_id, label_smoothing);
+}
+
+#define ATTEND_INSTANTIATE(T)                                                                                    \
+  template Variable<T> gru_step_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&);            \
+  template LstmState<T> lstm_step_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&);          \
+  template Variable<T> additive_attention_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&);  \
+  template Variable<T> batched_matvec_composed(const Variable<T>&, const Variable<T>&);                          \
+  template Variable<T> batched_vecmat_composed(const Variable<T>&, const Variable<T>&);                          \
+  template Variable<T> layer_norm_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&, double);  \
+  template Variable<T> gru_sequence_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&,         \
+                                             const Variable<T>&, const Recurrence&);                             \
+  template Variable<T> lstm_sequence_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&,        \
+                                              const Variable<T>&, const Variable<T>&, const Recurrence&);        \
+  template Variable<T> scaled_dot_product_attention_composed(const Variable<T>&, const Variable<T>&,             \
+                                                             const Variable<T>&, const AttentionOptions&);       \
+  template Variable<T> cross_entropy_composed(const Variable<T>&, const Ids&, std::int64_t, double);             \
+  template Variable<T> linear_cross_entropy_composed(const Variable<T>&, const Variable<T>&, const Variable<T>&, \
+                                                     const Ids&, std::int64_t, double);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

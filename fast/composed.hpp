@@ -56,4 +56,11 @@ template <class T>
 Variable<T> cross_entropy_composed(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id = -100,
                                    double label_smoothing = 0.0);
 
+// The output layer and its loss as two reference nodes: cross_entropy_composed(linear(x, W, b), targets, ignore_id,
+// label_smoothing). linear_cross_entropy equals it.
+template <class T>
+Variable<T> linear_cross_entropy_composed(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b,
+                                          const Ids& targets, std::int64_t ignore_id = -100,
+                                          double label_smoothing = 0.0);
+
 }  // namespace attend

@@ -1,11 +1,11 @@
 // The fast side of the engine: fused ops, each one tape node with a hand-written backward for what the reference ops
 // of autograd/ops.hpp would compute in many nodes — a GRU or LSTM step or a whole layer over time, the additive
-// attention energies, the two products of attention, layer normalisation, scaled dot-product attention and the
-// cross-entropy from logits. Each is an ordinary op (it records a node on the tape through Tape::record, like tanh) and
-// each equals a composition of reference ops, which its comment names (fast/composed.hpp); one table-driven test,
-// tests/fast/test_equals.cpp, checks every pair (values and every gradient, float and double). Their elementwise loops
-// run the kernels of fast/kernels.hpp (vectorised, with an AVX2 + FMA clone chosen at run time). Why fused, and how it
-// is proved equal: docs/reference/fast.md.
+// attention energies, the two products of attention, layer normalisation, scaled dot-product attention, the
+// cross-entropy from logits and the output layer with it. Each is an ordinary op (it records a node on the tape through
+// Tape::record, like tanh) and each equals a composition of reference ops, which its comment names (fast/composed.hpp);
+// one table-driven test, tests/fast/test_equals.cpp, checks every pair (values and every gradient, float and double).
+// Their elementwise loops run the kernels of fast/kernels.hpp (vectorised, with an AVX2 + FMA clone chosen at run
+// time). Why fused, and how it is proved equal: docs/reference/fast.md.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,19 @@ namespace attend {
 template <class T>
 Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id = -100,
                           double label_smoothing = 0.0);
+
+// The output layer and its loss: cross_entropy(linear(x, W, b), targets, ignore_id, ε) for x (N, in), W (C, in), b (C,)
+// or empty, targets (N). One node that keeps for backward G_n = softmax(x_n Wᵀ + b) − (1 − ε) onehot(t_n) − ε/C
+// (0 for an ignored row), made in forward, and never the logits — a block of 2¹⁹ of them at a time — nor their
+// gradient: with dy's scale s = dy/N, dx += s G W, dW += s Gᵀ x, db += s Σ_n G_n (that sum made in forward too).
+// Its point is the bfloat16 products (fast/precision.hpp): there G is kept rounded to bfloat16 — what both backward
+// products read, rounded once instead of once a product — in (N, C) numbers of 2 bytes where the two nodes hold
+// 2·(N, C) of 4 (the translation benchmark's output layer: 4 MB a shard for 16). With float32 products it records
+// the two nodes, cross_entropy(linear(…)), as float32 training always has (the same bits); in double, the node,
+// G kept as it is. Equals: linear_cross_entropy_composed — cross_entropy_composed(linear(x, W, b), …).
+template <class T>
+Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
+                                 std::int64_t ignore_id = -100, double label_smoothing = 0.0);
 
 // ---- fused ops: one node for a whole step ----------------------------------------------------------------------
 // Each replaces a chain of reference ops in the hot loop of a recurrent or attention step, with a hand-written

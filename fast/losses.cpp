@@ -1,14 +1,19 @@
 // The cross-entropy from logits (fused.hpp): log softmax and the negative log-likelihood in one node, with the row's
 // maximum and log-sum-exp from the kernels of kernels.hpp. Equal to nll_loss(log_softmax(x)) (cross_entropy_composed,
-// tests/fast/test_equals.cpp).
+// tests/fast/test_equals.cpp). And the output layer with its loss in one node, linear_cross_entropy.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "autograd/blas.hpp"
+#include "fast/bfloat16.hpp"
 #include "fast/fused.hpp"
 #include "fast/kernels.hpp"
+#include "fast/precision.hpp"
 
 namespace attend {
 
@@ -69,7 +74,132 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
       });
 }
 
+namespace {
+
+// The rows of logits linear_cross_entropy computes at a time: 2¹⁹ numbers (2 MB in float) — 63 rows of the translation
+// benchmark's 8,207 classes, so that its product still runs on tall blocks.
+constexpr std::size_t logit_block = std::size_t{1} << 19;
+
+// G's row n, kept for backward: as it is (S = T), or rounded to bfloat16.
+template <class T, class S>
+void keep_row(const T* row, S* kept, std::size_t n) {
+  if constexpr (std::is_same_v<S, T>) {
+    std::copy(row, row + n, kept);
+  } else {
+    bf16::from_float(row, kept, n);
+  }
+}
+
+// C (+)= alpha · op(G) · B, G as kept: a bfloat16 product for bfloat16, blas_gemm's for T.
+template <class T, class S>
+void product_of_kept(bool trans_g, std::size_t m, std::size_t n, std::size_t k, T alpha, const S* g, std::size_t ldg,
+                     const T* b, T beta, T* c) {
+  if constexpr (std::is_same_v<S, T>) {
+    blas_gemm(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+  } else {
+    gemm_with_bfloat16_a(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+  }
+}
+
+// The one node of linear_cross_entropy (fused.hpp), keeping G in S.
+template <class T, class S>
+Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
+                             std::int64_t ignore_id, T eps, std::size_t counted) {
+  Tape<T>& tape = b.empty() ? tape_of("linear_cross_entropy", {&x, &W}) : tape_of("linear_cross_entropy", {&x, &W, &b});
+  const std::size_t rows = x.value().shape()[0], in = W.value().shape()[1], classes = W.value().shape()[0];
+  const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
+  std::vector<S> g(rows * classes);
+  std::vector<T> column(b.empty() ? 0 : classes, T(0));  // Σ_n G_n, for db
+  const std::size_t block = std::max<std::size_t>(1, logit_block / std::max<std::size_t>(classes, 1));
+  std::vector<T> logits(std::min(block, rows) * classes);
+  T total = 0;
+  for (std::size_t r0 = 0; r0 < rows; r0 += block) {
+    const std::size_t count = std::min(block, rows - r0);
+    blas_linear(count, classes, in, x.value().data() + r0 * in, W.value().data(),
+                b.empty() ? nullptr : b.value().data(), logits.data());
+    for (std::size_t n = r0; n < r0 + count; ++n) {
+      T* row = logits.data() + (n - r0) * classes;
+      const std::int64_t t = targets.data()[n];
+      if (t == ignore_id) {
+        std::fill(row, row + classes, T(0));  // G_n = 0: the row adds nothing to any gradient
+      } else {
+        // the loss as cross_entropy adds it up, then G_n = softmax(x_n) − (1 − ε) onehot(t) − ε/C over the same row
+        const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
+        const T lse = m + l;
+        total += on_target * (lse - row[t]);
+        if (eps > T(0)) {
+          T all = 0;
+          for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
+          total += spread * all;
+        }
+        kernels::scaled_exp_minus(row, m, l, T(1), spread, row, classes, false);
+        row[static_cast<std::size_t>(t)] -= on_target;
+        for (std::size_t k = 0; k < column.size(); ++k) column[k] += row[k];
+      }
+      keep_row(row, g.data() + n * classes, classes);
+    }
+  }
+  const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
+  std::vector<Variable<T>> inputs{x, W};
+  if (!b.empty()) inputs.push_back(b);
+  return tape.record("linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
+                     [rows, in, classes, counted, g = std::move(g), column = std::move(column)](BackwardContext<T>& c) {
+                       if (counted == 0) return;
+                       const T scale = c.dy().item() / static_cast<T>(counted);
+                       if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
+                         const bool add = c.has_dx(0);
+                         product_of_kept(false, rows, in, classes, scale, g.data(), classes, c.x(1).data(),
+                                         add ? T(1) : T(0), add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+                       }
+                       if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
+                         const bool add = c.has_dx(1);
+                         product_of_kept(true, classes, in, rows, scale, g.data(), classes, c.x(0).data(),
+                                         add ? T(1) : T(0), add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+                       }
+                       if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
+                         T* db = c.dx(2).data();
+                         for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column[k];
+                       }
+                     });
+}
+
+}  // namespace
+
+template <class T>
+Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
+                                 std::int64_t ignore_id, double label_smoothing) {
+  if constexpr (std::is_same_v<T, float>) {
+    // float32 products keep the two nodes: float32 training's bits, as they have always been
+    if (current_precision() != Precision::bfloat16) {
+      return cross_entropy(linear(x, W, b), targets, ignore_id, label_smoothing);
+    }
+  }
+  const Shape& xs = x.value().shape();
+  const Shape& ws = W.value().shape();
+  if (xs.rank() != 2 || ws.rank() != 2 || xs[1] != ws[1] ||
+      (!b.empty() && (b.value().rank() != 1 || b.value().shape()[0] != ws[0]))) {
+    throw std::invalid_argument("linear_cross_entropy: input " + to_string(xs) + ", weight " + to_string(ws) +
+                                ", bias " + (b.empty() ? std::string("none") : to_string(b.value().shape())) +
+                                ": expected input (N, in), weight (C, in), bias (C,)");
+  }
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
+    throw std::invalid_argument("linear_cross_entropy: label_smoothing " + std::to_string(label_smoothing) +
+                                " is outside [0, 1]");
+  }
+  const std::size_t counted = counted_targets("linear_cross_entropy", Shape{xs[0], ws[0]}, targets, ignore_id);
+  const T eps = static_cast<T>(label_smoothing);
+  if constexpr (std::is_same_v<T, float>) {
+    return output_loss_node<T, std::uint16_t>(x, W, b, targets, ignore_id, eps, counted);
+  } else {
+    return output_loss_node<T, T>(x, W, b, targets, ignore_id, eps, counted);
+  }
+}
+
 template Variable<float> cross_entropy(const Variable<float>&, const Ids&, std::int64_t, double);
 template Variable<double> cross_entropy(const Variable<double>&, const Ids&, std::int64_t, double);
+template Variable<float> linear_cross_entropy(const Variable<float>&, const Variable<float>&, const Variable<float>&,
+                                              const Ids&, std::int64_t, double);
+template Variable<double> linear_cross_entropy(const Variable<double>&, const Variable<double>&,
+                                               const Variable<double>&, const Ids&, std::int64_t, double);
 
 }  // namespace attend

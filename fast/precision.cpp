@@ -129,6 +129,8 @@ struct Operand {
   bool trans;
   const std::uint16_t* copy;
 
+  // An operand already in bfloat16 (row stride ld as stored): read where it lies.
+  Operand(const std::uint16_t* rounded, std::size_t ld, bool trans) : x(nullptr), ld(ld), trans(trans), copy(rounded) {}
   // The operand whose op(X) is rows × cols.
   Operand(const float* x, std::size_t ld, bool trans, std::size_t rows, std::size_t cols)
       : x(x), ld(ld), trans(trans), copy(nullptr) {
@@ -167,14 +169,12 @@ void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m
   state.stream.wait();
 }
 
-// (A product with a bias is declined: blas_linear then puts the bias in C and asks again.)
-bool bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-                   std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
-                   const float* bias) {
-  if (bias != nullptr) return false;
+// C = alpha · op_a · op_b + beta · C, op_a m × k, op_b k × n, cut into blocks (above).
+void bfloat16_blocks(const Operand& op_a, const Operand& op_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                     float beta, float* c, std::size_t ldc) {
   thread_local ThreadState state;
   onednn::match_blas_threads();
-  const Operand op_a(a, lda, trans_a, m, k), op_b(b, ldb, trans_b, k, n);
+  const bool trans_a = op_a.trans, trans_b = op_b.trans;
   const std::size_t tile_k = k <= 1024 ? k : 512, tile_mn = tile_elements / tile_k;
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
     const std::size_t kb = std::min(k, k0 + tile_k) - k0;
@@ -191,6 +191,14 @@ bool bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std
       }
     }
   }
+}
+
+// (A product with a bias is declined: blas_linear then puts the bias in C and asks again.)
+bool bfloat16_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+                   std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
+                   const float* bias) {
+  if (bias != nullptr) return false;
+  bfloat16_blocks(Operand(a, lda, trans_a, m, k), Operand(b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
   return true;
 }
 
@@ -286,6 +294,22 @@ Precision current_precision() {
   if (gemm_backend() == int8::gemm) return Precision::int8;
 #endif
   return Precision::float32;
+}
+
+void gemm_with_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                          const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta,
+                          float* c, std::size_t ldc) {
+  if (current_precision() != Precision::bfloat16) {
+    throw std::logic_error("gemm_with_bfloat16_a: an operand in bfloat16 while the products are " +
+                           std::string(precision_name(current_precision())));
+  }
+#if ATTEND_ONEDNN
+  if (m == 0 || n == 0 || k == 0) return;
+  bfloat16_blocks(Operand(a, lda, trans_a), Operand(b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
+#else
+  (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
+  (void)beta, (void)c, (void)ldc;  // unreachable: bfloat16 cannot be in use without oneDNN
+#endif
 }
 
 BFloat16Weights::BFloat16Weights() = default;

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,14 @@ std::string precision_unavailable(Precision precision);
 // another thread multiplies.
 void use_precision(Precision precision);
 Precision current_precision();
+
+// C = alpha · op(A) · op(B) + beta · C (row-major, row strides as stored) as the bfloat16 products compute it, for an
+// A that is in bfloat16 already — a fused op that keeps an operand rounded (fast/fused.hpp's linear_cross_entropy);
+// B is rounded, or read from its registered copy, as in every bfloat16 product. Nothing happens when m, n or k is 0.
+// Throws std::logic_error unless Precision::bfloat16 is in use.
+void gemm_with_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+                          const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta,
+                          float* c, std::size_t ldc);
 
 // Weights for the int8 products: each matrix quantized per row (output channel), w ≈ s_r·q with q in −L … L and
 // s_r = max_c |w_rc| / L, and registered by the address of its numbers for as long as this object lives. While

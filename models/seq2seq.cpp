@@ -208,8 +208,8 @@ TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, 
 }
 
 template <class T>
-Variable<T> target_loss(const Variable<T>& features, const Ids& target_out,
-                        const std::function<Variable<T>(const Variable<T>&)>& output_layer, double label_smoothing) {
+Variable<T> target_loss(const Variable<T>& features, const Ids& target_out, const Variable<T>& W, const Variable<T>& b,
+                        double label_smoothing) {
   const Shape& shape = features.shape();
   if (shape.rank() != 3 || target_out.shape() != Shape{shape[0], shape[1]}) {
     throw std::invalid_argument("target_loss: features " + to_string(shape) + " with targets " +
@@ -227,7 +227,7 @@ Variable<T> target_loss(const Variable<T>& features, const Ids& target_out,
   Ids packed(Shape{targets.size()});
   std::copy(targets.begin(), targets.end(), packed.data());
   // -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | y_b,<j, x_b)
-  return cross_entropy(output_layer(gather_rows(reshape(features, {-1, F}), rows)), packed, pad_id, label_smoothing);
+  return linear_cross_entropy(gather_rows(reshape(features, {-1, F}), rows), W, b, packed, pad_id, label_smoothing);
 }
 
 template <class T>
@@ -240,8 +240,9 @@ Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smo
   const Encoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
   std::vector<Variable<T>> features;
   teacher_forced_steps<T>(*decoder, encoded, batch.target_in, features, nullptr);
-  return target_loss<T>(
-      stack(features, 1), batch.target_out, [&](const Variable<T>& x) { return decoder->logits(x); }, label_smoothing);
+  nn::Linear<T>& output = decoder->output;
+  return target_loss<T>(stack(features, 1), batch.target_out, tape.param(output.W),
+                        output.has_bias() ? tape.param(output.b) : Variable<T>(), label_smoothing);
 }
 
 template <class T>
@@ -254,9 +255,9 @@ template class Seq2seq<float>;
 template class Seq2seq<double>;
 template TeacherForced<float> teacher_forced(Decoder<float>&, const Encoded<float>&, const Ids&);
 template TeacherForced<double> teacher_forced(Decoder<double>&, const Encoded<double>&, const Ids&);
-template Variable<float> target_loss(const Variable<float>&, const Ids&,
-                                     const std::function<Variable<float>(const Variable<float>&)>&, double);
-template Variable<double> target_loss(const Variable<double>&, const Ids&,
-                                      const std::function<Variable<double>(const Variable<double>&)>&, double);
+template Variable<float> target_loss(const Variable<float>&, const Ids&, const Variable<float>&, const Variable<float>&,
+                                     double);
+template Variable<double> target_loss(const Variable<double>&, const Ids&, const Variable<double>&,
+                                      const Variable<double>&, double);
 
 }  // namespace attend::models

@@ -4,7 +4,6 @@
 // Chapters: docs/03-encoder-decoder.md, docs/08-attention-decoder.md; API: docs/reference/models.md.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -53,12 +52,14 @@ struct TeacherForced {
 };
 
 // The teacher-forced loss over the real target positions only: the rows of `features` (B, T, F) whose target_out is
-// not <pad> are gathered, (N, F), before `output_layer` turns them into logits (N, V), so that padding costs no
-// product and no softmax: -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | …), with optional label smoothing — the same number
-// as cross_entropy over all B·T logits with pad ignored (the rows are independent), at N/(B·T) of the cost.
+// not <pad> are gathered, (N, F), before the output layer (W (V, F), b (V,) or empty) turns them into logits (N, V),
+// so that padding costs no product and no softmax: -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | …), with optional label
+// smoothing — the same number as cross_entropy over all B·T logits with pad ignored (the rows are independent), at
+// N/(B·T) of the cost. The output layer and the loss are linear_cross_entropy (fast/fused.hpp): with bfloat16
+// products one node that never holds the (N, V) logits whole.
 template <class T>
-Variable<T> target_loss(const Variable<T>& features, const Ids& target_out,
-                        const std::function<Variable<T>(const Variable<T>&)>& output_layer, double label_smoothing);
+Variable<T> target_loss(const Variable<T>& features, const Ids& target_out, const Variable<T>& W, const Variable<T>& b,
+                        double label_smoothing);
 
 // The encoded source: what every decoding step reads, and the decoder's first state.
 template <class T>

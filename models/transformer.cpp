@@ -214,8 +214,8 @@ template <class T>
 Variable<T> TransformerModel<T>::loss(Tape<T>& tape, const Batch& batch, double label_smoothing) {
   const TransformerEncoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
   const Variable<T> h = transformer.decoder.forward(embed(tape, batch.target_in, false), encoded.memory, &encoded.mask);
-  return target_loss<T>(
-      h, batch.target_out, [&](const Variable<T>& x) { return logits(x); }, label_smoothing);
+  const Variable<T> W = tape.param(config_.tie_embeddings ? tgt_emb.W : out.W);
+  return target_loss<T>(h, batch.target_out, W, out.has_bias() ? tape.param(out.b) : Variable<T>(), label_smoothing);
 }
 
 template <class T>

@@ -195,6 +195,39 @@ void losses(std::vector<Pair<T>>& table) {
         [c](const auto& x) { return cross_entropy_composed(x[0], c.targets, c.ignore, c.smoothing); },
         {random_tensor(c.shape, 19, -6.0, 6.0)}, 2e-6, 1e-13);
   }
+  // the output layer with its loss: with and without a bias, ignored rows, smoothing, and 9 rows of 65,537 classes,
+  // which the node's forward computes in two blocks of logits (7 rows, then 2)
+  struct OutputCase {
+    std::string what;
+    std::size_t rows, in, classes;
+    Ids targets;
+    std::int64_t ignore;
+    double smoothing;
+    bool bias;
+  };
+  const std::vector<OutputCase> outputs = {
+      {"(4,6)·(5,6)ᵀ + b, one ignored", 4, 6, 5, Ids(Shape{4}, {1, -100, 4, 0}), -100, 0.0, true},
+      {"no bias", 3, 4, 9, Ids(Shape{3}, {8, 0, 3}), -100, 0.0, false},
+      {"ignore id 0, smoothing 0.1", 4, 5, 17, Ids(Shape{4}, {16, 0, 2, 0}), 0, 0.1, true},
+      {"all ignored", 2, 3, 4, Ids(Shape{2}, {-100, -100}), -100, 0.2, true},
+      {"two blocks of logits", 9, 3, 65537, Ids(Shape{9}, {0, 65536, 7, -100, 30000, 1, 2, 65535, 12}), -100, 0.0,
+       true},
+  };
+  for (const OutputCase& c : outputs) {
+    std::vector<Tensor<double>> inputs{random_tensor(Shape{c.rows, c.in}, 20, -2.0, 2.0),
+                                       random_tensor(Shape{c.classes, c.in}, 21, -1.0, 1.0)};
+    if (c.bias) inputs.push_back(random_tensor(Shape{c.classes}, 22, -1.0, 1.0));
+    const auto bias = [c](const auto& x) { return c.bias ? x[2] : std::decay_t<decltype(x[0])>(); };
+    add<T>(
+        table, "linear_cross_entropy", c.what,
+        [c, bias](const auto& x) {
+          return linear_cross_entropy(x[0], x[1], bias(x), c.targets, c.ignore, c.smoothing);
+        },
+        [c, bias](const auto& x) {
+          return linear_cross_entropy_composed(x[0], x[1], bias(x), c.targets, c.ignore, c.smoothing);
+        },
+        std::move(inputs), 2e-6, 1e-13);
+  }
 }
 
 template <class T>

@@ -57,6 +57,25 @@ BOOST_AUTO_TEST_CASE(cross_entropy_adds_into_an_existing_gradient) {
   ATTEND_CHECK_GRADIENTS(f, inputs);
 }
 
+// The output layer with its loss (linear_cross_entropy: one node in double) against finite differences: with a bias,
+// an ignored row and label smoothing; and with x and W also read by later nodes, whose gradients reach them first, so
+// that the node's backward must add to theirs.
+BOOST_AUTO_TEST_CASE(linear_cross_entropy_gradcheck) {
+  const Ids targets(Shape{4}, {2, -100, 6, 0});
+  const GradcheckFn f = [targets](Tape<double>&, const Vars& v) {
+    return linear_cross_entropy(v[0], v[1], v[2], targets, -100, 0.1);
+  };
+  const std::vector<Tensor<double>> inputs{random_tensor(Shape{4, 5}, 23), random_tensor(Shape{7, 5}, 24),
+                                           random_tensor(Shape{7}, 25)};
+  ATTEND_CHECK_GRADIENTS(f, inputs);
+  const GradcheckFn g = [targets](Tape<double>&, const Vars& v) {
+    const Variable<double> loss = linear_cross_entropy(v[0], v[1], Variable<double>(), targets);
+    const Variable<double> sx = sum(v[0]), sw = sum(v[1]);  // recorded after the loss: their backward runs first
+    return add(add(loss, sx), sw);
+  };
+  ATTEND_CHECK_GRADIENTS(g, std::vector<Tensor<double>>(inputs.begin(), inputs.begin() + 2));
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(cross_entropy_hand_computed, T, float_types) {
   // logits [[1,2,3],[1,1,1]], targets [2,0]: (-ln softmax([1,2,3])[2] + ln 3) / 2
   const double tol = std::is_same_v<T, float> ? 1e-6 : 1e-15;

@@ -13,11 +13,13 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "autograd/blas.hpp"
 #include "autograd/tensor.hpp"
 #include "fast/bfloat16.hpp"
+#include "fast/fused.hpp"
 #include "fast/precision.hpp"
 
 using namespace attend;
@@ -177,6 +179,96 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
       }
     }
   }
+}
+
+// An A given in bfloat16 already (gemm_with_bfloat16_a) is what every bfloat16 product rounds A to: blas_gemm's
+// product of the float A within float32's rounding of the sums — the same rounded operands, which oneDNN may add in
+// another order for another row stride (the float A is packed first; seen: strided A, untransposed) — for each
+// transposition, strided operands, alpha and beta, sums and rows cut into blocks; the same bits when A is stored as
+// the float path packs it (contiguous, whole sums). The function refuses to run when the products are not bfloat16.
+BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
+  const std::vector<std::uint16_t> one(4, 0x3f80);
+  std::vector<float> out(4, 0.f);
+  BOOST_CHECK_EXCEPTION(
+      gemm_with_bfloat16_a(false, false, 2, 2, 2, 1.f, one.data(), 2, out.data(), 2, 0.f, out.data(), 2),
+      std::logic_error, [](const std::logic_error& e) {
+        return std::string(e.what()) == "gemm_with_bfloat16_a: an operand in bfloat16 while the products are float32";
+      });
+  if (refused(Precision::bfloat16)) return;
+  Rng rng(13);
+  const PrecisionScope scope(Precision::bfloat16);
+  for (const auto& [m, n, k, strided] : {std::tuple{5, 33, 70, true}, std::tuple{37, 65, 1100, false},
+                                         std::tuple{2100, 4, 40, true}, std::tuple{1, 9, 3, false}}) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const Product p = make_product(ta, tb, m, n, k, strided, 0.5f, ta ? 1.f : 0.f, rng);
+        std::vector<std::uint16_t> a16(p.a.size());
+        bf16::from_float(p.a.data(), a16.data(), a16.size());
+        std::vector<float> by_float = p.c, by_bf16 = p.c;
+        blas_gemm(ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, by_float.data(), p.ldc);
+        gemm_with_bfloat16_a(ta, tb, p.m, p.n, p.k, p.alpha, a16.data(), p.lda, p.b.data(), p.ldb, p.beta,
+                             by_bf16.data(), p.ldc);
+        double worst = 0;  // the largest difference as a fraction of float32's bound on the sum
+        for (std::size_t i = 0; i < p.m; ++i) {
+          for (std::size_t j = 0; j < p.n; ++j) {
+            double magnitude = 0;
+            for (std::size_t l = 0; l < p.k; ++l) magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
+            const double c0 = p.beta == 0.0f ? 0.0 : p.c[i * p.ldc + j];  // with beta 0, C's NaN is overwritten
+            const double bound = std::fabs(p.alpha) * 2.0 * double(p.k) * std::ldexp(1.0, -24) * magnitude +
+                                 std::ldexp(1.0, -23) * std::fabs(double(p.beta) * c0);
+            const double error = std::fabs(double(by_bf16[i * p.ldc + j]) - double(by_float[i * p.ldc + j]));
+            worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : std::max(worst, error / bound);
+          }
+        }
+        BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
+          BOOST_TEST(worst <= 1.0);
+          if (!strided && k <= 1024) BOOST_TEST((by_bf16 == by_float));
+        }
+      }
+    }
+  }
+}
+
+// With bfloat16 products the output layer's loss is one node, keeping G = softmax − (1 − ε) onehot − ε/C rounded to
+// bfloat16 (linear_cross_entropy, fast/fused.hpp), where the two nodes cross_entropy(linear(…)) keep the logits and
+// their gradient s·G in float32 and round s·G at each of linear's two backward products. With 8 counted rows,
+// s = 1/8 scales every number exactly, so the two give the same bits: the loss and every gradient — while the float32
+// products' two nodes give others (the products here were bfloat16).
+BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_with_the_two_nodes_bits) {
+  if (refused(Precision::bfloat16)) return;
+  Rng rng(19);
+  const auto uniform = [&rng](const Shape& shape, double r) {
+    Tensor<float> t(shape);
+    for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-r, r));
+    return t;
+  };
+  const Tensor<float> x = uniform(Shape{9, 40}, 2.0), W = uniform(Shape{300, 40}, 0.5), b = uniform(Shape{300}, 0.5);
+  const Ids targets(Shape{9}, {3, 299, -100, 0, 17, 17, 150, 42, 7});  // 8 counted
+  struct Result {
+    float loss;
+    Tensor<float> dx, dW, db;
+    std::size_t nodes;
+  };
+  const auto run = [&](bool one_node) {
+    Tape<float> tape;
+    const Variable<float> vx = tape.leaf(x), vW = tape.leaf(W), vb = tape.leaf(b);
+    const Variable<float> loss = one_node ? linear_cross_entropy(vx, vW, vb, targets, -100, 0.1)
+                                          : cross_entropy(linear(vx, vW, vb), targets, -100, 0.1);
+    tape.backward(loss);
+    return Result{loss.value().item(), vx.grad(), vW.grad(), vb.grad(), tape.size()};
+  };
+  const Result float32 = run(true);
+  BOOST_TEST(float32.nodes == 5u);  // float32 products: linear_cross_entropy records the two nodes
+  const PrecisionScope scope(Precision::bfloat16);
+  const Result one = run(true), two = run(false);
+  BOOST_TEST(one.nodes == 4u);
+  BOOST_TEST(two.nodes == 5u);
+  BOOST_TEST(one.loss == two.loss);
+  BOOST_TEST((one.dx.flat() == two.dx.flat()));
+  BOOST_TEST((one.dW.flat() == two.dW.flat()));
+  BOOST_TEST((one.db.flat() == two.db.flat()));
+  BOOST_TEST((one.dx.flat() != float32.dx.flat()));
+  BOOST_TEST((one.dW.flat() != float32.dW.flat()));
 }
 
 BOOST_AUTO_TEST_CASE(registered_bfloat16_weights_are_rounded_once_until_refreshed) {
