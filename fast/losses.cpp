@@ -109,7 +109,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   const std::size_t rows = x.value().shape()[0], in = W.value().shape()[1], classes = W.value().shape()[0];
   const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
   std::vector<S> g(rows * classes);
-  std::vector<T> column(b.empty() ? 0 : classes, T(0));  // Σ_n G_n, for db
+  std::vector<T> column_sums(b.empty() ? 0 : classes, T(0));  // Σ_n G_n, for db
   const std::size_t block = std::max<std::size_t>(1, logit_block / std::max<std::size_t>(classes, 1));
   std::vector<T> logits(std::min(block, rows) * classes);
   T total = 0;
@@ -134,7 +134,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
         }
         kernels::scaled_exp_minus(row, m, l, T(1), spread, row, classes, false);
         row[static_cast<std::size_t>(t)] -= on_target;
-        for (std::size_t k = 0; k < column.size(); ++k) column[k] += row[k];
+        for (std::size_t k = 0; k < column_sums.size(); ++k) column_sums[k] += row[k];
       }
       keep_row(row, g.data() + n * classes, classes);
     }
@@ -142,25 +142,26 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   std::vector<Variable<T>> inputs{x, W};
   if (!b.empty()) inputs.push_back(b);
-  return tape.record("linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
-                     [rows, in, classes, counted, g = std::move(g), column = std::move(column)](BackwardContext<T>& c) {
-                       if (counted == 0) return;
-                       const T scale = c.dy().item() / static_cast<T>(counted);
-                       if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
-                         const bool add = c.has_dx(0);
-                         product_of_kept(false, rows, in, classes, scale, g.data(), classes, c.x(1).data(),
-                                         add ? T(1) : T(0), add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
-                       }
-                       if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
-                         const bool add = c.has_dx(1);
-                         product_of_kept(true, classes, in, rows, scale, g.data(), classes, c.x(0).data(),
-                                         add ? T(1) : T(0), add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
-                       }
-                       if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
-                         T* db = c.dx(2).data();
-                         for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column[k];
-                       }
-                     });
+  return tape.record(
+      "linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
+      [rows, in, classes, counted, g = std::move(g), column_sums = std::move(column_sums)](BackwardContext<T>& c) {
+        if (counted == 0) return;
+        const T scale = c.dy().item() / static_cast<T>(counted);
+        if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
+          const bool add = c.has_dx(0);
+          product_of_kept(false, rows, in, classes, scale, g.data(), classes, c.x(1).data(), add ? T(1) : T(0),
+                          add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+        }
+        if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
+          const bool add = c.has_dx(1);
+          product_of_kept(true, classes, in, rows, scale, g.data(), classes, c.x(0).data(), add ? T(1) : T(0),
+                          add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+        }
+        if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
+          T* db = c.dx(2).data();
+          for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column_sums[k];
+        }
+      });
 }
 
 }  // namespace
@@ -168,12 +169,6 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
 template <class T>
 Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
                                  std::int64_t ignore_id, double label_smoothing) {
-  if constexpr (std::is_same_v<T, float>) {
-    // float32 products keep the two nodes: float32 training's bits, as they have always been
-    if (current_precision() != Precision::bfloat16) {
-      return cross_entropy(linear(x, W, b), targets, ignore_id, label_smoothing);
-    }
-  }
   const Shape& xs = x.value().shape();
   const Shape& ws = W.value().shape();
   if (xs.rank() != 2 || ws.rank() != 2 || xs[1] != ws[1] ||
@@ -189,6 +184,10 @@ Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, con
   const std::size_t counted = counted_targets("linear_cross_entropy", Shape{xs[0], ws[0]}, targets, ignore_id);
   const T eps = static_cast<T>(label_smoothing);
   if constexpr (std::is_same_v<T, float>) {
+    // float32 products keep the two nodes: float32 training's bits, as they have always been
+    if (current_precision() != Precision::bfloat16) {
+      return cross_entropy(linear(x, W, b), targets, ignore_id, label_smoothing);
+    }
     return output_loss_node<T, std::uint16_t>(x, W, b, targets, ignore_id, eps, counted);
   } else {
     return output_loss_node<T, T>(x, W, b, targets, ignore_id, eps, counted);

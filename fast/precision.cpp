@@ -22,6 +22,7 @@
 #include <dnnl.hpp>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "fast/onednn.hpp"
@@ -70,16 +71,19 @@ using onednn::dim;
 using onednn::matrix;
 using onednn::runtime;
 
-// One primitive for every product of a transposition, alpha and beta: its sizes and row strides are given when it runs
-// (oneDNN's runtime dimensions). Measured on the translation benchmark's 170 shapes (Zen 5, one thread), that runs
-// them in 0.89 of the time of primitives made for each shape (oneDNN's gemm:jit kernel against its brgemm one), and
-// it keeps a run from making a primitive — about a millisecond and 0.4 MB each — for every new sentence length.
+// One primitive for every product of a transposition, a beta and whether alpha is 1: its sizes and row strides are
+// given when it runs (oneDNN's runtime dimensions), and so is an alpha other than 1 (a runtime output scale; the loss's
+// dy/N, which linear_cross_entropy passes, changes with every batch). Measured on the translation benchmark's 170
+// shapes (Zen 5, one thread), that runs them in 0.89 of the time of primitives made for each shape (oneDNN's gemm:jit
+// kernel against its brgemm one), and it keeps a run from making a primitive — about a millisecond and 0.4 MB each —
+// for every new sentence length or batch size.
 struct ProductKey {
   bool trans_a, trans_b;
-  float alpha, beta;
-  bool operator<(const ProductKey& o) const {  // by the scalars' bits: a NaN alpha or beta still orders
-    return std::make_tuple(trans_a, trans_b, bits(alpha), bits(beta)) <
-           std::make_tuple(o.trans_a, o.trans_b, bits(o.alpha), bits(o.beta));
+  bool scaled;  // alpha ≠ 1, given when the product runs
+  float beta;
+  bool operator<(const ProductKey& o) const {  // by beta's bits: a NaN beta still orders
+    return std::make_tuple(trans_a, trans_b, scaled, bits(beta)) <
+           std::make_tuple(o.trans_a, o.trans_b, o.scaled, bits(o.beta));
   }
   static std::uint32_t bits(float x) {
     std::uint32_t b;
@@ -90,7 +94,7 @@ struct ProductKey {
 
 dnnl::matmul make_product(const ProductKey& key) {
   dnnl::primitive_attr attr;
-  if (key.alpha != 1.0f) attr.set_output_scales(0, {key.alpha});
+  if (key.scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
   if (key.beta != 0.0f) {
     dnnl::post_ops sum;
     sum.append_sum(key.beta);
@@ -121,15 +125,16 @@ struct ThreadState {
 // (17 MB a thread) raised the translation run's peak memory above float32's.
 constexpr std::size_t tile_elements = std::size_t{1} << 18;
 
-// An operand of a product, op(X): X stored with row stride ld, and the numbers of its registered bfloat16 copy at the
-// place of x (nullptr when X lies in no registered tensor).
+// An operand of a product, op(X): X stored with row stride ld, and the numbers of its bfloat16 copy at the place of x —
+// a registered tensor's copy, or the operand itself when it comes in bfloat16 — (nullptr when X lies in no registered
+// tensor: its blocks are rounded as they are read).
 struct Operand {
   const float* x;
   std::size_t ld;
   bool trans;
   const std::uint16_t* copy;
 
-  // An operand already in bfloat16 (row stride ld as stored): read where it lies.
+  // An operand already in bfloat16 (row stride ld as stored): read where it lies, as a registered copy is.
   Operand(const std::uint16_t* rounded, std::size_t ld, bool trans) : x(nullptr), ld(ld), trans(trans), copy(rounded) {}
   // The operand whose op(X) is rows × cols.
   Operand(const float* x, std::size_t ld, bool trans, std::size_t rows, std::size_t cols)
@@ -158,21 +163,31 @@ struct Operand {
 void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
                    float alpha, float beta, const std::uint16_t* a, std::size_t lda, const std::uint16_t* b,
                    std::size_t ldb, float* c, std::size_t ldc) {
-  const ProductKey key{trans_a, trans_b, alpha, beta};
+  const ProductKey key{trans_a, trans_b, alpha != 1.0f, beta};
   auto found = state.products.find(key);
   if (found == state.products.end()) found = state.products.emplace(key, make_product(key)).first;
   const auto bf16 = memory::data_type::bf16;
   const memory a_mem(matrix(trans_a, dim(m), dim(k), dim(lda), bf16), cpu_engine(), const_cast<std::uint16_t*>(a));
   const memory b_mem(matrix(trans_b, dim(k), dim(n), dim(ldb), bf16), cpu_engine(), const_cast<std::uint16_t*>(b));
   const memory c_mem(matrix(false, dim(m), dim(n), dim(ldc), memory::data_type::f32), cpu_engine(), c);
-  found->second.execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
+  if (key.scaled) {
+    args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
+                 memory({{1}, memory::data_type::f32, memory::format_tag::x}, cpu_engine(), &alpha));
+  }
+  found->second.execute(state.stream, args);
   state.stream.wait();
 }
 
 // C = alpha · op_a · op_b + beta · C, op_a m × k, op_b k × n, cut into blocks (above).
+ThreadState& thread_state() {
+  thread_local ThreadState state;
+  return state;
+}
+
 void bfloat16_blocks(const Operand& op_a, const Operand& op_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                      float beta, float* c, std::size_t ldc) {
-  thread_local ThreadState state;
+  ThreadState& state = thread_state();
   onednn::match_blas_threads();
   const bool trans_a = op_a.trans, trans_b = op_b.trans;
   const std::size_t tile_k = k <= 1024 ? k : 512, tile_mn = tile_elements / tile_k;
@@ -309,6 +324,14 @@ void gemm_with_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t
 #else
   (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
   (void)beta, (void)c, (void)ldc;  // unreachable: bfloat16 cannot be in use without oneDNN
+#endif
+}
+
+std::size_t bfloat16_primitives() {
+#if ATTEND_ONEDNN
+  return thread_state().products.size();
+#else
+  return 0;
 #endif
 }
 

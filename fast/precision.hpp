@@ -62,6 +62,11 @@ void gemm_with_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t
                           const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta,
                           float* c, std::size_t ldc);
 
+// How many oneDNN primitives the calling thread holds for its bfloat16 products: one for each transposition of A and
+// B, beta, and whether alpha is 1 (any other alpha is given when the product runs), made when first needed and kept.
+// For tests and diagnostics; 0 without oneDNN.
+std::size_t bfloat16_primitives();
+
 // Weights for the int8 products: each matrix quantized per row (output channel), w ≈ s_r·q with q in −L … L and
 // s_r = max_c |w_rc| / L, and registered by the address of its numbers for as long as this object lives. While
 // Precision::int8 is in use, a product C = α·op(A)·Wᵀ + β·C whose B is a registered W — or a block of its rows and

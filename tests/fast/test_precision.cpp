@@ -197,11 +197,13 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(13);
   const PrecisionScope scope(Precision::bfloat16);
-  for (const auto& [m, n, k, strided] : {std::tuple{5, 33, 70, true}, std::tuple{37, 65, 1100, false},
-                                         std::tuple{2100, 4, 40, true}, std::tuple{1, 9, 3, false}}) {
+  // (2100, 40, 248): 1,057 rows of C a block, so A's rows are read in two blocks, as the output layer's dW reads G
+  for (const auto& [m, n, k, strided] :
+       {std::tuple{5, 33, 70, true}, std::tuple{37, 65, 1100, false}, std::tuple{2100, 4, 40, true},
+        std::tuple{1, 9, 3, false}, std::tuple{2100, 40, 248, false}}) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
-        const Product p = make_product(ta, tb, m, n, k, strided, 0.5f, ta ? 1.f : 0.f, rng);
+        const Product p = make_product(ta, tb, m, n, k, strided, ta ? 0.5f : 1.f / 248, tb ? 1.f : 0.f, rng);
         std::vector<std::uint16_t> a16(p.a.size());
         bf16::from_float(p.a.data(), a16.data(), a16.size());
         std::vector<float> by_float = p.c, by_bf16 = p.c;
@@ -269,6 +271,65 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_with_the_two_
   BOOST_TEST((one.db.flat() == two.db.flat()));
   BOOST_TEST((one.dx.flat() != float32.dx.flat()));
   BOOST_TEST((one.dW.flat() != float32.dW.flat()));
+}
+
+// The same at a size where the node computes its logits in two blocks (9 rows of 65,537 classes: 7, then 2) and its
+// backward products cut their sums and rows into blocks, without a bias, and 6 counted rows (s = 1/6 does not scale
+// exactly): the one node within float32's rounding of the two nodes, which round s·G where it rounds G — a few units
+// of bfloat16's last place of G's largest numbers, 2⁻⁸ relative, at most.
+BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
+  if (refused(Precision::bfloat16)) return;
+  Rng rng(23);
+  const auto uniform = [&rng](const Shape& shape, double r) {
+    Tensor<float> t(shape);
+    for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-r, r));
+    return t;
+  };
+  const std::size_t C = 65537;
+  const Tensor<float> x = uniform(Shape{9, 8}, 2.0), W = uniform(Shape{C, 8}, 2.0);
+  const Ids targets(Shape{9}, {0, 65536, -100, 30000, -100, 12, -100, 7, 65535});
+  const auto run = [&](bool one_node) {
+    Tape<float> tape;
+    const Variable<float> vx = tape.leaf(x), vW = tape.leaf(W);
+    const Variable<float> loss =
+        one_node ? linear_cross_entropy(vx, vW, Variable<float>(), targets) : cross_entropy(linear(vx, vW), targets);
+    tape.backward(loss);
+    return std::tuple{loss.value().item(), vx.grad(), vW.grad(), tape.size()};
+  };
+  const PrecisionScope scope(Precision::bfloat16);
+  const auto [loss1, dx1, dW1, nodes1] = run(true);
+  const auto [loss2, dx2, dW2, nodes2] = run(false);
+  BOOST_TEST(nodes1 == 3u);
+  BOOST_TEST(nodes2 == 4u);
+  BOOST_TEST(loss1 == loss2, boost::test_tools::tolerance(1e-6f));
+  // |Δ| against the largest |element| of the gradient: G's rounding differs by up to 2⁻⁸ relative per element
+  const auto worst = [](const Tensor<float>& a, const Tensor<float>& b) {
+    double largest = 0, difference = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      largest = std::max(largest, std::fabs(double(b.data()[i])));
+      difference = std::max(difference, std::fabs(double(a.data()[i]) - double(b.data()[i])));
+    }
+    return difference / largest;
+  };
+  BOOST_TEST(worst(dW1, dW2) <= std::ldexp(1.0, -8));
+  BOOST_TEST(worst(dx1, dx2) <= std::ldexp(1.0, -8));
+  BOOST_TEST(worst(dW1, dW2) > 0.0);  // s·G and G round differently here: not the same arithmetic by accident
+}
+
+// An alpha other than 1 is given to oneDNN when the product runs: products with nine different alphas (the loss's
+// dy/N changes with every batch) add at most one primitive to the thread's cache, not nine.
+BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha) {
+  if (refused(Precision::bfloat16)) return;
+  const PrecisionScope scope(Precision::bfloat16);
+  std::vector<float> a(6 * 5, 0.5f), b(5 * 7, 0.25f), c(6 * 7, 0.f);
+  blas_gemm(false, false, 6, 7, 5, 1.f, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
+  const std::size_t before = bfloat16_primitives();
+  for (int i = 1; i <= 9; ++i) {
+    const float alpha = 1.0f / static_cast<float>(i + 300);
+    blas_gemm(false, false, 6, 7, 5, alpha, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
+    BOOST_TEST(c[0] == alpha * 5 * 0.5f * 0.25f, boost::test_tools::tolerance(1e-6f));  // the alpha of this product
+  }
+  BOOST_TEST(bfloat16_primitives() <= before + 1);  // + 1 unless an earlier product of this thread made it
 }
 
 BOOST_AUTO_TEST_CASE(registered_bfloat16_weights_are_rounded_once_until_refreshed) {
