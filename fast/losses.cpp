@@ -17,6 +17,26 @@
 
 namespace attend {
 
+namespace {
+
+// Adds a row's loss to `total`, (1 − ε)(lse − x_t) + (ε/C) Σ_c (lse − x_c) with lse = m + l, and returns m, the row's
+// maximum, and l = ln Σ_c exp(x_c − m).
+template <class T>
+std::pair<T, T> add_row_loss(const T* row, std::size_t classes, std::size_t t, T eps, T& total) {
+  const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
+  const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
+  const T lse = m + l;
+  total += on_target * (lse - row[t]);
+  if (eps > T(0)) {
+    T all = 0;
+    for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
+    total += spread * all;
+  }
+  return {m, l};
+}
+
+}  // namespace
+
 template <class T>
 Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id,
                           double label_smoothing) {
@@ -37,17 +57,9 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
   for (std::size_t n = 0; n < targets.size(); ++n) {
     const std::int64_t t = targets.data()[n];
     if (t == ignore_id) continue;
-    const T* row = x + n * classes;
-    const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
+    const auto [m, l] = add_row_loss(x + n * classes, classes, static_cast<std::size_t>(t), eps, total);
     pieces[2 * n] = m;
     pieces[2 * n + 1] = l;
-    const T lse = m + l;
-    total += on_target * (lse - row[t]);
-    if (eps > T(0)) {
-      T all = 0;
-      for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
-      total += spread * all;
-    }
   }
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   return tape.record(
@@ -124,14 +136,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
         std::fill(row, row + classes, T(0));  // G_n = 0: the row adds nothing to any gradient
       } else {
         // the loss as cross_entropy adds it up, then G_n = softmax(x_n) − (1 − ε) onehot(t) − ε/C over the same row
-        const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
-        const T lse = m + l;
-        total += on_target * (lse - row[t]);
-        if (eps > T(0)) {
-          T all = 0;
-          for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
-          total += spread * all;
-        }
+        const auto [m, l] = add_row_loss(row, classes, static_cast<std::size_t>(t), eps, total);
         kernels::scaled_exp_minus(row, m, l, T(1), spread, row, classes, false);
         row[static_cast<std::size_t>(t)] -= on_target;
         for (std::size_t k = 0; k < column_sums.size(); ++k) column_sums[k] += row[k];

@@ -239,12 +239,9 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
 BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_with_the_two_nodes_bits) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(19);
-  const auto uniform = [&rng](const Shape& shape, double r) {
-    Tensor<float> t(shape);
-    for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-r, r));
-    return t;
-  };
-  const Tensor<float> x = uniform(Shape{9, 40}, 2.0), W = uniform(Shape{300, 40}, 0.5), b = uniform(Shape{300}, 0.5);
+  const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 40}, -2.0, 2.0);
+  const Tensor<float> W = rng.uniform_tensor<float>(Shape{300, 40}, -0.5, 0.5);
+  const Tensor<float> b = rng.uniform_tensor<float>(Shape{300}, -0.5, 0.5);
   const Ids targets(Shape{9}, {3, 299, -100, 0, 17, 17, 150, 42, 7});  // 8 counted
   struct Result {
     float loss;
@@ -280,13 +277,9 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_with_the_two_
 BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(23);
-  const auto uniform = [&rng](const Shape& shape, double r) {
-    Tensor<float> t(shape);
-    for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-r, r));
-    return t;
-  };
   const std::size_t C = 65537;
-  const Tensor<float> x = uniform(Shape{9, 8}, 2.0), W = uniform(Shape{C, 8}, 2.0);
+  const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 8}, -2.0, 2.0);
+  const Tensor<float> W = rng.uniform_tensor<float>(Shape{C, 8}, -2.0, 2.0);
   const Ids targets(Shape{9}, {0, 65536, -100, 30000, -100, 12, -100, 7, 65535});
   const auto run = [&](bool one_node) {
     Tape<float> tape;
