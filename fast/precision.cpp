@@ -179,12 +179,13 @@ void block_product(ThreadState& state, bool trans_a, bool trans_b, std::size_t m
   state.stream.wait();
 }
 
-// C = alpha · op_a · op_b + beta · C, op_a m × k, op_b k × n, cut into blocks (above).
+// The calling thread's primitives, stream and packing buffers.
 ThreadState& thread_state() {
   thread_local ThreadState state;
   return state;
 }
 
+// C = alpha · op_a · op_b + beta · C, op_a m × k, op_b k × n, cut into blocks (above).
 void bfloat16_blocks(const Operand& op_a, const Operand& op_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                      float beta, float* c, std::size_t ldc) {
   ThreadState& state = thread_state();
