@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -35,16 +36,21 @@ std::pair<T, T> add_row_loss(const T* row, std::size_t classes, std::size_t t, T
   return {m, l};
 }
 
+// Throws std::invalid_argument naming `op` when ε is outside [0, 1].
+void check_smoothing(const char* op, double label_smoothing) {
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
+    throw std::invalid_argument(std::string(op) + ": label_smoothing " + std::to_string(label_smoothing) +
+                                " is outside [0, 1]");
+  }
+}
+
 }  // namespace
 
 template <class T>
 Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::int64_t ignore_id,
                           double label_smoothing) {
   Tape<T>& tape = tape_of("cross_entropy", {&logits});
-  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
-    throw std::invalid_argument("cross_entropy: label_smoothing " + std::to_string(label_smoothing) +
-                                " is outside [0, 1]");
-  }
+  check_smoothing("cross_entropy", label_smoothing);
   const Shape& shape = logits.value().shape();
   const std::size_t counted = counted_targets("cross_entropy", shape, targets, ignore_id);
   const std::size_t classes = shape[shape.rank() - 1];
@@ -120,17 +126,18 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   Tape<T>& tape = b.empty() ? tape_of("linear_cross_entropy", {&x, &W}) : tape_of("linear_cross_entropy", {&x, &W, &b});
   const std::size_t rows = x.value().shape()[0], in = W.value().shape()[1], classes = W.value().shape()[0];
   const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
-  std::vector<S> g(rows * classes);
+  // neither G nor the block of logits is zero-filled first: every number of each is written before it is read
+  const std::shared_ptr<S[]> g(new S[rows * classes]);
   std::vector<T> column_sums(b.empty() ? 0 : classes, T(0));  // Σ_n G_n, for db
   const std::size_t block = std::max<std::size_t>(1, logit_block / std::max<std::size_t>(classes, 1));
-  std::vector<T> logits(std::min(block, rows) * classes);
+  const std::unique_ptr<T[]> logits(new T[std::min(block, rows) * classes]);
   T total = 0;
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
     const std::size_t count = std::min(block, rows - r0);
     blas_linear(count, classes, in, x.value().data() + r0 * in, W.value().data(),
-                b.empty() ? nullptr : b.value().data(), logits.data());
+                b.empty() ? nullptr : b.value().data(), logits.get());
     for (std::size_t n = r0; n < r0 + count; ++n) {
-      T* row = logits.data() + (n - r0) * classes;
+      T* row = logits.get() + (n - r0) * classes;
       const std::int64_t t = targets.data()[n];
       if (t == ignore_id) {
         std::fill(row, row + classes, T(0));  // G_n = 0: the row adds nothing to any gradient
@@ -141,32 +148,31 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
         row[static_cast<std::size_t>(t)] -= on_target;
         for (std::size_t k = 0; k < column_sums.size(); ++k) column_sums[k] += row[k];
       }
-      keep_row(row, g.data() + n * classes, classes);
+      keep_row(row, g.get() + n * classes, classes);
     }
   }
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   std::vector<Variable<T>> inputs{x, W};
   if (!b.empty()) inputs.push_back(b);
-  return tape.record(
-      "linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
-      [rows, in, classes, counted, g = std::move(g), column_sums = std::move(column_sums)](BackwardContext<T>& c) {
-        if (counted == 0) return;
-        const T scale = c.dy().item() / static_cast<T>(counted);
-        if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
-          const bool add = c.has_dx(0);
-          product_of_kept(false, rows, in, classes, scale, g.data(), classes, c.x(1).data(), add ? T(1) : T(0),
-                          add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
-        }
-        if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
-          const bool add = c.has_dx(1);
-          product_of_kept(true, classes, in, rows, scale, g.data(), classes, c.x(0).data(), add ? T(1) : T(0),
-                          add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
-        }
-        if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
-          T* db = c.dx(2).data();
-          for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column_sums[k];
-        }
-      });
+  return tape.record("linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
+                     [rows, in, classes, counted, g, column_sums = std::move(column_sums)](BackwardContext<T>& c) {
+                       if (counted == 0) return;
+                       const T scale = c.dy().item() / static_cast<T>(counted);
+                       if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
+                         const bool add = c.has_dx(0);
+                         product_of_kept(false, rows, in, classes, scale, g.get(), classes, c.x(1).data(),
+                                         add ? T(1) : T(0), add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+                       }
+                       if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
+                         const bool add = c.has_dx(1);
+                         product_of_kept(true, classes, in, rows, scale, g.get(), classes, c.x(0).data(),
+                                         add ? T(1) : T(0), add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+                       }
+                       if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
+                         T* db = c.dx(2).data();
+                         for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column_sums[k];
+                       }
+                     });
 }
 
 }  // namespace
@@ -182,10 +188,7 @@ Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, con
                                 ", bias " + (b.empty() ? std::string("none") : to_string(b.value().shape())) +
                                 ": expected input (N, in), weight (C, in), bias (C,)");
   }
-  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
-    throw std::invalid_argument("linear_cross_entropy: label_smoothing " + std::to_string(label_smoothing) +
-                                " is outside [0, 1]");
-  }
+  check_smoothing("linear_cross_entropy", label_smoothing);
   const std::size_t counted = counted_targets("linear_cross_entropy", Shape{xs[0], ws[0]}, targets, ignore_id);
   const T eps = static_cast<T>(label_smoothing);
   if constexpr (std::is_same_v<T, float>) {

@@ -4,6 +4,8 @@
 // gradient adds into an existing one), and label smoothing by hand.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -74,6 +76,23 @@ BOOST_AUTO_TEST_CASE(linear_cross_entropy_gradcheck) {
     return add(add(loss, sx), sw);
   };
   ATTEND_CHECK_GRADIENTS(g, std::vector<Tensor<double>>(inputs.begin(), inputs.begin() + 2));
+}
+
+// linear_cross_entropy checks its input in every precision (float32 products record the two nodes only after): the
+// shapes, and ε in [0, 1], each refused in a message that names the op.
+BOOST_AUTO_TEST_CASE_TEMPLATE(linear_cross_entropy_names_bad_input, T, float_types) {
+  Tape<T> tape;
+  const auto x = tape.leaf(Tensor<T>(Shape{2, 3, 4})), W = tape.leaf(Tensor<T>(Shape{5, 4}));
+  const auto b = tape.leaf(Tensor<T>(Shape{5}));
+  const auto says = [](const std::string& what) {
+    return [what](const std::invalid_argument& e) { return std::string(e.what()) == what; };
+  };
+  BOOST_CHECK_EXCEPTION(linear_cross_entropy(x, W, b, Ids(Shape{2, 3}, 0)), std::invalid_argument,
+                        says("linear_cross_entropy: input (2,3,4), weight (5,4), bias (5,): expected input (N, in), "
+                             "weight (C, in), bias (C,)"));
+  const auto rows = tape.leaf(Tensor<T>(Shape{2, 4}));
+  BOOST_CHECK_EXCEPTION(linear_cross_entropy(rows, W, b, Ids(Shape{2}, 0), -100, 1.5), std::invalid_argument,
+                        says("linear_cross_entropy: label_smoothing 1.500000 is outside [0, 1]"));
 }
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(cross_entropy_hand_computed, T, float_types) {
