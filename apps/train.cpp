@@ -322,9 +322,12 @@ std::uint64_t step_seed(std::uint64_t seed, std::size_t step) {
 
 // This process's part of a step's loss and gradient: its rows of the batch (all of them in one process) cut into its
 // threads' shards, each weighted by its target tokens; with several processes, the total weight and the gradients
-// combined over all of them (Ranks, in rank order). Returns the batch's loss.
-float forward_backward(Run& run, const TrainingBatch& whole) {
+// combined over all of them (Ranks, in rank order). Returns the batch's loss. With `squares` (for clipping), also
+// sets it to nn::gradient_squares of the parameters: made as the shards' gradients are summed in one process, in a
+// pass of its own once they are combined over several.
+float forward_backward(Run& run, const TrainingBatch& whole, double* squares) {
   const Ranks& ranks = run.ranks;
+  if (squares != nullptr) *squares = 0.0;
   const std::size_t begin = whole.rows() * ranks.rank() / ranks.size();
   const std::size_t end = whole.rows() * (ranks.rank() + 1) / ranks.size();
   const std::size_t shards = ranks.size() * run.settings.threads;
@@ -344,13 +347,15 @@ float forward_backward(Run& run, const TrainingBatch& whole) {
     std::function<double(double)> total_of;
     if (ranks.size() > 1) total_of = [&](double mine) { return ranks.sum(mine); };
     // sets the gradient of every parameter Adam updates (zero_grad and then adding would take two more passes)
-    value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters());
+    value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters(),
+                               ranks.size() == 1 ? squares : nullptr);
   } else {
     run.adam->zero_grad(run.parallel->executor());
     ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
   }
   if (ranks.size() == 1) return value;
   ranks.sum_gradients(run.file.model->module().parameters());
+  if (squares != nullptr) *squares = nn::gradient_squares(run.adam->parameters(), run.parallel->executor());
   return ranks.sum(value);
 }
 
@@ -358,13 +363,12 @@ float forward_backward(Run& run, const TrainingBatch& whole) {
 // generators); a loss or gradient that is not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
   float value = 0, norm = 0;
+  double squares = 0;  // of the gradient, when clipping
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
     run.tokens += batch.tokens;
-    value = forward_backward(run, batch);
-    norm = run.settings.clip > 0
-               ? nn::clip_grad_norm(run.file.model->module().parameters(), run.settings.clip, run.parallel->executor())
-               : 0.0f;
+    value = forward_backward(run, batch, run.settings.clip > 0 ? &squares : nullptr);
+    norm = static_cast<float>(std::sqrt(squares));
   } catch (const std::runtime_error& e) {  // anomaly detection names the op
     throw std::runtime_error("step " + std::to_string(run.state.step + 1) + ": " + e.what() + "; " + saved_files(run));
   }
@@ -376,8 +380,16 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
     throw std::runtime_error(what.str());
   }
   run.step_lr = run.adam->lr;
-  run.adam->step(run.parallel->executor());
-  if (run.bf16_weights) run.bf16_weights->refresh(run.parallel->executor());
+  // clip_grad_norm's factor and the bfloat16 copies' rounding, both inside Adam's pass over the weights
+  nn::StepExtras extras;
+  if (run.settings.clip > 0) extras.grad_scale = nn::clip_factor<float>(std::sqrt(squares), run.settings.clip);
+  if (run.bf16_weights) {
+    extras.updated = [&run](std::size_t i, std::size_t begin, std::size_t end) {
+      const float* w = run.adam->parameters()[i].second->value.data();
+      run.bf16_weights->refresh(w + begin, w + end);
+    };
+  }
+  run.adam->step(run.parallel->executor(), extras);
   if (run.warmup) run.warmup->step();
   if (run.drop) run.drop->step();
   ++run.state.step;

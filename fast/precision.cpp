@@ -377,6 +377,18 @@ void BFloat16Weights::refresh(const Executor& executor) {
   for (const auto& copy : copies_) copy->fresh.store(copy->read.load(std::memory_order_relaxed));  // a made one is read
 }
 
+void BFloat16Weights::refresh(const float* first, const float* last) {
+  if (first >= last) return;
+  const auto located = bfloat16_registry().find(first, last);  // (the tensor's first number, its copy)
+  const float* source = located.first;
+  const std::shared_ptr<Copy>& found = located.second;
+  if (found == nullptr || !found->read.load(std::memory_order_relaxed)) return;  // not read yet: made when first read
+  // a copy of this object's (another's is refreshed by its owner)
+  if (std::none_of(copies_.begin(), copies_.end(), [&](const auto& copy) { return copy == found; })) return;
+  const auto offset = static_cast<std::size_t>(first - source);
+  bf16::from_float(first, found->values.data() + offset, static_cast<std::size_t>(last - first));
+}
+
 std::size_t BFloat16Weights::bytes() const {
   std::size_t total = 0;
   for (const auto& copy : copies_) total += copy->values.size() * sizeof(std::uint16_t);

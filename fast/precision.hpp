@@ -133,6 +133,12 @@ class BFloat16Weights {
   // The registered tensors have changed: the copies that products have read so far are rounded again now, on the
   // executor's threads when one is given; the others when a product first reads them.
   void refresh(const Executor& executor = {});
+  // The numbers [first, last) of a registered tensor have changed (an optimizer's update of part of a weight,
+  // StepExtras::updated): its copy is rounded again there if a product has read it (a copy not made yet is made when
+  // first read). Threads may refresh different numbers at once; nothing else may happen to this object meanwhile.
+  // Numbers of no tensor this object registered: nothing to do. After parts have been refreshed this way, every
+  // number that changed must have been refreshed before the next product reads the copy.
+  void refresh(const float* first, const float* last);
   std::size_t count() const { return copies_.size(); }  // tensors registered
   std::size_t bytes() const;                            // of the copies made so far
 

@@ -50,6 +50,7 @@ struct AdamStep {
   T weight_decay;
   bool decoupled;  // AdamW: w ← (1 − ηλ) w first
   T decay_factor;
+  T grad_scale;  // StepExtras::grad_scale: g is read as s·g (1: exactly g)
 };
 
 // The update of n elements of a parameter (w, its gradient and the moments m and v; v_max, the running maximum of v,
@@ -60,7 +61,8 @@ template <class T, bool amsgrad>
 void adam_elements(std::size_t n, T* w, const T* grad, T* m, T* v, T* v_max, const AdamStep<T> s) {
   for (std::size_t e = 0; e < n; ++e) {
     const T w0 = s.decoupled ? w[e] * s.decay_factor : w[e];
-    const T g = s.l2 ? grad[e] + s.weight_decay * w0 : grad[e];
+    const T scaled = grad[e] * s.grad_scale;
+    const T g = s.l2 ? scaled + s.weight_decay * w0 : scaled;
     m[e] = s.beta1 * m[e] + s.one_minus_beta1 * g;
     v[e] = s.beta2 * v[e] + s.one_minus_beta2 * g * g;
     T second = v[e];
@@ -117,7 +119,7 @@ std::int64_t Optimizer<T>::step_count() const {
 }
 
 template <class T>
-void Optimizer<T>::step(const Executor& executor) {
+void Optimizer<T>::step(const Executor& executor, const StepExtras& extras) {
   require(is_nonnegative(lr), name_, "learning rate", lr, "finite and >= 0");
   for (const auto& [param_name, p] : parameters_) {
     if (p->grad.shape() != p->value.shape()) {
@@ -137,7 +139,7 @@ void Optimizer<T>::step(const Executor& executor) {
       }
     }
   }
-  update(t, executor);
+  update(t, executor, extras);
   step_.data()[0] = static_cast<T>(t);
 }
 
@@ -216,7 +218,7 @@ Sgd<T>::Sgd(NamedParameters<T> parameters, const SgdOptions& options)
 }
 
 template <class T>
-void Sgd<T>::update(std::int64_t step, const Executor&) {
+void Sgd<T>::update(std::int64_t step, const Executor&, const StepExtras& extras) {
   const T lr = static_cast<T>(this->lr);
   const T momentum = static_cast<T>(momentum_);
   const T one_minus_dampening = static_cast<T>(1.0 - dampening_);
@@ -242,11 +244,19 @@ void Sgd<T>::update(std::int64_t step, const Executor&) {
         xt::noalias(w) = w - lr * b;
       }
     };
-    if (weight_decay_ != 0.0) {
+    const T scale = static_cast<T>(extras.grad_scale);
+    if (scale != T(1)) {
+      if (weight_decay_ != 0.0) {
+        apply(p.grad.flat() * scale + weight_decay * w);
+      } else {
+        apply(p.grad.flat() * scale);
+      }
+    } else if (weight_decay_ != 0.0) {
       apply(p.grad.flat() + weight_decay * w);
     } else {
       apply(p.grad.flat());
     }
+    if (extras.updated) extras.updated(i, 0, w.size());
   }
 }
 
@@ -278,7 +288,7 @@ Adam<T>::Adam(std::string name, std::string kind, NamedParameters<T> parameters,
 }
 
 template <class T>
-void Adam<T>::update(std::int64_t step, const Executor& executor) {
+void Adam<T>::update(std::int64_t step, const Executor& executor, const StepExtras& extras) {
   // The scalars in double, as PyTorch computes them in Python, then rounded to T once.
   const double bias_correction1 = 1.0 - std::pow(beta1_, static_cast<double>(step));
   const double bias_correction2 = 1.0 - std::pow(beta2_, static_cast<double>(step));
@@ -292,6 +302,7 @@ void Adam<T>::update(std::int64_t step, const Executor& executor) {
   s.weight_decay = static_cast<T>(weight_decay_);
   s.decoupled = decoupled_;
   s.decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
+  s.grad_scale = static_cast<T>(extras.grad_scale);
   // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
   // reads only that element, so the result is the same however the elements are shared out)
   this->for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
@@ -304,6 +315,7 @@ void Adam<T>::update(std::int64_t step, const Executor& executor) {
     } else {
       adam_elements<T, false>(end - begin, w, grad, m, v, nullptr, s);
     }
+    if (extras.updated) extras.updated(i, begin, end);
   });
 }
 
@@ -317,64 +329,81 @@ AdamW<T>::AdamW(NamedParameters<T> parameters, const AdamWOptions& options)
 // clip_grad_norm
 
 template <class T>
-T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor) {
-  require(max_norm >= 0.0, "clip_grad_norm", "max_norm", max_norm, ">= 0");
-  // the chunks: (parameter, first element), each at most `chunk` elements of one parameter, and where each starts in
-  // the concatenation of all gradients
-  constexpr std::size_t chunk = std::size_t(1) << 16;
+double chunk_squares(const T* x, std::size_t n) {
+  // eight partial sums (in a fixed order, so that the loop vectorises)
+  double partial[8] = {};
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] += static_cast<double>(x[k + l]) * static_cast<double>(x[k + l]);
+  }
+  double s = 0;
+  for (const double p : partial) s += p;
+  for (; k < n; ++k) s += static_cast<double>(x[k]) * static_cast<double>(x[k]);
+  return s;
+}
+
+template <class T>
+double gradient_squares(const NamedParameters<T>& parameters, const Executor& executor) {
+  // the chunks: (parameter, first element), and where each starts in the concatenation of all gradients
   std::vector<std::pair<std::size_t, std::size_t>> chunks;
-  std::vector<std::size_t> sizes, starts;
+  std::vector<std::size_t> starts;
   std::size_t total = 0;
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto& [name, p] = parameters[i];
     if (p == nullptr) throw std::invalid_argument("clip_grad_norm: parameter \"" + name + "\" is a null pointer");
-    for (std::size_t at = 0; at < p->grad.size(); at += chunk) {
+    for (std::size_t at = 0; at < p->grad.size(); at += norm_chunk) {
       chunks.emplace_back(i, at);
       starts.push_back(total + at);
     }
-    total += sizes.emplace_back(p->grad.size());
+    total += p->grad.size();
   }
-  const auto run = [&](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
-    if (executor) {
-      executor(count, f);
-    } else {
-      f(0, count);
-    }
-  };
   std::vector<double> sums(chunks.size());
-  run(total, [&](std::size_t from, std::size_t to) {
+  const auto run = [&](std::size_t from, std::size_t to) {
     // the chunks that start in [from, to): every chunk once, whatever the ranges
     const auto first = std::lower_bound(starts.begin(), starts.end(), from) - starts.begin();
     const auto last = std::lower_bound(starts.begin(), starts.end(), to) - starts.begin();
     for (auto c = static_cast<std::size_t>(first); c < static_cast<std::size_t>(last); ++c) {
       const Tensor<T>& g = parameters[chunks[c].first].second->grad;
-      const T* x = g.data() + chunks[c].second;
-      const std::size_t n = std::min(chunk, g.size() - chunks[c].second);
-      // eight partial sums (in a fixed order, so that the loop vectorises)
-      double partial[8] = {};
-      std::size_t k = 0;
-      for (; k + 8 <= n; k += 8) {
-        for (std::size_t l = 0; l < 8; ++l) partial[l] += static_cast<double>(x[k + l]) * static_cast<double>(x[k + l]);
-      }
-      double s = 0;
-      for (const double p : partial) s += p;
-      for (; k < n; ++k) s += static_cast<double>(x[k]) * static_cast<double>(x[k]);
-      sums[c] = s;
+      sums[c] = chunk_squares(g.data() + chunks[c].second, std::min(norm_chunk, g.size() - chunks[c].second));
     }
-  });
+  };
+  if (executor) {
+    executor(total, run);
+  } else {
+    run(0, total);
+  }
   double sum_of_squares = 0.0;
   for (const double s : sums) sum_of_squares += s;
-  const double norm = std::sqrt(sum_of_squares);
-  if (!std::isfinite(norm)) return static_cast<T>(norm);
+  return sum_of_squares;
+}
+
+template <class T>
+T clip_factor(double norm, double max_norm) {
+  if (!std::isfinite(norm)) return T(1);
   const double coefficient = max_norm / (norm + 1e-6);
-  if (coefficient < 1.0) {
-    const T factor = static_cast<T>(coefficient);
-    run(total, [&](std::size_t from, std::size_t to) {
+  return coefficient < 1.0 ? static_cast<T>(coefficient) : T(1);
+}
+
+template <class T>
+T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor) {
+  require(max_norm >= 0.0, "clip_grad_norm", "max_norm", max_norm, ">= 0");
+  const double norm = std::sqrt(gradient_squares(parameters, executor));
+  const T factor = clip_factor<T>(norm, max_norm);
+  if (factor != T(1)) {
+    std::vector<std::size_t> sizes;
+    std::size_t total = 0;
+    for (const auto& named : parameters) total += sizes.emplace_back(named.second->grad.size());
+    const auto scale = [&](std::size_t from, std::size_t to) {
       for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
         T* g = parameters[i].second->grad.data();
         for (std::size_t k = begin; k < end; ++k) g[k] *= factor;
       });
-    });
+    };
+    if (executor) {
+      executor(total, scale);
+    } else {
+      scale(0, total);
+    }
   }
   return static_cast<T>(norm);
 }
@@ -515,5 +544,11 @@ template class AdamW<float>;
 template class AdamW<double>;
 template float clip_grad_norm(const NamedParameters<float>&, double, const Executor&);
 template double clip_grad_norm(const NamedParameters<double>&, double, const Executor&);
+template double gradient_squares(const NamedParameters<float>&, const Executor&);
+template double gradient_squares(const NamedParameters<double>&, const Executor&);
+template float clip_factor<float>(double, double);
+template double clip_factor<double>(double, double);
+template double chunk_squares(const float*, std::size_t);
+template double chunk_squares(const double*, std::size_t);
 
 }  // namespace attend::nn

@@ -48,6 +48,19 @@ using attend::Executor;
 void for_each_part(const std::vector<std::size_t>& sizes, std::size_t from, std::size_t to,
                    const std::function<void(std::size_t, std::size_t, std::size_t)>& f);
 
+// What a step() may do besides its update, for a training loop that would otherwise make more passes over every
+// parameter's numbers (apps/train.cpp). The defaults change nothing.
+struct StepExtras {
+  // The gradients are read as s·g, with s = grad_scale rounded to T: clip_grad_norm's multiplication (clip_factor
+  // below) made inside the update instead of in a pass of its own; p.grad itself is left as it is. With the factor
+  // clip_grad_norm would use, the new values are exactly those of clip_grad_norm followed by step().
+  double grad_scale = 1.0;
+  // Called as updated(i, begin, end) once elements [begin, end) of parameter i hold their new values, on the thread
+  // that updated them, while they are still in its cache (BFloat16Weights::refresh(first, last) rounds them there).
+  // Every element of every parameter is in exactly one call; calls on different threads overlap.
+  std::function<void(std::size_t, std::size_t, std::size_t)> updated;
+};
+
 template <class T>
 class Optimizer {
  public:
@@ -65,7 +78,7 @@ class Optimizer {
   // With an executor (nn::BatchParallel::executor()), Adam's and AdamW's elementwise work is cut into ranges of all
   // parameters' elements and shared out over its threads; the numbers are the same on any number of threads. Without
   // one (the default), the calling thread does it all.
-  void step(const Executor& executor = {});
+  void step(const Executor& executor = {}, const StepExtras& extras = {});
   // Sets every parameter's gradient to zero (PyTorch 1.13's zero_grad(set_to_none=False)), in place; on the executor's
   // threads when one is given.
   void zero_grad(const Executor& executor = {});
@@ -86,7 +99,7 @@ class Optimizer {
   Optimizer(std::string name, std::string kind, NamedParameters<T> parameters, double lr);
 
   // The update itself, for every parameter; `step` is this step's number t (1 for the first).
-  virtual void update(std::int64_t step, const Executor& executor) = 0;
+  virtual void update(std::int64_t step, const Executor& executor, const StepExtras& extras) = 0;
 
   // Registers one zero-initialised state tensor per parameter, shaped like it, named "<quantity>.<param name>";
   // returns the handle buffer() takes. Called from constructors only.
@@ -138,7 +151,7 @@ class Sgd : public Optimizer<T> {
   bool nesterov() const { return nesterov_; }
 
  protected:
-  void update(std::int64_t step, const Executor& executor) override;
+  void update(std::int64_t step, const Executor& executor, const StepExtras& extras) override;
 
  private:
   double momentum_, dampening_, weight_decay_;
@@ -180,7 +193,7 @@ class Adam : public Optimizer<T> {
  protected:
   // For AdamW: `decoupled` applies the weight decay to w directly instead of adding it to g.
   Adam(std::string name, std::string kind, NamedParameters<T> parameters, const AdamOptions& options, bool decoupled);
-  void update(std::int64_t step, const Executor& executor) override;
+  void update(std::int64_t step, const Executor& executor, const StepExtras& extras) override;
 
  private:
   double beta1_, beta2_, eps_, weight_decay_;
@@ -217,6 +230,22 @@ class AdamW : public Adam<T> {
 // `if (!std::isfinite(clip_grad_norm(params, 1.0))) { zero_grad; continue; }`. max_norm must be ≥ 0.
 template <class T>
 T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor = {});
+
+// clip_grad_norm in parts, for a loop that fuses them into its other passes (StepExtras::grad_scale;
+// BatchParallel::step's `squares`): gradient_squares is Σ g² exactly as clip_grad_norm adds it (n is its square
+// root), clip_factor what clip_grad_norm multiplies the gradients by — max_norm / (n + 1e-6) rounded to T when that is
+// < 1, otherwise 1 — for a finite n; a NaN or ±inf n gives 1.
+template <class T>
+double gradient_squares(const NamedParameters<T>& parameters, const Executor& executor = {});
+template <class T>
+T clip_factor(double norm, double max_norm);
+
+// How clip_grad_norm adds squares up: each parameter's elements in chunks of norm_chunk, each chunk's squares in
+// double in eight partial sums (elements 8j + l into sum l, then the eight sums in order and the last n mod 8
+// squares), the chunks' sums then in order. chunk_squares is one chunk's sum.
+inline constexpr std::size_t norm_chunk = std::size_t(1) << 16;
+template <class T>
+double chunk_squares(const T* x, std::size_t n);
 
 // Step decay, torch.optim.lr_scheduler.StepLR: call step() once per epoch, after that epoch's optimizer steps.
 // After epoch e (e = 1, 2, ...), η ← η · γ whenever e is a multiple of step_size, so η_e = η₀ γ^⌊e / step_size⌋

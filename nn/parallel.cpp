@@ -169,29 +169,51 @@ namespace {
 template <class T>
 struct ReachedGradients {
   std::vector<Parameter<T>*> parameters;
-  std::vector<std::vector<const Tensor<T>*>> gradients;  // of parameters[i], in shard order
+  std::vector<std::vector<const Tensor<T>*>> gradients;        // of parameters[i], in shard order
+  std::unordered_map<const Parameter<T>*, std::size_t> index;  // of each in parameters
 };
 
 // Phase 3 of step(): p.grad (+)= g_0 + g_1 + … for every parameter reached (assigned: the first additions start from
-// g_0 rather than from p.grad), every thread on its range of all the parameters' elements.
+// g_0 rather than from p.grad), every thread on whole chunks (norm_chunk elements of a parameter; its last one
+// shorter). With `squares_of` (the list of parameters to assign), also returns gradient_squares(*squares_of): each
+// chunk's squares taken while the chunk is in cache, then added in the order of the list (a parameter no shard reached
+// adds squares of zeros).
 template <class T>
-void sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Executor& executor) {
-  std::vector<std::size_t> sizes;
+double sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Executor& executor,
+                     const NamedParameters<T>* squares_of) {
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;  // (parameter, first element)
+  std::vector<std::size_t> starts;                          // of each chunk in the concatenation of all gradients
+  std::vector<std::size_t> first;                           // each parameter's first chunk
   std::size_t elements = 0;
-  for (const Parameter<T>* p : reached.parameters) elements += sizes.emplace_back(p->grad.size());
+  for (std::size_t i = 0; i < reached.parameters.size(); ++i) {
+    const std::size_t size = reached.parameters[i]->grad.size();
+    first.push_back(chunks.size());
+    for (std::size_t at = 0; at < size; at += norm_chunk) {
+      chunks.emplace_back(i, at);
+      starts.push_back(elements + at);
+    }
+    elements += size;
+  }
+  first.push_back(chunks.size());
+  std::vector<double> squares(squares_of != nullptr ? chunks.size() : 0);
   executor(elements, [&](std::size_t from, std::size_t to) {
-    for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
+    // the chunks that start in [from, to): every chunk once, whatever the ranges
+    const auto c0 = std::lower_bound(starts.begin(), starts.end(), from) - starts.begin();
+    const auto c1 = std::lower_bound(starts.begin(), starts.end(), to) - starts.begin();
+    for (auto c = static_cast<std::size_t>(c0); c < static_cast<std::size_t>(c1); ++c) {
+      const auto [i, begin] = chunks[c];
+      const std::size_t end = std::min(begin + norm_chunk, reached.parameters[i]->grad.size());
       T* sum = reached.parameters[i]->grad.data();
       const std::vector<const Tensor<T>*>& parts = reached.gradients[i];
       std::size_t k = 0;
       if (assigned) {
-        const T* first = parts[0]->data();
+        const T* g0 = parts[0]->data();
         if (parts.size() == 1) {
-          std::copy(first + begin, first + end, sum + begin);
+          std::copy(g0 + begin, g0 + end, sum + begin);
           k = 1;
         } else {
-          const T* second = parts[1]->data();
-          for (std::size_t e = begin; e < end; ++e) sum[e] = first[e] + second[e];
+          const T* g1 = parts[1]->data();
+          for (std::size_t e = begin; e < end; ++e) sum[e] = g0[e] + g1[e];
           k = 2;
         }
       }
@@ -199,15 +221,47 @@ void sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Exec
         const T* add = parts[k]->data();
         for (std::size_t e = begin; e < end; ++e) sum[e] += add[e];
       }
-    });
+      if (squares_of != nullptr) squares[c] = chunk_squares(sum + begin, end - begin);
+    }
   });
+  double total = 0.0;
+  if (squares_of == nullptr) return total;
+  for (const auto& named : *squares_of) {
+    const auto found = reached.index.find(named.second);
+    if (found == reached.index.end()) continue;
+    for (std::size_t c = first[found->second]; c < first[found->second + 1]; ++c) total += squares[c];
+  }
+  return total;
+}
+
+// Phase 3's list: the parameters that the first `shards` sinks (Tape::set_gradient_sink's, each a `received` list)
+// were handed, in the order of first use on shard 0's tape, then the others'.
+template <class T, class Sinks>
+ReachedGradients<T> reached_gradients(const Sinks& sinks, std::size_t shards) {
+  ReachedGradients<T> reached;
+  for (std::size_t k = 0; k < shards; ++k) {
+    const auto& received = sinks[k]->received;
+    for (auto it = received.rbegin(); it != received.rend(); ++it) {  // in the order of first use on the tape
+      const auto [p, g] = *it;
+      const auto [at, added] = reached.index.emplace(p, reached.parameters.size());
+      if (added) {
+        reached.parameters.push_back(p);
+        reached.gradients.emplace_back();
+      }
+      reached.gradients[at->second].push_back(g);
+    }
+  }
+  return reached;
 }
 
 }  // namespace
 
 template <class T>
 T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of,
-                         const NamedParameters<T>* assign) {
+                         const NamedParameters<T>* assign, double* squares) {
+  if (squares != nullptr && assign == nullptr) {
+    throw std::invalid_argument("BatchParallel::step: the gradients' squares need the list of parameters to assign");
+  }
   double total = 0;
   std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total, total_of);
   const std::size_t shards = losses.size();
@@ -217,20 +271,7 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
     tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
   };
   run_on_all(backward, shards);
-  ReachedGradients<T> reached;
-  std::unordered_map<const Parameter<T>*, std::size_t> index;
-  for (std::size_t k = 0; k < shards; ++k) {
-    const auto& received = gradients_[k]->received;
-    for (auto it = received.rbegin(); it != received.rend(); ++it) {  // in the order of first use on the tape
-      const auto [p, g] = *it;
-      const auto [at, added] = index.emplace(p, reached.parameters.size());
-      if (added) {
-        reached.parameters.push_back(p);
-        reached.gradients.emplace_back();
-      }
-      reached.gradients[at->second].push_back(g);
-    }
-  }
+  const ReachedGradients<T> reached = reached_gradients<T>(gradients_, shards);
   if (assign != nullptr) {
     std::unordered_map<const Parameter<T>*, bool> listed;  // whether a shard reached it
     for (const auto& named : *assign) listed.emplace(named.second, false);
@@ -251,7 +292,9 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   for (Parameter<T>* p : reached.parameters) {
     if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
   }
-  sum_gradients(reached, assign != nullptr, executor());
+  const double sum_of_squares =
+      sum_gradients(reached, assign != nullptr, executor(), squares != nullptr ? assign : nullptr);
+  if (squares != nullptr) *squares = sum_of_squares;
   T loss = 0;
   for (std::size_t k = 0; k < shards; ++k) {
     if (total > 0) loss += static_cast<T>(losses[k].weight / total) * losses[k].loss.value().item();

@@ -75,8 +75,10 @@ class BatchParallel {
   // followed by step() (up to the sign of a zero: −0 stays −0 where 0 + (−0) gives +0), without a pass that writes
   // zeros over every gradient and another that reads them back. A parameter a shard reached that is not in the list:
   // std::invalid_argument, and p.grad unchanged.
+  // `squares` (with `assign`): set to gradient_squares(*assign), the same number, taken as each chunk of the sum is
+  // made (clip_grad_norm's n is its square root: with StepExtras::grad_scale, clipping takes no pass of its own).
   T step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of = {},
-         const NamedParameters<T>* assign = nullptr);
+         const NamedParameters<T>* assign = nullptr, double* squares = nullptr);
 
   // The same shards and weights, forward only (e.g. a validation loss): no backward, no gradient changes. With
   // `record` false, every shard runs in a NoGradGuard.

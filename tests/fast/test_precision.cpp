@@ -375,6 +375,49 @@ BOOST_AUTO_TEST_CASE(registered_bfloat16_weights_are_rounded_once_until_refreshe
   BOOST_TEST((products() == refreshed));  // unregistered: the new values rounded at each product, the same bits
 }
 
+// refresh(first, last), as an optimizer's update calls it for the numbers it has just written (StepExtras::updated):
+// after every changed range is refreshed, products read exactly the new values' rounding; numbers of a copy no product
+// has read, of another object's tensor or of no registered tensor are left alone.
+BOOST_AUTO_TEST_CASE(bfloat16_weights_refreshed_in_parts) {
+  if (refused(Precision::bfloat16)) return;
+  const PrecisionScope scope(Precision::bfloat16);
+  Rng rng(23);
+  const auto filled = [&](Shape shape) {
+    Tensor<float> t(shape);
+    for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-2.0, 2.0));
+    return t;
+  };
+  Tensor<float> W = filled(Shape{40, 700}), V = filled(Shape{30, 20}), elsewhere = filled(Shape{40, 700});
+  const Tensor<float> x = filled(Shape{5, 700});
+  const auto product = [&](const Tensor<float>& M) {  // y = x·Mᵀ
+    std::vector<float> y(5 * 40);
+    blas_gemm(false, true, 5, 40, 700, 1.f, x.data(), 700, M.data(), 700, 0.f, y.data(), 40);
+    return y;
+  };
+  BFloat16Weights weights, other;
+  weights.add("W", W);
+  weights.add("V", V);  // never read: no copy to refresh
+  other.add("elsewhere", elsewhere);
+  const std::vector<float> old_elsewhere = product(elsewhere);  // the copies made
+  product(W);
+  BOOST_TEST(weights.bytes() == 40u * 700u * 2u);
+  for (float& e : W.flat()) e *= -1.5f;  // an optimizer step, in three uneven parts
+  for (float& e : elsewhere.flat()) e += 1.0f;
+  const std::size_t cuts[] = {0, 1, 9001, W.size()};
+  for (std::size_t k = 3; k-- > 0;) weights.refresh(W.data() + cuts[k], W.data() + cuts[k + 1]);
+  weights.refresh(V.data(), V.data() + V.size());
+  weights.refresh(elsewhere.data(), elsewhere.data() + elsewhere.size());  // not this object's
+  weights.refresh(x.data(), x.data() + x.size());                          // no registered tensor's
+  BOOST_TEST(weights.bytes() == 40u * 700u * 2u);                          // V is still not copied
+  Tensor<float> unregistered = W;                                          // the new values, rounded at the product
+  BOOST_TEST((product(W) == product(unregistered)));
+  BOOST_TEST((product(elsewhere) == old_elsewhere));  // its owner has not refreshed it
+  other.refresh(elsewhere.data(), elsewhere.data() + elsewhere.size());
+  Tensor<float> new_elsewhere = elsewhere;
+  BOOST_TEST((product(elsewhere) == product(new_elsewhere)));
+  BOOST_TEST((product(elsewhere) != old_elsewhere));
+}
+
 BOOST_AUTO_TEST_CASE(float32_again_after_bfloat16) {
   // back in float32, blas_gemm is OpenBLAS's again: the same bits as before bfloat16 was ever used
   Rng rng(3);

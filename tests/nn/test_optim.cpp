@@ -1,7 +1,7 @@
 // Tests of the optimizers, gradient clipping and learning-rate schedules (nn/optim.hpp): PyTorch's own three steps
 // replayed from the fixtures of tests/reference/make_optim_reference.py (float and double), single steps computed by
-// hand, schedules against hand-computed learning-rate sequences, a state round trip that must resume bit-identically,
-// and the error cases.
+// hand, clipping fused into the step against clip_grad_norm and then step(), schedules against hand-computed
+// learning-rate sequences, a state round trip that must resume bit-identically, and the error cases.
 #include <algorithm>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -480,6 +481,72 @@ BOOST_AUTO_TEST_CASE(clip_grad_norm_leaves_non_finite_gradients_alone) {
   BOOST_TEST(std::isnan(clip_grad_norm(params, 1.0)));
   BOOST_TEST(b.grad.data()[0] == 5.0);
   BOOST_TEST(a.grad.data()[0] == 1.0);
+}
+
+// clip_grad_norm in parts (gradient_squares, clip_factor, StepExtras::grad_scale), as a training loop fuses it: every
+// optimizer of the PyTorch cases, three steps over parameters cut into several chunks (70,001 and 7 × 10,000
+// elements), the gradient clipped on some steps and not on others, gives the bits of clip_grad_norm and then step(),
+// and leaves p.grad as it was. `updated` is called once for every element, after its update, on an executor too.
+BOOST_AUTO_TEST_CASE_TEMPLATE(clipping_inside_the_step_equals_clip_grad_norm_then_step, T, float_types) {
+  const Executor uneven = [](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
+    for (const auto& [from, to] : {std::pair{count / 3, count}, std::pair{std::size_t(0), count / 3}}) f(from, to);
+  };
+  for (const std::string& name : pytorch_cases) {
+    std::vector<Parameter<T>> apart, fused;
+    for (auto* set : {&apart, &fused}) {
+      Rng rng(3);
+      set->emplace_back(rng.uniform_tensor<T>(Shape{70001}, -1.0, 1.0));
+      set->emplace_back(rng.uniform_tensor<T>(Shape{7, 10000}, -1.0, 1.0));
+      set->emplace_back(rng.uniform_tensor<T>(Shape{3}, -1.0, 1.0));
+    }
+    const auto named = [](std::vector<Parameter<T>>& set) {
+      return NamedParameters<T>{{"a", &set[0]}, {"b", &set[1]}, {"c", &set[2]}};
+    };
+    const std::unique_ptr<Optimizer<T>> one = make_optimizer<T>(name, named(apart));
+    const std::unique_ptr<Optimizer<T>> other = make_optimizer<T>(name, named(fused));
+    for (int step = 0; step < 3; ++step) {
+      Rng grads(10 + step);
+      for (std::size_t i = 0; i < apart.size(); ++i) {
+        apart[i].grad = grads.uniform_tensor<T>(apart[i].value.shape(), -3.0, 3.0);
+        fused[i].grad = apart[i].grad;
+      }
+      const double max_norm = step == 1 ? 1e4 : 50.0;  // the norm is about 750: step 1 is not clipped
+      const T norm = clip_grad_norm(named(apart), max_norm);
+      const double exact = std::sqrt(gradient_squares(named(fused), step == 2 ? uneven : Executor{}));
+      BOOST_TEST(static_cast<T>(exact) == norm, name << " step " << step);
+      StepExtras extras;
+      extras.grad_scale = clip_factor<T>(exact, max_norm);
+      BOOST_TEST((extras.grad_scale == 1.0) == (step == 1), name << " step " << step);
+      std::vector<std::vector<int>> calls;  // per element of each parameter
+      for (const Parameter<T>& p : fused) calls.emplace_back(p.value.size(), 0);
+      std::vector<Tensor<T>> seen;  // the values `updated` saw
+      for (const Parameter<T>& p : fused) seen.push_back(p.value);
+      std::mutex mutex;
+      extras.updated = [&](std::size_t i, std::size_t begin, std::size_t end) {
+        const std::lock_guard lock(mutex);
+        for (std::size_t e = begin; e < end; ++e) ++calls[i][e], seen[i].data()[e] = fused[i].value.data()[e];
+      };
+      one->step();
+      other->step(step == 0 ? Executor{} : uneven, extras);
+      for (std::size_t i = 0; i < apart.size(); ++i) {
+        BOOST_TEST(identical(apart[i].value, fused[i].value), name << " step " << step << " parameter " << i);
+        BOOST_TEST(identical(seen[i], fused[i].value), name << " step " << step << " parameter " << i);
+        BOOST_TEST((std::count(calls[i].begin(), calls[i].end(), 1) == std::ptrdiff_t(calls[i].size())));
+        // p.grad is left as it was: the unclipped gradient, where clip_grad_norm scaled apart's
+        BOOST_TEST(!identical(fused[i].grad, apart[i].grad) == (step != 1), name << " step " << step);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(clip_factor_is_clip_grad_norms) {
+  BOOST_TEST(clip_factor<float>(13.0, 6.5) == static_cast<float>(6.5 / (13.0 + 1e-6)));
+  BOOST_TEST(clip_factor<double>(13.0, 6.5) == 6.5 / (13.0 + 1e-6));
+  BOOST_TEST(clip_factor<double>(6.5, 6.5) < 1.0);  // 6.5 / (6.5 + 1e-6): clipped by a hair
+  BOOST_TEST(clip_factor<double>(6.4, 6.5) == 1.0);
+  BOOST_TEST(clip_factor<double>(0.0, 0.0) == 0.0);
+  BOOST_TEST(clip_factor<float>(std::numeric_limits<double>::infinity(), 1.0) == 1.0f);
+  BOOST_TEST(clip_factor<float>(std::numeric_limits<double>::quiet_NaN(), 1.0) == 1.0f);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

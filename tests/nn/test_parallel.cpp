@@ -1,6 +1,7 @@
 // nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
 // weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, an
-// exception in one shard leaves every gradient as it was, and gradients set (not added to) equal zero_grad and step.
+// exception in one shard leaves every gradient as it was, gradients set (not added to) equal zero_grad and step, and
+// the squares made in the sum equal gradient_squares.
 // Chapter: docs/performance.md ("Threads").
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
@@ -132,6 +133,43 @@ BOOST_AUTO_TEST_CASE(assigned_gradients_equal_zero_grad_then_step) {
     BOOST_TEST(identical(model.gradients(), added), "threads " << threads);
     BOOST_TEST((unused.grad.flat() == Tensor<double>(Shape{2, 2}).flat()), "threads " << threads);
   }
+}
+
+// The gradient's squares made while the shards' gradients are summed (for clipping without a pass of its own) equal
+// gradient_squares of the list, bit for bit: a parameter of several chunks (90,000 elements), the list in another
+// order than the shards reach the parameters, one parameter reached by none; without the list, std::invalid_argument.
+BOOST_AUTO_TEST_CASE(squares_made_in_the_sum_equal_gradient_squares) {
+  Model model;
+  Rng rng(5);
+  nn::Linear<double> wide{3, 30000, rng};  // W: 90,000 elements, two chunks of clip_grad_norm's
+  Parameter<double> unused(Tensor<double>(Shape{2, 2}, 1.0));
+  const auto shard_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+    Ids targets(Shape{end - begin});
+    for (std::size_t r = begin; r < end; ++r) targets.data()[r - begin] = static_cast<std::int64_t>(r * 4099 % 30000);
+    const Variable<double> x = t.constant(Rng(begin + 1).uniform_tensor<double>(Shape{end - begin, 3}, -1.0, 1.0));
+    // wide's squares about 10¹² times the GRU's: added in another order, the sum would round differently
+    const Variable<double> loss = model.loss(t, begin, end) + cross_entropy(wide(x), targets) * 1e6;
+    return nn::ShardLoss<double>{loss, double(end - begin)};
+  };
+  nn::NamedParameters<double> list = wide.parameters();
+  list.emplace_back("unused", &unused);
+  for (auto& named : model.parameters()) list.push_back(named);  // the shards reach the GRU first
+  for (std::size_t threads : {1u, 2u, 3u}) {
+    nn::BatchParallel<double> parallel(threads);
+    double squares = -1;
+    parallel.step(7, shard_loss, {}, &list, &squares);
+    BOOST_TEST(squares == nn::gradient_squares(list), "threads " << threads);
+    BOOST_TEST(squares > 0.0);
+  }
+  nn::BatchParallel<double> parallel(2);
+  double squares = -1;
+  try {
+    parallel.step(7, shard_loss, {}, nullptr, &squares);
+    BOOST_ERROR("no exception");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("the gradients' squares need the list") != std::string::npos, e.what());
+  }
+  BOOST_TEST(squares == -1.0);
 }
 
 BOOST_AUTO_TEST_CASE(a_reached_parameter_missing_from_the_list_changes_no_gradient) {
