@@ -166,6 +166,23 @@ double exp_shifted_sum(const double* x, double m, std::size_t n) {
   return total;
 }
 
+ATTEND_KERNEL float exp_shifted_store(const float* x, float m, float* y, std::size_t n) {
+  float partial[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] += y[i + l] = exp_approx(x[i + l] - m);
+  }
+  float total = 0;
+  for (const float p : partial) total += p;
+  for (; i < n; ++i) total += y[i] = exp_approx(x[i] - m);
+  return total;
+}
+double exp_shifted_store(const double* x, double m, double* y, std::size_t n) {
+  double total = 0;
+  for (std::size_t i = 0; i < n; ++i) total += y[i] = std::exp(x[i] - m);
+  return total;
+}
+
 ATTEND_KERNEL void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y,
                                     std::size_t n, bool accumulate) {
   if (accumulate) {

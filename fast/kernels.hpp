@@ -37,6 +37,9 @@ float max_of(const float* x, std::size_t n);
 double max_of(const double* x, std::size_t n);
 float exp_shifted_sum(const float* x, float m, std::size_t n);
 double exp_shifted_sum(const double* x, double m, std::size_t n);
+// y_i = exp(x_i − m), and returns Σ_i y_i in exp_shifted_sum's order (a softmax's numerators kept, for e_i / Σ)
+float exp_shifted_store(const float* x, float m, float* y, std::size_t n);
+double exp_shifted_store(const double* x, double m, double* y, std::size_t n);
 void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y, std::size_t n,
                       bool accumulate);
 void scaled_exp_minus(const double* x, double m, double l, double scale, double offset, double* y, std::size_t n,

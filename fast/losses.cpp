@@ -20,20 +20,28 @@ namespace attend {
 
 namespace {
 
-// Adds a row's loss to `total`, (1 − ε)(lse − x_t) + (ε/C) Σ_c (lse − x_c) with lse = m + l, and returns m, the row's
-// maximum, and l = ln Σ_c exp(x_c − m).
+// What add_row_loss finds of a row: its maximum m, s = Σ_c exp(x_c − m) and l = ln s.
 template <class T>
-std::pair<T, T> add_row_loss(const T* row, std::size_t classes, std::size_t t, T eps, T& total) {
+struct RowSums {
+  T m, s, l;
+};
+
+// Adds a row's loss to `total`, (1 − ε)(lse − x_t) + (ε/C) Σ_c (lse − x_c) with lse = m + l, and returns its sums.
+// With `exps`, also writes exp(x_c − m) there.
+template <class T>
+RowSums<T> add_row_loss(const T* row, std::size_t classes, std::size_t t, T eps, T& total, T* exps = nullptr) {
   const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
-  const T m = kernels::max_of(row, classes), l = std::log(kernels::exp_shifted_sum(row, m, classes));
-  const T lse = m + l;
+  const T m = kernels::max_of(row, classes);
+  const T s =
+      exps != nullptr ? kernels::exp_shifted_store(row, m, exps, classes) : kernels::exp_shifted_sum(row, m, classes);
+  const T l = std::log(s), lse = m + l;
   total += on_target * (lse - row[t]);
   if (eps > T(0)) {
     T all = 0;
     for (std::size_t k = 0; k < classes; ++k) all += lse - row[k];
     total += spread * all;
   }
-  return {m, l};
+  return {m, s, l};
 }
 
 // Throws std::invalid_argument naming `op` when ε is outside [0, 1].
@@ -63,9 +71,9 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
   for (std::size_t n = 0; n < targets.size(); ++n) {
     const std::int64_t t = targets.data()[n];
     if (t == ignore_id) continue;
-    const auto [m, l] = add_row_loss(x + n * classes, classes, static_cast<std::size_t>(t), eps, total);
-    pieces[2 * n] = m;
-    pieces[2 * n + 1] = l;
+    const RowSums<T> sums = add_row_loss(x + n * classes, classes, static_cast<std::size_t>(t), eps, total);
+    pieces[2 * n] = sums.m;
+    pieces[2 * n + 1] = sums.l;
   }
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   return tape.record(
@@ -131,6 +139,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   std::vector<T> column_sums(b.empty() ? 0 : classes, T(0));  // Σ_n G_n, for db
   const std::size_t block = std::max<std::size_t>(1, logit_block / std::max<std::size_t>(classes, 1));
   const std::unique_ptr<T[]> logits(new T[std::min(block, rows) * classes]);
+  const std::unique_ptr<T[]> exps(new T[classes]);  // one row's exp(x_c − m)
   T total = 0;
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
     const std::size_t count = std::min(block, rows - r0);
@@ -142,9 +151,11 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
       if (t == ignore_id) {
         std::fill(row, row + classes, T(0));  // G_n = 0: the row adds nothing to any gradient
       } else {
-        // the loss as cross_entropy adds it up, then G_n = softmax(x_n) − (1 − ε) onehot(t) − ε/C over the same row
-        const auto [m, l] = add_row_loss(row, classes, static_cast<std::size_t>(t), eps, total);
-        kernels::scaled_exp_minus(row, m, l, T(1), spread, row, classes, false);
+        // the loss as cross_entropy adds it up, then G_n = softmax(x_n) − (1 − ε) onehot(t) − ε/C over the same row,
+        // the softmax from the exps the loss took (e_c / s: one exp a logit, not two)
+        const RowSums<T> sums = add_row_loss(row, classes, static_cast<std::size_t>(t), eps, total, exps.get());
+        const T inverse = T(1) / sums.s;
+        for (std::size_t k = 0; k < classes; ++k) row[k] = exps[k] * inverse - spread;
         row[static_cast<std::size_t>(t)] -= on_target;
         for (std::size_t k = 0; k < column_sums.size(); ++k) column_sums[k] += row[k];
       }
