@@ -382,7 +382,7 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
   run.step_lr = run.adam->lr;
   // clip_grad_norm's factor and the bfloat16 copies' rounding, both inside Adam's pass over the weights
   nn::StepExtras extras;
-  if (run.settings.clip > 0) extras.grad_scale = nn::clip_factor<float>(std::sqrt(squares), run.settings.clip);
+  if (run.settings.clip > 0) extras.gradient_factor = nn::clip_factor<float>(std::sqrt(squares), run.settings.clip);
   if (run.bf16_weights) {
     extras.updated = [&run](std::size_t i, std::size_t begin, std::size_t end) {
       const float* w = run.adam->parameters()[i].second->value.data();

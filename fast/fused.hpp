@@ -31,13 +31,13 @@ Variable<T> cross_entropy(const Variable<T>& logits, const Ids& targets, std::in
 // or empty, targets (N). One node that keeps for backward G_n = softmax(x_n Wᵀ + b) − (1 − ε) onehot(t_n) − ε/C
 // (0 for an ignored row), made in forward, and never the logits — ⌊2¹⁹/C⌋ rows of them at a time (at least one) —
 // nor their gradient: with dy's scale s = dy/N, dx += s G W, dW += s Gᵀ x, db += s Σ_n G_n (that sum made in forward
-// too; the softmax as e_c / Σ_c e_c from the exps the loss took, one exp a logit). Its point is the bfloat16 products
-// (fast/precision.hpp): there G is kept rounded to bfloat16 — what both backward products read, rounded once instead of
-// once a product — in (N, C) numbers of 2 bytes where the two nodes hold 2·(N, C) of 4 (the translation benchmark's
-// output layer: 4 MB a shard for 16). With float32 products it records the two nodes, cross_entropy(linear(…)), as
-// float32 training always has (the same bits); in double, the node, G kept as it is. The shapes are checked the same
-// way in every precision; the precision must not change between forward and backward. Equals:
-// linear_cross_entropy_composed — cross_entropy_composed(linear(x, W, b), …).
+// too; the softmax as e_c · (1 / Σ_c e_c) from the exps the loss took, one exp a logit). Its point is the bfloat16
+// products (fast/precision.hpp): there G is kept rounded to bfloat16 — what both backward products read, rounded once
+// instead of once a product — in (N, C) numbers of 2 bytes where the two nodes hold 2·(N, C) of 4 (the translation
+// benchmark's output layer: 4 MB a shard for 16). With float32 products it records the two nodes,
+// cross_entropy(linear(…)), as float32 training always has (the same bits); in double, the node, G kept as it is. The
+// shapes are checked the same way in every precision; the precision must not change between forward and backward.
+// Equals: linear_cross_entropy_composed — cross_entropy_composed(linear(x, W, b), …).
 template <class T>
 Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
                                  std::int64_t ignore_id = -100, double label_smoothing = 0.0);

@@ -50,7 +50,7 @@ struct AdamStep {
   T weight_decay;
   bool decoupled;  // AdamW: w ← (1 − ηλ) w first
   T decay_factor;
-  T grad_scale;  // StepExtras::grad_scale: g is read as s·g (1: exactly g)
+  T gradient_factor;  // StepExtras::gradient_factor: g is read as s·g (1: exactly g)
 };
 
 // The update of n elements of a parameter (w, its gradient and the moments m and v; v_max, the running maximum of v,
@@ -61,7 +61,7 @@ template <class T, bool amsgrad>
 void adam_elements(std::size_t n, T* w, const T* grad, T* m, T* v, T* v_max, const AdamStep<T> s) {
   for (std::size_t e = 0; e < n; ++e) {
     const T w0 = s.decoupled ? w[e] * s.decay_factor : w[e];
-    const T scaled = grad[e] * s.grad_scale;
+    const T scaled = grad[e] * s.gradient_factor;
     const T g = s.l2 ? scaled + s.weight_decay * w0 : scaled;
     m[e] = s.beta1 * m[e] + s.one_minus_beta1 * g;
     v[e] = s.beta2 * v[e] + s.one_minus_beta2 * g * g;
@@ -121,6 +121,7 @@ std::int64_t Optimizer<T>::step_count() const {
 template <class T>
 void Optimizer<T>::step(const Executor& executor, const StepExtras& extras) {
   require(is_nonnegative(lr), name_, "learning rate", lr, "finite and >= 0");
+  require(is_nonnegative(extras.gradient_factor), name_, "gradient factor", extras.gradient_factor, "finite and >= 0");
   for (const auto& [param_name, p] : parameters_) {
     if (p->grad.shape() != p->value.shape()) {
       throw std::invalid_argument(name_ + ": parameter \"" + param_name + "\" has shape " +
@@ -244,7 +245,7 @@ void Sgd<T>::update(std::int64_t step, const Executor&, const StepExtras& extras
         xt::noalias(w) = w - lr * b;
       }
     };
-    const T scale = static_cast<T>(extras.grad_scale);
+    const T scale = static_cast<T>(extras.gradient_factor);
     if (scale != T(1)) {
       if (weight_decay_ != 0.0) {
         apply(p.grad.flat() * scale + weight_decay * w);
@@ -302,7 +303,7 @@ void Adam<T>::update(std::int64_t step, const Executor& executor, const StepExtr
   s.weight_decay = static_cast<T>(weight_decay_);
   s.decoupled = decoupled_;
   s.decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
-  s.grad_scale = static_cast<T>(extras.grad_scale);
+  s.gradient_factor = static_cast<T>(extras.gradient_factor);
   // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
   // reads only that element, so the result is the same however the elements are shared out)
   this->for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
@@ -379,6 +380,7 @@ double gradient_squares(const NamedParameters<T>& parameters, const Executor& ex
 
 template <class T>
 T clip_factor(double norm, double max_norm) {
+  require(max_norm >= 0.0, "clip_factor", "max_norm", max_norm, ">= 0");
   if (!std::isfinite(norm)) return T(1);
   const double coefficient = max_norm / (norm + 1e-6);
   return coefficient < 1.0 ? static_cast<T>(coefficient) : T(1);

@@ -51,10 +51,11 @@ void for_each_part(const std::vector<std::size_t>& sizes, std::size_t from, std:
 // What a step() may do besides its update, for a training loop that would otherwise make more passes over every
 // parameter's numbers (apps/train.cpp). The defaults change nothing.
 struct StepExtras {
-  // The gradients are read as s·g, with s = grad_scale rounded to T: clip_grad_norm's multiplication (clip_factor
+  // The gradients are read as s·g, with s = gradient_factor rounded to T: clip_grad_norm's multiplication (clip_factor
   // below) made inside the update instead of in a pass of its own; p.grad itself is left as it is. With the factor
-  // clip_grad_norm would use, the new values are exactly those of clip_grad_norm followed by step().
-  double grad_scale = 1.0;
+  // clip_grad_norm would use, the new values are exactly those of clip_grad_norm followed by step(). Finite and ≥ 0
+  // (std::invalid_argument otherwise). Not PyTorch's fused `grad_scale`, a loss scale that its optimizers divide by.
+  double gradient_factor = 1.0;
   // Called as updated(i, begin, end) once elements [begin, end) of parameter i hold their new values, on the thread
   // that updated them, while they are still in its cache (BFloat16Weights::refresh(first, last) rounds them there).
   // Every element of every parameter is in exactly one call; calls on different threads overlap.
@@ -98,7 +99,10 @@ class Optimizer {
   // `kind` is the lower-case word of the state names ("sgd").
   Optimizer(std::string name, std::string kind, NamedParameters<T> parameters, double lr);
 
-  // The update itself, for every parameter; `step` is this step's number t (1 for the first).
+  // The update itself, for every parameter; `step` is this step's number t (1 for the first). An optimizer of one's
+  // own keeps StepExtras' contract here: it reads every gradient as s·g, and calls `updated` for every element, once,
+  // after its update (Sgd and Adam show how). The extras belong to the update because what they save is a pass over
+  // every parameter's numbers: only the loop that already reads them can take them in.
   virtual void update(std::int64_t step, const Executor& executor, const StepExtras& extras) = 0;
 
   // Registers one zero-initialised state tensor per parameter, shaped like it, named "<quantity>.<param name>";
@@ -231,10 +235,12 @@ class AdamW : public Adam<T> {
 template <class T>
 T clip_grad_norm(const NamedParameters<T>& parameters, double max_norm, const Executor& executor = {});
 
-// clip_grad_norm in parts, for a loop that fuses them into its other passes (StepExtras::grad_scale;
+// clip_grad_norm in parts, for a loop that fuses them into its other passes (StepExtras::gradient_factor;
 // BatchParallel::step's `squares`): gradient_squares is Σ g² exactly as clip_grad_norm adds it (n is its square
 // root), clip_factor what clip_grad_norm multiplies the gradients by — max_norm / (n + 1e-6) rounded to T when that is
-// < 1, otherwise 1 — for a finite n; a NaN or ±inf n gives 1.
+// < 1, otherwise 1 — for a finite n; a NaN or ±inf n gives 1. Give clip_factor n = √(gradient_squares) in double, as
+// clip_grad_norm does (not its T return value, which can move the factor's last bit); max_norm ≥ 0
+// (std::invalid_argument otherwise).
 template <class T>
 double gradient_squares(const NamedParameters<T>& parameters, const Executor& executor = {});
 template <class T>

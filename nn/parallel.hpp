@@ -76,7 +76,7 @@ class BatchParallel {
   // zeros over every gradient and another that reads them back. A parameter a shard reached that is not in the list:
   // std::invalid_argument, and p.grad unchanged.
   // `squares` (with `assign`): set to gradient_squares(*assign), the same number, taken as each chunk of the sum is
-  // made (clip_grad_norm's n is its square root: with StepExtras::grad_scale, clipping takes no pass of its own).
+  // made (clip_grad_norm's n is its square root: with StepExtras::gradient_factor, clipping takes no pass of its own).
   T step(std::size_t rows, const ShardFn& f, const std::function<double(double)>& total_of = {},
          const NamedParameters<T>* assign = nullptr, double* squares = nullptr);
 

@@ -20,6 +20,7 @@
 
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
+#include "nn/parallel.hpp"
 #include "tests/autograd/helpers.hpp"
 #include "tests/nn/reference.hpp"
 
@@ -483,15 +484,36 @@ BOOST_AUTO_TEST_CASE(clip_grad_norm_leaves_non_finite_gradients_alone) {
   BOOST_TEST(a.grad.data()[0] == 1.0);
 }
 
-// clip_grad_norm in parts (gradient_squares, clip_factor, StepExtras::grad_scale), as a training loop fuses it: every
-// optimizer of the PyTorch cases, three steps over parameters cut into several chunks (70,001 and 7 × 10,000
-// elements), the gradient clipped on some steps and not on others, gives the bits of clip_grad_norm and then step(),
-// and leaves p.grad as it was. `updated` is called once for every element, after its update, on an executor too.
+// Σ g² in the order optim.hpp documents, spelled out: each parameter in chunks of 2¹⁶ elements, a chunk's squares in
+// eight partial sums (element 8j + l into sum l), those in order, then the chunk's last n mod 8; the chunks' sums in
+// the order of the list.
+template <class T>
+double squares_in_documented_order(const NamedParameters<T>& parameters) {
+  double total = 0;
+  for (const auto& named : parameters) {
+    const Tensor<T>& g = named.second->grad;
+    for (std::size_t at = 0; at < g.size(); at += 65536) {
+      const std::size_t n = std::min<std::size_t>(65536, g.size() - at), whole = n / 8 * 8;
+      double partial[8] = {}, chunk = 0;
+      for (std::size_t k = 0; k < whole; ++k) partial[k % 8] += double(g.data()[at + k]) * double(g.data()[at + k]);
+      for (const double p : partial) chunk += p;
+      for (std::size_t k = whole; k < n; ++k) chunk += double(g.data()[at + k]) * double(g.data()[at + k]);
+      total += chunk;
+    }
+  }
+  return total;
+}
+
+// clip_grad_norm in parts (gradient_squares, clip_factor, StepExtras::gradient_factor), as a training loop fuses it:
+// every optimizer of the PyTorch cases and plain SGD, three steps over parameters cut into several chunks (70,001 and
+// 7 × 10,000 elements), the gradient clipped on some steps and not on others, gives the bits of clip_grad_norm and
+// then step(), and leaves p.grad as it was; gradient_squares adds in the documented order on any executor. `updated`
+// is called once for every element, after its update — from three threads at once on BatchParallel's executor.
 BOOST_AUTO_TEST_CASE_TEMPLATE(clipping_inside_the_step_equals_clip_grad_norm_then_step, T, float_types) {
-  const Executor uneven = [](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
-    for (const auto& [from, to] : {std::pair{count / 3, count}, std::pair{std::size_t(0), count / 3}}) f(from, to);
-  };
-  for (const std::string& name : pytorch_cases) {
+  BatchParallel<T> threads(3);
+  std::vector<std::string> cases = pytorch_cases;
+  cases.push_back("sgd_plain");
+  for (const std::string& name : cases) {
     std::vector<Parameter<T>> apart, fused;
     for (auto* set : {&apart, &fused}) {
       Rng rng(3);
@@ -502,21 +524,25 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(clipping_inside_the_step_equals_clip_grad_norm_the
     const auto named = [](std::vector<Parameter<T>>& set) {
       return NamedParameters<T>{{"a", &set[0]}, {"b", &set[1]}, {"c", &set[2]}};
     };
-    const std::unique_ptr<Optimizer<T>> one = make_optimizer<T>(name, named(apart));
-    const std::unique_ptr<Optimizer<T>> other = make_optimizer<T>(name, named(fused));
+    const auto make = [&](const NamedParameters<T>& params) -> std::unique_ptr<Optimizer<T>> {
+      if (name == "sgd_plain") return std::make_unique<Sgd<T>>(params, SgdOptions{0.1, 0.0, 0.0, 0.0, false});
+      return make_optimizer<T>(name, params);
+    };
+    const std::unique_ptr<Optimizer<T>> one = make(named(apart)), other = make(named(fused));
     for (int step = 0; step < 3; ++step) {
       Rng grads(10 + step);
       for (std::size_t i = 0; i < apart.size(); ++i) {
         apart[i].grad = grads.uniform_tensor<T>(apart[i].value.shape(), -3.0, 3.0);
         fused[i].grad = apart[i].grad;
       }
-      const double max_norm = step == 1 ? 1e4 : 50.0;  // the norm is about 750: step 1 is not clipped
+      const double max_norm = step == 1 ? 1e4 : 50.0;  // the norm is about 650: step 1 is not clipped
+      const double squares = gradient_squares(named(fused), step == 2 ? threads.executor() : Executor{});
+      BOOST_TEST(squares == squares_in_documented_order(named(fused)), name << " step " << step);
       const T norm = clip_grad_norm(named(apart), max_norm);
-      const double exact = std::sqrt(gradient_squares(named(fused), step == 2 ? uneven : Executor{}));
-      BOOST_TEST(static_cast<T>(exact) == norm, name << " step " << step);
+      BOOST_TEST(static_cast<T>(std::sqrt(squares)) == norm, name << " step " << step);
       StepExtras extras;
-      extras.grad_scale = clip_factor<T>(exact, max_norm);
-      BOOST_TEST((extras.grad_scale == 1.0) == (step == 1), name << " step " << step);
+      extras.gradient_factor = clip_factor<T>(std::sqrt(squares), max_norm);
+      BOOST_TEST((extras.gradient_factor == 1.0) == (step == 1), name << " step " << step);
       std::vector<std::vector<int>> calls;  // per element of each parameter
       for (const Parameter<T>& p : fused) calls.emplace_back(p.value.size(), 0);
       std::vector<Tensor<T>> seen;  // the values `updated` saw
@@ -527,7 +553,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(clipping_inside_the_step_equals_clip_grad_norm_the
         for (std::size_t e = begin; e < end; ++e) ++calls[i][e], seen[i].data()[e] = fused[i].value.data()[e];
       };
       one->step();
-      other->step(step == 0 ? Executor{} : uneven, extras);
+      other->step(step == 0 ? Executor{} : threads.executor(), extras);
       for (std::size_t i = 0; i < apart.size(); ++i) {
         BOOST_TEST(identical(apart[i].value, fused[i].value), name << " step " << step << " parameter " << i);
         BOOST_TEST(identical(seen[i], fused[i].value), name << " step " << step << " parameter " << i);
@@ -535,6 +561,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(clipping_inside_the_step_equals_clip_grad_norm_the
         // p.grad is left as it was: the unclipped gradient, where clip_grad_norm scaled apart's
         BOOST_TEST(!identical(fused[i].grad, apart[i].grad) == (step != 1), name << " step " << step);
       }
+    }
+    for (const double bad : {-0.5, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+      StepExtras extras;
+      extras.gradient_factor = bad;
+      BOOST_CHECK_EXCEPTION(other->step({}, extras), std::invalid_argument, message_has({"invalid gradient factor"}));
     }
   }
 }
@@ -547,6 +578,8 @@ BOOST_AUTO_TEST_CASE(clip_factor_is_clip_grad_norms) {
   BOOST_TEST(clip_factor<double>(0.0, 0.0) == 0.0);
   BOOST_TEST(clip_factor<float>(std::numeric_limits<double>::infinity(), 1.0) == 1.0f);
   BOOST_TEST(clip_factor<float>(std::numeric_limits<double>::quiet_NaN(), 1.0) == 1.0f);
+  BOOST_CHECK_EXCEPTION(clip_factor<float>(13.0, -1.0), std::invalid_argument,
+                        message_has({"clip_factor", "max_norm -1", ">= 0"}));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
