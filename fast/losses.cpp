@@ -152,7 +152,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
         std::fill(row, row + classes, T(0));  // G_n = 0: the row adds nothing to any gradient
       } else {
         // the loss as cross_entropy adds it up, then G_n = softmax(x_n) − (1 − ε) onehot(t) − ε/C over the same row,
-        // the softmax from the exps the loss took (e_c / s: one exp a logit, not two)
+        // the softmax from the exps the loss took (e_c · (1 / s): one exp a logit, not two)
         const RowSums<T> sums = add_row_loss(row, classes, static_cast<std::size_t>(t), eps, total, exps.get());
         const T inverse = T(1) / sums.s;
         for (std::size_t k = 0; k < classes; ++k) row[k] = exps[k] * inverse - spread;
