@@ -250,8 +250,9 @@ double relative_difference(const Tensor<float>& a, const Tensor<float>& b) {
 // their gradient s·G in float32 and round s·G at each of linear's two backward products. With 8 counted rows,
 // s = 1/8 scales every number exactly, so the two differ only in their softmax — the node's e_c · (1 / Σ e) from the
 // exps its loss took, cross_entropy's exp(x_c − m − ln Σ e) taken again in backward, a few units of float's last place:
-// the same loss, db (from float32 G) within 2⁻²⁰ and dx, dW (from bfloat16 G) within a unit of bfloat16's last place of
-// G where the two roundings fall either side of a halfway point — while the float32 products' two nodes give others.
+// the same loss, db (from float32 G) within 2⁻²⁰ and dx, dW (from bfloat16 G) within 2⁻⁸ of their largest element (G's
+// rounding to bfloat16, which the two softmaxes can tip either way) — while the float32 products' two nodes give
+// others.
 BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_two_nodes_rounding) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(19);
