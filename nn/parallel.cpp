@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace attend::nn {
 
@@ -273,18 +274,16 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   run_on_all(backward, shards);
   const ReachedGradients<T> reached = reached_gradients<T>(gradients_, shards);
   if (assign != nullptr) {
-    std::unordered_map<const Parameter<T>*, bool> listed;  // whether a shard reached it
-    for (const auto& named : *assign) listed.emplace(named.second, false);
+    std::unordered_set<const Parameter<T>*> listed;
+    for (const auto& named : *assign) listed.insert(named.second);
     for (const Parameter<T>* p : reached.parameters) {
-      const auto found = listed.find(p);
-      if (found == listed.end()) {
+      if (listed.count(p) == 0) {
         throw std::invalid_argument("BatchParallel::step: the shards reached a parameter of shape " +
                                     to_string(p->value.shape()) + " that is not in the list whose gradients to set");
       }
-      found->second = true;
     }
     for (const auto& [name, p] : *assign) {
-      if (listed[p]) continue;
+      if (reached.index.count(p) != 0) continue;
       if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
       std::fill(p->grad.data(), p->grad.data() + p->grad.size(), T(0));  // reached by no shard: its gradient is 0
     }

@@ -143,6 +143,10 @@ BOOST_AUTO_TEST_CASE(softmax_row_kernels) {
   BOOST_TEST(kernels::exp_shifted_store(xd.data(), 30.0, ed.data(), ed.size()) == sum);
   BOOST_TEST(kernels::exp_shifted_store(x.data(), 30.0f, e.data(), e.size()) ==
              kernels::exp_shifted_sum(x.data(), 30.0f, x.size()));
+  // and where no one term outweighs the others' sum (the row without its 30, shifted by 12), so that the order shows
+  std::vector<float> scratch(8203);
+  BOOST_TEST(kernels::exp_shifted_store(x.data(), 12.0f, scratch.data(), scratch.size()) ==
+             kernels::exp_shifted_sum(x.data(), 12.0f, scratch.size()));
   for (std::size_t i = 0; i < e.size(); ++i) {
     BOOST_TEST(ed[i] == std::exp(xd[i] - 30.0));
     BOOST_TEST(std::fabs(e[i] - ed[i]) <= 1e-7 * (1.0 + std::fabs(xd[i] - 30.0)) * ed[i], "element " << i);
