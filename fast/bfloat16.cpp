@@ -42,6 +42,18 @@ __attribute__((target("avx512f,avx512bf16"))) void convert_avx512(const float* x
   for (; i < n; ++i) y[i] = from_float(x[i]);
 }
 
+// convert_avx512 with streaming stores: the numbers before y's first 64-byte boundary one by one, then 32 at a time.
+__attribute__((target("avx512f,avx512bf16"))) void stream_avx512(const float* x, std::uint16_t* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i < n && reinterpret_cast<std::uintptr_t>(y + i) % 64 != 0; ++i) y[i] = from_float(x[i]);
+  for (; i + 32 <= n; i += 32) {
+    const __m512bh pair = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(x + i + 16), _mm512_loadu_ps(x + i));
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(y + i), reinterpret_cast<__m512i>(pair));
+  }
+  _mm_sfence();  // the streamed stores are seen before whatever this thread does next
+  for (; i < n; ++i) y[i] = from_float(x[i]);
+}
+
 }  // namespace
 
 bool cpu_has_instructions() {
@@ -57,6 +69,13 @@ void from_float(const float* x, std::uint16_t* y, std::size_t n) {
   if (cpu_has_instructions()) return convert_avx512(x, y, n);
 #endif
   for (std::size_t i = 0; i < n; ++i) y[i] = from_float(x[i]);
+}
+
+void from_float_streamed(const float* x, std::uint16_t* y, std::size_t n) {
+#if ATTEND_BF16_X86
+  if (cpu_has_instructions()) return stream_avx512(x, y, n);
+#endif
+  from_float(x, y, n);
 }
 
 }  // namespace attend::bf16

@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>  // SSE2: every x86-64 has it
+#endif
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 // one clone per instruction set, chosen at load time (ifunc)
 #define ATTEND_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -260,5 +264,65 @@ ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums,
     }
   }
 }
+
+#if defined(__SSE2__)
+double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
+  const bool aligned = reinterpret_cast<std::uintptr_t>(y) % 16 == 0;  // streaming stores need 16 bytes
+  __m128d partial[4] = {_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()};  // lanes 0-1 … 6-7
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128 low = _mm_loadu_ps(parts[0] + i), high = _mm_loadu_ps(parts[0] + i + 4);
+    for (std::size_t k = 1; k < count; ++k) {
+      low = _mm_add_ps(low, _mm_loadu_ps(parts[k] + i));
+      high = _mm_add_ps(high, _mm_loadu_ps(parts[k] + i + 4));
+    }
+    if (aligned) {
+      _mm_stream_ps(y + i, low);
+      _mm_stream_ps(y + i + 4, high);
+    } else {
+      _mm_storeu_ps(y + i, low);
+      _mm_storeu_ps(y + i + 4, high);
+    }
+    if (!squares) continue;
+    const __m128d d[4] = {_mm_cvtps_pd(low), _mm_cvtps_pd(_mm_movehl_ps(low, low)), _mm_cvtps_pd(high),
+                          _mm_cvtps_pd(_mm_movehl_ps(high, high))};
+    for (int l = 0; l < 4; ++l) partial[l] = _mm_add_pd(partial[l], _mm_mul_pd(d[l], d[l]));
+  }
+  _mm_sfence();  // the streamed stores are seen before whatever this thread does next
+  double lanes[8];
+  for (int l = 0; l < 4; ++l) _mm_storeu_pd(lanes + 2 * l, partial[l]);
+  double total = 0;
+  for (const double lane : lanes) total += lane;
+  for (; i < n; ++i) {
+    float v = parts[0][i];
+    for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
+    y[i] = v;
+    total += static_cast<double>(v) * static_cast<double>(v);
+  }
+  return squares ? total : 0.0;
+}
+#else
+double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
+  double partial[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) {
+      float v = parts[0][i + l];
+      for (std::size_t k = 1; k < count; ++k) v += parts[k][i + l];
+      y[i + l] = v;
+      partial[l] += static_cast<double>(v) * static_cast<double>(v);
+    }
+  }
+  double total = 0;
+  for (const double p : partial) total += p;
+  for (; i < n; ++i) {
+    float v = parts[0][i];
+    for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
+    y[i] = v;
+    total += static_cast<double>(v) * static_cast<double>(v);
+  }
+  return squares ? total : 0.0;
+}
+#endif
 
 }  // namespace attend::kernels

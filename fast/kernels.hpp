@@ -55,6 +55,14 @@ bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, float* scale, s
 void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor, std::int32_t zero,
                 float beta, const float* bias, float* y, std::size_t n);
 
+// The sum of a parameter's gradients from several shards (nn/parallel.cpp), one chunk of it: y_i = ((p₀ᵢ + p₁ᵢ) + p₂ᵢ)
+// + … over the `count` ≥ 1 arrays `parts`, left to right. y is written with streaming stores, which bypass the cache:
+// a pass over millions of gradients reads nothing of y back soon, and a store that misses the cache would otherwise
+// read the line first. Returns Σ yᵢ² in double when `squares` is true (0 otherwise), added as nn::chunk_squares adds
+// it — eight partial sums, element i into the (i mod 8)th in order, the eight then added in order, then the elements
+// past the last whole eight — so the same bits as chunk_squares of y. y must not overlap the parts.
+double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares);
+
 // The scalar float approximations themselves (for the accuracy test).
 float fast_exp(float x);
 float fast_tanh(float x);

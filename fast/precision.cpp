@@ -366,7 +366,8 @@ void BFloat16Weights::refresh(const Executor& executor) {
   const auto convert = [&pieces](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const auto [copy, first] = pieces[i];
-      bf16::from_float(copy->source + first, copy->values.data() + first, std::min(piece, copy->count - first));
+      bf16::from_float_streamed(copy->source + first, copy->values.data() + first,
+                                std::min(piece, copy->count - first));
     }
   };
   if (executor) {
@@ -386,7 +387,7 @@ void BFloat16Weights::refresh(const float* first, const float* last) {
   // a copy of this object's (another's is refreshed by its owner)
   if (std::none_of(copies_.begin(), copies_.end(), [&](const auto& copy) { return copy == found; })) return;
   const auto offset = static_cast<std::size_t>(first - source);
-  bf16::from_float(first, found->values.data() + offset, static_cast<std::size_t>(last - first));
+  bf16::from_float_streamed(first, found->values.data() + offset, static_cast<std::size_t>(last - first));
 }
 
 std::size_t BFloat16Weights::bytes() const {

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fast/kernels.hpp"
+
 namespace attend::nn {
 
 namespace {
@@ -174,6 +176,24 @@ struct ReachedGradients {
   std::unordered_map<const Parameter<T>*, std::size_t> index;  // of each in parameters
 };
 
+// y[begin, end) = the parts' sum there, added left to right; Σ y² there as chunk_squares adds it when `squares`.
+// float's in one pass past the cache (kernels::sum_streamed: the same sums, the same squares); double's as written.
+double assign_sum(const std::vector<const Tensor<float>*>& parts, float* y, std::size_t begin, std::size_t end,
+                  bool squares) {
+  std::vector<const float*> from;
+  for (const Tensor<float>* part : parts) from.push_back(part->data() + begin);
+  return kernels::sum_streamed(from.data(), from.size(), y + begin, end - begin, squares);
+}
+double assign_sum(const std::vector<const Tensor<double>*>& parts, double* y, std::size_t begin, std::size_t end,
+                  bool squares) {
+  std::copy(parts[0]->data() + begin, parts[0]->data() + end, y + begin);
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    const double* add = parts[k]->data();
+    for (std::size_t e = begin; e < end; ++e) y[e] += add[e];
+  }
+  return squares ? chunk_squares(y + begin, end - begin) : 0.0;
+}
+
 // Phase 3 of step(): p.grad (+)= g_0 + g_1 + … for every parameter reached (assigned: the first additions start from
 // g_0 rather than from p.grad), every thread on whole chunks (norm_chunk elements of a parameter; its last one
 // shorter). With `squares_of` (the list of parameters to assign), also returns gradient_squares(*squares_of): each
@@ -206,20 +226,13 @@ double sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Ex
       const std::size_t end = std::min(begin + norm_chunk, reached.parameters[i]->grad.size());
       T* sum = reached.parameters[i]->grad.data();
       const std::vector<const Tensor<T>*>& parts = reached.gradients[i];
-      std::size_t k = 0;
       if (assigned) {
-        const T* g0 = parts[0]->data();
-        if (parts.size() == 1) {
-          std::copy(g0 + begin, g0 + end, sum + begin);
-          k = 1;
-        } else {
-          const T* g1 = parts[1]->data();
-          for (std::size_t e = begin; e < end; ++e) sum[e] = g0[e] + g1[e];
-          k = 2;
-        }
+        const double s = assign_sum(parts, sum, begin, end, squares_of != nullptr);
+        if (squares_of != nullptr) squares[c] = s;
+        continue;
       }
-      for (; k < parts.size(); ++k) {
-        const T* add = parts[k]->data();
+      for (const Tensor<T>* part : parts) {
+        const T* add = part->data();
         for (std::size_t e = begin; e < end; ++e) sum[e] += add[e];
       }
       if (squares_of != nullptr) squares[c] = chunk_squares(sum + begin, end - begin);

@@ -3,6 +3,7 @@
 // element by element (whichever instruction-set clone the machine runs). Chapter: docs/performance.md.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -26,6 +27,20 @@ std::vector<float> test_inputs() {
     xs.push_back(-x);
   }
   return xs;
+}
+
+// The squares as the kernel's comment spells out the order: eight partial sums, element i into partial i mod 8, the
+// eight in order, then the tail.
+double squares_in_documented_order(const float* y, std::size_t n) {
+  double partial[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t l = 0; l < 8; ++l) partial[l] += static_cast<double>(y[i + l]) * static_cast<double>(y[i + l]);
+  }
+  double total = 0;
+  for (const double p : partial) total += p;
+  for (; i < n; ++i) total += static_cast<double>(y[i]) * static_cast<double>(y[i]);
+  return total;
 }
 
 }  // namespace
@@ -165,6 +180,42 @@ BOOST_AUTO_TEST_CASE(softmax_row_kernels) {
   // a NaN in the row makes the sum NaN
   x[7] = std::numeric_limits<float>::quiet_NaN();
   BOOST_TEST(std::isnan(kernels::exp_shifted_sum(x.data(), 30.0f, x.size())));
+}
+
+BOOST_AUTO_TEST_CASE(sum_streamed_adds_left_to_right_and_squares_in_order) {
+  // three parts of 1,003 elements (a tail of 3) whose magnitude grows with i mod 8 (by 10^0.15 a step), so that the
+  // eight partial sums differ but are alike enough that every addition rounds, and another order of adding them
+  // rounds differently; element 5's parts cancel only when added left to right
+  const std::size_t n = 1003;
+  std::vector<std::vector<float>> parts(3, std::vector<float>(n));
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    for (std::size_t i = 0; i < n; ++i) {
+      parts[k][i] = static_cast<float>(std::sin(0.71 * static_cast<double>(i + 97 * k)) *
+                                       std::pow(10.0, 0.15 * static_cast<double>(i % 8) + 0.3 * k));
+    }
+  }
+  parts[0][5] = 1e8f, parts[1][5] = -1e8f, parts[2][5] = 1.0f;
+  const float* from[3] = {parts[0].data(), parts[1].data(), parts[2].data()};
+  for (std::size_t count = 1; count <= 3; ++count) {
+    std::vector<float> expected(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      float v = parts[0][i];
+      for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
+      expected[i] = v;
+    }
+    for (const std::size_t offset : {0, 1}) {  // y aligned (streaming stores) and not
+      std::vector<float> storage(n + 8, -7.0f);
+      float* y = storage.data() + (4 - reinterpret_cast<std::uintptr_t>(storage.data()) / 4 % 4) % 4 + offset;
+      const double squares = kernels::sum_streamed(from, count, y, n, true);
+      BOOST_TEST(std::equal(y, y + n, expected.begin()), "count " << count << ", offset " << offset);
+      BOOST_TEST(squares == squares_in_documented_order(expected.data(), n), "count " << count);
+      std::fill(y, y + n, -7.0f);
+      BOOST_TEST(kernels::sum_streamed(from, count, y, n, false) == 0.0);
+      BOOST_TEST(std::equal(y, y + n, expected.begin()));
+    }
+  }
+  // the data's premise: element 5 is 1 added left to right, 0 the other way
+  BOOST_TEST((parts[0][5] + parts[1][5]) + parts[2][5] != parts[0][5] + (parts[1][5] + parts[2][5]));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -148,6 +148,16 @@ BOOST_AUTO_TEST_CASE(bfloat16_arrays_equal_the_scalar_rule) {
   std::size_t differ = 0;
   for (std::size_t i = 0; i < x.size(); ++i) differ += y[i] != bf16::from_float(x[i]);
   BOOST_TEST(differ == 0u);
+  // streamed: the same numbers from every alignment of y (a head before its 64-byte boundary, a tail after)
+  std::vector<std::uint16_t> streamed(x.size() + 32, 0);
+  for (std::size_t offset = 0; offset < 32; offset += 3) {
+    std::fill(streamed.begin(), streamed.end(), std::uint16_t{0x1234});
+    bf16::from_float_streamed(x.data() + offset, streamed.data() + offset, x.size() - offset);
+    BOOST_TEST(std::equal(y.begin() + static_cast<std::ptrdiff_t>(offset), y.end(),
+                          streamed.begin() + static_cast<std::ptrdiff_t>(offset)),
+               "offset " << offset);
+    BOOST_TEST(streamed[offset ? offset - 1 : x.size()] == 0x1234u);  // nothing written outside
+  }
   BOOST_TEST_MESSAGE("array conversion by " << (bf16::cpu_has_instructions() ? "VCVTNE2PS2BF16" : "the scalar rule"));
 }
 
