@@ -458,18 +458,22 @@ BOOST_AUTO_TEST_CASE(reads_a_file_written_elsewhere) {
 // ---------------------------------------------------------------------------------------------------------------------
 // corrupted and mismatched files: each refused with an error naming the file and the tensor, the model unchanged
 
-BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) {
-  // The file a Net<float>(out 4) saves: embed.W (5,3) at [0, 60), encoder.W (4,3) at [60, 108), encoder.b (4,) at
-  // [108, 124); each case damages a copy of it.
-  struct Corruption {
-    std::string name;
-    std::function<void(const std::string& path)> damage;
-    std::vector<std::string> parts;  // what the message must say besides the file
-  };
-  const auto header_edit = [](std::function<void(nlohmann::ordered_json&)> change) {
-    return [change](const std::string& path) { edit(path, [&](RawFile& raw) { change(raw.header); }); };
-  };
-  const std::vector<Corruption> cases = {
+namespace {
+
+// The damaged copies of the file a Net<float>(out 4) saves: embed.W (5,3) at [0, 60), encoder.W (4,3) at [60, 108),
+// encoder.b (4,) at [108, 124). Each case damages a copy of it.
+struct Corruption {
+  std::string name;
+  std::function<void(const std::string& path)> damage;
+  std::vector<std::string> parts;  // what the message must say besides the file
+};
+std::function<void(const std::string&)> header_edit(std::function<void(nlohmann::ordered_json&)> change) {
+  return [change](const std::string& path) { edit(path, [&](RawFile& raw) { change(raw.header); }); };
+}
+
+// Damage to the file's framing: its length, its header's length, its header not a JSON object.
+std::vector<Corruption> framing_corruptions() {
+  return {
       {"empty file",
        [](const std::string& path) { write_file(path, {}); },
        {"the file is 0 bytes long, shorter than the 8-byte header length"}},
@@ -506,6 +510,12 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
       {"header starts with a space",
        [](const std::string& path) { write_raw(path, " {}", read_raw(path).data); },
        {"the header is not a JSON object"}},
+  };
+}
+
+// Damage to one tensor's header entry.
+std::vector<Corruption> entry_corruptions() {
+  return {
       {"entry not an object",
        header_edit([](auto& h) { h["encoder.W"] = 3; }),
        {"tensor 'encoder.W': its header entry is not a JSON object"}},
@@ -557,6 +567,12 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
          h["encoder.W"]["data_offsets"] = {56, 104};
        }),
        {"tensors 'embed.W' and 'encoder.W' overlap"}},
+  };
+}
+
+// Damage to the data, and files that do not match the model or whose metadata is wrong.
+std::vector<Corruption> data_corruptions() {
+  return {
       {"gap before a tensor",
        [](const std::string& path) {
          edit(path, [](RawFile& raw) {
@@ -602,6 +618,13 @@ BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) 
        header_edit([](auto& h) { h["__metadata__"]["attend"] = "{\"step\": "; }),
        {"__metadata__[\"attend\"] is not valid JSON"}},
   };
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(corrupted_files_are_refused_and_leave_the_model_unchanged) {
+  std::vector<Corruption> cases = framing_corruptions();
+  for (auto more : {entry_corruptions(), data_corruptions()}) cases.insert(cases.end(), more.begin(), more.end());
 
   TempFolder folder;
   Net<float> saved = make_net<float>(1);

@@ -33,11 +33,8 @@ inline std::pair<long, std::size_t> decode_utf8(const std::string& xml, std::siz
   return {code, length};
 }
 
-// Why `xml` is not well-formed XML, or "" when it is: valid UTF-8 of characters XML 1.0 allows, one root element, every
-// tag closed in proper nesting or self-closed, attribute values quoted and attribute names unique per element, '&' only
-// as an entity or character reference, no '<' in text or in attribute values. An XML declaration and comments are
-// skipped; DOCTYPE and CDATA are not supported (attention_svg writes neither).
-inline std::string xml_problem(const std::string& xml) {
+// The first byte of `xml` that is not valid UTF-8 of a character XML 1.0 allows, as a message; "" when there is none.
+inline std::string xml_character_problem(const std::string& xml) {
   for (std::size_t pos = 0; pos < xml.size();) {
     const auto [code, length] = decode_utf8(xml, pos);
     const bool allowed = code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF) ||
@@ -45,6 +42,33 @@ inline std::string xml_problem(const std::string& xml) {
     if (!allowed) return "invalid UTF-8 or a character XML forbids at byte " + std::to_string(pos);
     pos += length;
   }
+  return "";
+}
+
+// At a '&' (xml[pos]): whether an entity or character reference follows; if so, moves pos past it.
+inline bool skip_reference(const std::string& xml, std::size_t& pos) {
+  const std::size_t semicolon = xml.find(';', pos);
+  if (semicolon == std::string::npos) return false;
+  const std::string body = xml.substr(pos + 1, semicolon - pos - 1);
+  const auto digits = [](const std::string& s, bool hex) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [hex](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return hex ? std::isxdigit(u) != 0 : std::isdigit(u) != 0;
+    });
+  };
+  const bool ok = body == "amp" || body == "lt" || body == "gt" || body == "quot" || body == "apos" ||
+                  (body.size() > 1 && body[0] == '#' && digits(body.substr(1), false)) ||
+                  (body.size() > 2 && body[0] == '#' && body[1] == 'x' && digits(body.substr(2), true));
+  if (ok) pos = semicolon + 1;
+  return ok;
+}
+
+// Why `xml` is not well-formed XML, or "" when it is: valid UTF-8 of characters XML 1.0 allows, one root element, every
+// tag closed in proper nesting or self-closed, attribute values quoted and attribute names unique per element, '&' only
+// as an entity or character reference, no '<' in text or in attribute values. An XML declaration and comments are
+// skipped; DOCTYPE and CDATA are not supported (attention_svg writes neither).
+inline std::string xml_problem(const std::string& xml) {
+  if (const std::string bad = xml_character_problem(xml); !bad.empty()) return bad;
   std::size_t pos = 0;
   const auto at = [&](const char* text) { return xml.compare(pos, std::strlen(text), text) == 0; };
   const auto problem = [&](const std::string& what) { return what + " at byte " + std::to_string(pos); };
@@ -64,23 +88,7 @@ inline std::string xml_problem(const std::string& xml) {
     }
     return xml.substr(start, pos - start);
   };
-  // at a '&': whether an entity or character reference follows (then moves past it)
-  const auto reference = [&] {
-    const std::size_t semicolon = xml.find(';', pos);
-    if (semicolon == std::string::npos) return false;
-    const std::string body = xml.substr(pos + 1, semicolon - pos - 1);
-    const auto digits = [](const std::string& s, bool hex) {
-      return !s.empty() && std::all_of(s.begin(), s.end(), [hex](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return hex ? std::isxdigit(u) != 0 : std::isdigit(u) != 0;
-      });
-    };
-    const bool ok = body == "amp" || body == "lt" || body == "gt" || body == "quot" || body == "apos" ||
-                    (body.size() > 1 && body[0] == '#' && digits(body.substr(1), false)) ||
-                    (body.size() > 2 && body[0] == '#' && body[1] == 'x' && digits(body.substr(2), true));
-    if (ok) pos = semicolon + 1;
-    return ok;
-  };
+  const auto reference = [&] { return skip_reference(xml, pos); };
 
   std::vector<std::string> open;  // the elements open at pos, outermost first
   bool root_seen = false;
