@@ -265,12 +265,14 @@ ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums,
   }
 }
 
+namespace {
+
+// sum_streamed's whole eights: y_i for i < n − n mod 8, and lanes[l] = Σ y_i² over i ≡ l (mod 8) when `squares`.
 #if defined(__SSE2__)
-double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
+void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, double* lanes) {
   const bool aligned = reinterpret_cast<std::uintptr_t>(y) % 16 == 0;  // streaming stores need 16 bytes
   __m128d partial[4] = {_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()};  // lanes 0-1 … 6-7
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
+  for (std::size_t i = 0; i + 8 <= n; i += 8) {
     __m128 low = _mm_loadu_ps(parts[0] + i), high = _mm_loadu_ps(parts[0] + i + 4);
     for (std::size_t k = 1; k < count; ++k) {
       low = _mm_add_ps(low, _mm_loadu_ps(parts[k] + i));
@@ -289,33 +291,29 @@ double sum_streamed(const float* const* parts, std::size_t count, float* y, std:
     for (int l = 0; l < 4; ++l) partial[l] = _mm_add_pd(partial[l], _mm_mul_pd(d[l], d[l]));
   }
   _mm_sfence();  // the streamed stores are seen before whatever this thread does next
-  double lanes[8];
   for (int l = 0; l < 4; ++l) _mm_storeu_pd(lanes + 2 * l, partial[l]);
-  double total = 0;
-  for (const double lane : lanes) total += lane;
-  for (; i < n; ++i) {
-    float v = parts[0][i];
-    for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
-    y[i] = v;
-    total += static_cast<double>(v) * static_cast<double>(v);
-  }
-  return squares ? total : 0.0;
 }
 #else
-double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
-  double partial[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
+void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, double* lanes) {
+  for (std::size_t i = 0; i + 8 <= n; i += 8) {
     for (std::size_t l = 0; l < 8; ++l) {
       float v = parts[0][i + l];
       for (std::size_t k = 1; k < count; ++k) v += parts[k][i + l];
       y[i + l] = v;
-      partial[l] += static_cast<double>(v) * static_cast<double>(v);
+      if (squares) lanes[l] += static_cast<double>(v) * static_cast<double>(v);
     }
   }
+}
+#endif
+
+}  // namespace
+
+double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
+  double lanes[8] = {};
+  sum_eights(parts, count, y, n, squares, lanes);
   double total = 0;
-  for (const double p : partial) total += p;
-  for (; i < n; ++i) {
+  for (const double lane : lanes) total += lane;
+  for (std::size_t i = n - n % 8; i < n; ++i) {
     float v = parts[0][i];
     for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
     y[i] = v;
@@ -323,6 +321,5 @@ double sum_streamed(const float* const* parts, std::size_t count, float* y, std:
   }
   return squares ? total : 0.0;
 }
-#endif
 
 }  // namespace attend::kernels
