@@ -267,10 +267,11 @@ ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums,
 
 namespace {
 
-// sum_streamed's whole eights: y_i for i < n − n mod 8, and lanes[l] = Σ y_i² over i ≡ l (mod 8) when `squares`.
+// sum_parts' whole eights: y_i for i < n − n mod 8, and lanes[l] = Σ y_i² over i ≡ l (mod 8) when `squares`.
 #if defined(__SSE2__)
-void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, double* lanes) {
-  const bool aligned = reinterpret_cast<std::uintptr_t>(y) % 16 == 0;  // streaming stores need 16 bytes
+void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, bool stream,
+                double* lanes) {
+  const bool streamed = stream && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;  // streaming stores need 16 bytes
   __m128d partial[4] = {_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()};  // lanes 0-1 … 6-7
   for (std::size_t i = 0; i + 8 <= n; i += 8) {
     __m128 low = _mm_loadu_ps(parts[0] + i), high = _mm_loadu_ps(parts[0] + i + 4);
@@ -278,7 +279,7 @@ void sum_eights(const float* const* parts, std::size_t count, float* y, std::siz
       low = _mm_add_ps(low, _mm_loadu_ps(parts[k] + i));
       high = _mm_add_ps(high, _mm_loadu_ps(parts[k] + i + 4));
     }
-    if (aligned) {
+    if (streamed) {
       _mm_stream_ps(y + i, low);
       _mm_stream_ps(y + i + 4, high);
     } else {
@@ -294,7 +295,8 @@ void sum_eights(const float* const* parts, std::size_t count, float* y, std::siz
   for (int l = 0; l < 4; ++l) _mm_storeu_pd(lanes + 2 * l, partial[l]);
 }
 #else
-void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, double* lanes) {
+void sum_eights(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, bool /*stream*/,
+                double* lanes) {
   for (std::size_t i = 0; i + 8 <= n; i += 8) {
     for (std::size_t l = 0; l < 8; ++l) {
       float v = parts[0][i + l];
@@ -308,9 +310,9 @@ void sum_eights(const float* const* parts, std::size_t count, float* y, std::siz
 
 }  // namespace
 
-double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares) {
+double sum_parts(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, bool stream) {
   double lanes[8] = {};
-  sum_eights(parts, count, y, n, squares, lanes);
+  sum_eights(parts, count, y, n, squares, stream, lanes);
   double total = 0;
   for (const double lane : lanes) total += lane;
   for (std::size_t i = n - n % 8; i < n; ++i) {

@@ -1,6 +1,6 @@
 // Elementwise kernels of the fused ops (fused.cpp) on contiguous arrays: σ and tanh of a sum, for float and double.
 // The float versions use their own exp and tanh, written so that the compiler vectorises the whole loop (no calls
-// into libm), and each kernel is compiled twice on x86-64 — for the baseline (SSE2) and for x86-64-v3 (AVX2 + FMA) —
+// into libm), and each of them is compiled twice on x86-64 — for the baseline (SSE2) and for x86-64-v3 (AVX2 + FMA) —
 // with the right one chosen when the program starts (GCC/Clang function multiversioning), so the build needs no
 // -march and runs on any x86-64. The x86-64-v3 clone uses fused multiply-adds, so its results may differ from the
 // baseline clone's in the last bit (as OpenBLAS's gemm kernels differ from CPU to CPU). Accuracy of the float versions,
@@ -56,12 +56,18 @@ void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* 
                 float beta, const float* bias, float* y, std::size_t n);
 
 // The sum of a parameter's gradients from several shards (nn/parallel.cpp), one chunk of it: y_i = ((p₀ᵢ + p₁ᵢ) + p₂ᵢ)
-// + … over the `count` ≥ 1 arrays `parts`, left to right. y is written with streaming stores, which bypass the cache:
-// a pass over millions of gradients reads nothing of y back soon, and a store that misses the cache would otherwise
-// read the line first. Returns Σ yᵢ² in double when `squares` is true (0 otherwise), added as nn::chunk_squares adds
-// it — eight partial sums, element i into the (i mod 8)th in order, the eight then added in order, then the elements
-// past the last whole eight — so the same bits as chunk_squares of y. y must not overlap the parts.
-double sum_streamed(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares);
+// + … over the `count` ≥ 1 arrays `parts`, left to right. With `stream`, y is written with streaming stores (SSE2;
+// from y's first 16-byte boundary on, when y starts on one; the last n mod 8 with plain stores), which bypass the
+// cache: a store that misses the cache would otherwise read the line in first, and a pass over more than
+// streaming_bytes finds little of it in the cache afterwards anyway. Returns Σ yᵢ² in double when `squares` is true
+// (0 otherwise), added as nn::chunk_squares adds it — eight partial sums, element i into the (i mod 8)th in order,
+// the eight then added in order, then the elements past the last whole eight — so the same bits as chunk_squares of y
+// (a float's square is exact in double, so a fused multiply-add would give them too). y must not overlap the parts.
+// Compiled once, for the baseline (its loop is written in SSE2).
+double sum_parts(const float* const* parts, std::size_t count, float* y, std::size_t n, bool squares, bool stream);
+// Passes that write more bytes than this write past the cache (sum_parts, bf16::from_float_streamed): 16 MiB, half of
+// a Zen 4 or Zen 5 core complex's L3 — smaller arrays are likely still in the cache when the next pass reads them.
+inline constexpr std::size_t streaming_bytes = std::size_t{16} << 20;
 
 // The scalar float approximations themselves (for the accuracy test).
 float fast_exp(float x);

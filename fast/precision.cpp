@@ -12,6 +12,7 @@
 #include "autograd/blas.hpp"
 #include "fast/bfloat16.hpp"
 #include "fast/int8.hpp"
+#include "fast/kernels.hpp"
 #include "fast/weight_registry.hpp"
 
 #if ATTEND_ONEDNN
@@ -355,6 +356,20 @@ void BFloat16Weights::add(const std::string& name, const Tensor<float>& tensor) 
   copies_.push_back(std::move(copy));
 }
 
+namespace {
+
+// Rounds a copy's numbers again: past the cache when the copies are too large to be found in it at the next step's
+// products (kernels::streaming_bytes), whose lines a plain store would first read in.
+void round_copy(const float* x, std::uint16_t* y, std::size_t n, bool stream) {
+  if (stream) {
+    bf16::from_float_streamed(x, y, n);
+  } else {
+    bf16::from_float(x, y, n);
+  }
+}
+
+}  // namespace
+
 void BFloat16Weights::refresh(const Executor& executor) {
   // the copies read so far, cut into pieces of at most `piece` numbers shared out over the executor's threads
   static constexpr std::size_t piece = std::size_t{1} << 16;
@@ -363,11 +378,11 @@ void BFloat16Weights::refresh(const Executor& executor) {
     if (!copy->read.load(std::memory_order_relaxed)) continue;  // never made: made when first read, from the tensor
     for (std::size_t first = 0; first < copy->count; first += piece) pieces.emplace_back(copy.get(), first);
   }
-  const auto convert = [&pieces](std::size_t begin, std::size_t end) {
+  const bool stream = bytes() > kernels::streaming_bytes;
+  const auto convert = [&pieces, stream](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const auto [copy, first] = pieces[i];
-      bf16::from_float_streamed(copy->source + first, copy->values.data() + first,
-                                std::min(piece, copy->count - first));
+      round_copy(copy->source + first, copy->values.data() + first, std::min(piece, copy->count - first), stream);
     }
   };
   if (executor) {
@@ -387,7 +402,8 @@ void BFloat16Weights::refresh(const float* first, const float* last) {
   // a copy of this object's (another's is refreshed by its owner)
   if (std::none_of(copies_.begin(), copies_.end(), [&](const auto& copy) { return copy == found; })) return;
   const auto offset = static_cast<std::size_t>(first - source);
-  bf16::from_float_streamed(first, found->values.data() + offset, static_cast<std::size_t>(last - first));
+  round_copy(first, found->values.data() + offset, static_cast<std::size_t>(last - first),
+             bytes() > kernels::streaming_bytes);
 }
 
 std::size_t BFloat16Weights::bytes() const {

@@ -177,15 +177,17 @@ struct ReachedGradients {
 };
 
 // y[begin, end) = the parts' sum there, added left to right; Σ y² there as chunk_squares adds it when `squares`.
-// float's in one pass past the cache (kernels::sum_streamed: the same sums, the same squares); double's as written.
+// float's in one pass, past the cache when `stream` (kernels::sum_parts: the same sums, the same squares); double's as
+// written.
 double assign_sum(const std::vector<const Tensor<float>*>& parts, float* y, std::size_t begin, std::size_t end,
-                  bool squares) {
-  std::vector<const float*> from;
+                  bool squares, bool stream) {
+  thread_local std::vector<const float*> from;  // the parts from `begin` on (kept: a step sums hundreds of chunks)
+  from.clear();
   for (const Tensor<float>* part : parts) from.push_back(part->data() + begin);
-  return kernels::sum_streamed(from.data(), from.size(), y + begin, end - begin, squares);
+  return kernels::sum_parts(from.data(), from.size(), y + begin, end - begin, squares, stream);
 }
 double assign_sum(const std::vector<const Tensor<double>*>& parts, double* y, std::size_t begin, std::size_t end,
-                  bool squares) {
+                  bool squares, bool /*stream*/) {
   std::copy(parts[0]->data() + begin, parts[0]->data() + end, y + begin);
   for (std::size_t k = 1; k < parts.size(); ++k) {
     const double* add = parts[k]->data();
@@ -217,6 +219,7 @@ double sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Ex
   }
   first.push_back(chunks.size());
   std::vector<double> squares(squares_of != nullptr ? chunks.size() : 0);
+  const bool stream = elements * sizeof(T) > kernels::streaming_bytes;  // Adam will find little of it in the cache
   executor(elements, [&](std::size_t from, std::size_t to) {
     // the chunks that start in [from, to): every chunk once, whatever the ranges
     const auto c0 = std::lower_bound(starts.begin(), starts.end(), from) - starts.begin();
@@ -227,7 +230,7 @@ double sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Ex
       T* sum = reached.parameters[i]->grad.data();
       const std::vector<const Tensor<T>*>& parts = reached.gradients[i];
       if (assigned) {
-        const double s = assign_sum(parts, sum, begin, end, squares_of != nullptr);
+        const double s = assign_sum(parts, sum, begin, end, squares_of != nullptr, stream);
         if (squares_of != nullptr) squares[c] = s;
         continue;
       }

@@ -182,40 +182,67 @@ BOOST_AUTO_TEST_CASE(softmax_row_kernels) {
   BOOST_TEST(std::isnan(kernels::exp_shifted_sum(x.data(), 30.0f, x.size())));
 }
 
-BOOST_AUTO_TEST_CASE(sum_streamed_adds_left_to_right_and_squares_in_order) {
+BOOST_AUTO_TEST_CASE(sum_parts_adds_left_to_right_and_squares_in_order) {
   // three parts of 1,003 elements (a tail of 3) whose magnitude grows with i mod 8 (by 10^0.15 a step), so that the
   // eight partial sums differ but are alike enough that every addition rounds, and another order of adding them
-  // rounds differently; element 5's parts cancel only when added left to right
-  const std::size_t n = 1003;
-  std::vector<std::vector<float>> parts(3, std::vector<float>(n));
+  // rounds differently; element 5's parts cancel only when added left to right; the last element is large, so that
+  // the tail's squares added before the eight partial sums would round differently too
+  const std::size_t size = 1003;
+  std::vector<std::vector<float>> parts(3, std::vector<float>(size));
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = 0; i < size; ++i) {
       parts[k][i] = static_cast<float>(std::sin(0.71 * static_cast<double>(i + 97 * k)) *
                                        std::pow(10.0, 0.15 * static_cast<double>(i % 8) + 0.3 * k));
     }
   }
-  parts[0][5] = 1e8f, parts[1][5] = -1e8f, parts[2][5] = 1.0f;
+  parts[0][5] = 1e4f, parts[1][5] = -1e4f, parts[2][5] = 1e-4f;  // not so large that its square hides the rest
+  parts[0][size - 1] = 1234.5677f;
   const float* from[3] = {parts[0].data(), parts[1].data(), parts[2].data()};
-  for (std::size_t count = 1; count <= 3; ++count) {
-    std::vector<float> expected(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      float v = parts[0][i];
-      for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
-      expected[i] = v;
-    }
-    for (const std::size_t offset : {0, 1}) {  // y aligned (streaming stores) and not
-      std::vector<float> storage(n + 8, -7.0f);
-      float* y = storage.data() + (4 - reinterpret_cast<std::uintptr_t>(storage.data()) / 4 % 4) % 4 + offset;
-      const double squares = kernels::sum_streamed(from, count, y, n, true);
-      BOOST_TEST(std::equal(y, y + n, expected.begin()), "count " << count << ", offset " << offset);
-      BOOST_TEST(squares == squares_in_documented_order(expected.data(), n), "count " << count);
-      std::fill(y, y + n, -7.0f);
-      BOOST_TEST(kernels::sum_streamed(from, count, y, n, false) == 0.0);
-      BOOST_TEST(std::equal(y, y + n, expected.begin()));
+  for (const std::size_t n : {size, std::size_t{5}, std::size_t{0}}) {  // whole eights and a tail, a tail, nothing
+    for (std::size_t count = 1; count <= 3; ++count) {
+      std::vector<float> expected(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        float v = parts[0][i];
+        for (std::size_t k = 1; k < count; ++k) v += parts[k][i];
+        expected[i] = v;
+      }
+      const double squares = squares_in_documented_order(expected.data(), n);
+      // y on a 16-byte boundary (streaming stores when asked for) and not; with and without the squares
+      for (const std::size_t offset : {0, 1}) {
+        for (const bool stream : {true, false}) {
+          std::vector<float> storage(size + 8, -7.0f);
+          float* y = storage.data() + (4 - reinterpret_cast<std::uintptr_t>(storage.data()) / 4 % 4) % 4 + offset;
+          BOOST_TEST_CONTEXT("n " << n << ", count " << count << ", offset " << offset << ", stream " << stream) {
+            BOOST_TEST(kernels::sum_parts(from, count, y, n, true, stream) == squares);
+            BOOST_TEST(std::equal(y, y + n, expected.begin()));
+            std::fill(y, y + n, -7.0f);
+            BOOST_TEST(kernels::sum_parts(from, count, y, n, false, stream) == 0.0);
+            BOOST_TEST(std::equal(y, y + n, expected.begin()));
+            // nothing written outside y
+            const auto untouched = [](float v) { return v == -7.0f; };
+            BOOST_TEST(std::all_of(storage.data(), y, untouched));
+            BOOST_TEST(std::all_of(y + n, storage.data() + storage.size(), untouched));
+          }
+        }
+      }
     }
   }
-  // the data's premise: element 5 is 1 added left to right, 0 the other way
+  // Two orders of adding the same eight numbers round alike now and then, so one row of data may not tell them apart:
+  // 32 rows (the parts from element s on, s < 32), each with the squares in the documented order.
+  std::size_t differ = 0;
+  for (std::size_t s = 0; s < 32; ++s) {
+    const float* shifted[3] = {from[0] + s, from[1] + s, from[2] + s};
+    std::vector<float> y(size - s);
+    const double squares = kernels::sum_parts(shifted, 3, y.data(), y.size(), true, false);
+    differ += squares != squares_in_documented_order(y.data(), y.size());
+  }
+  BOOST_TEST(differ == 0u);
+  // the data's premises: element 5 is 10⁻⁴ added left to right, 0 the other way; the tail's order shows
   BOOST_TEST((parts[0][5] + parts[1][5]) + parts[2][5] != parts[0][5] + (parts[1][5] + parts[2][5]));
+  std::vector<float> head(parts[0].begin(), parts[0].end() - 3), tail(parts[0].end() - 3, parts[0].end());
+  double tail_first = squares_in_documented_order(tail.data(), 3);
+  tail_first += squares_in_documented_order(head.data(), head.size());
+  BOOST_TEST(tail_first != squares_in_documented_order(parts[0].data(), size));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
