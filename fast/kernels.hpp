@@ -56,8 +56,8 @@ void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* 
                 float beta, const float* bias, float* y, std::size_t n);
 
 // The sum of a parameter's gradients from several shards (nn/parallel.cpp), one chunk of it: y_i = ((p₀ᵢ + p₁ᵢ) + p₂ᵢ)
-// + … over the `count` ≥ 1 arrays `parts`, left to right. With `stream`, y is written with streaming stores (SSE2;
-// from y's first 16-byte boundary on, when y starts on one; the last n mod 8 with plain stores), which bypass the
+// + … over the `count` ≥ 1 arrays `parts`, left to right. With `stream`, y is written with streaming stores (SSE2,
+// when y starts on a 16-byte boundary; otherwise, and for the last n mod 8, with plain stores), which bypass the
 // cache: a store that misses the cache would otherwise read the line in first, and a pass over more than
 // streaming_bytes finds little of it in the cache afterwards anyway. Returns Σ yᵢ² in double when `squares` is true
 // (0 otherwise), added as nn::chunk_squares adds it — eight partial sums, element i into the (i mod 8)th in order,
