@@ -89,11 +89,13 @@ float b_at(const Product& p, std::size_t l, std::size_t j) {
 }
 
 // Runs blas_gemm on p and compares every element with the float64 result: returns the largest error as a fraction
-// of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
-double worst_fraction_of_bound(const Product& p, bool& beyond_float32) {
+// of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound. The
+// product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere).
+double worst_fraction_of_bound(const Product& p, bool& beyond_float32, const float* a = nullptr,
+                               const float* b = nullptr) {
   std::vector<float> c = p.c;
-  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, c.data(),
-            p.ldc);
+  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a ? a : p.a.data(), p.lda, b ? b : p.b.data(), p.ldb, p.beta,
+            c.data(), p.ldc);
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -186,6 +188,38 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
                                 << s.strided << " alpha " << s.alpha << " beta " << s.beta) {
           BOOST_TEST(fraction <= 1.0);
           BOOST_TEST(beyond_float32);  // the operands were rounded to bfloat16, not multiplied in float32
+        }
+      }
+    }
+  }
+}
+
+// An operand read from its registered bfloat16 copy (a weight) is cut into larger blocks than one the product rounds
+// itself (fast/precision.cpp: up to 2²⁰ numbers, not 2¹⁸, its side in equal parts): every element of C within the
+// bound, beta 0 over a C of NaN, the copy made once and read — for each transposition, with A or B registered.
+BOOST_AUTO_TEST_CASE(bfloat16_products_of_registered_operands_in_larger_blocks) {
+  if (refused(Precision::bfloat16)) return;
+  Rng rng(19);
+  const PrecisionScope scope(Precision::bfloat16);
+  // B registered, C's 2,100 columns in 2 blocks of 1,050 (1,497 at most); A registered, its 2,100 rows likewise; sums
+  // of 1,100 terms in blocks of 512 with B's 700 columns whole (2,048 at most; 512 for a rounded operand)
+  for (const auto& [m, n, k, registered_a] :
+       {std::tuple{5, 2100, 700, false}, std::tuple{2100, 3, 700, true}, std::tuple{5, 700, 1100, false}}) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const Product p = make_product(ta, tb, m, n, k, true, 1.f, 0.f, rng);
+        const std::vector<float>& stored = registered_a ? p.a : p.b;
+        Tensor<float> operand(Shape{stored.size()});
+        std::copy(stored.begin(), stored.end(), operand.data());
+        BFloat16Weights weights;
+        weights.add("operand", operand);
+        bool beyond_float32 = false;
+        const double fraction = worst_fraction_of_bound(p, beyond_float32, registered_a ? operand.data() : nullptr,
+                                                        registered_a ? nullptr : operand.data());
+        BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
+          BOOST_TEST(fraction <= 1.0);
+          BOOST_TEST(beyond_float32);
+          BOOST_TEST(weights.bytes() == stored.size() * 2);  // the product read the copy
         }
       }
     }
