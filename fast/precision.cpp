@@ -59,6 +59,30 @@ struct BFloat16Weights::Copy {
 
 namespace {
 
+// The packed operands are bounded: a product is cut into blocks of at most sum_block(k) terms a sum (k ≤ 1024 stays
+// whole) and tile_elements / sum_block(k) rows of C and columns, so that each bfloat16 copy holds at most
+// tile_elements numbers (512 KiB); the blocks of a sum add into C in order. Without the cut, the output layer's weight
+// and gradient copies (17 MB a thread) raised the translation run's peak memory above float32's. An operand read where
+// it lies (a registered copy, or one given in bfloat16) is packed by oneDNN alone, into buffers of its own for each
+// product, so its side is cut at copy_tile_elements / sum_block(k) instead: fewer, larger products — each 63-row block
+// of the output layer's logits in 6 products instead of 21, its dx without a 128-column remainder, its dW's 8,207 rows
+// in 2 instead of 8 — for 1–8 MiB more peak (docs/performance.md). Each side is cut into near-equal parts, so that no
+// thin product is left over (the logits' last was 27 columns).
+constexpr std::size_t tile_elements = std::size_t{1} << 18;
+constexpr std::size_t copy_tile_elements = std::size_t{1} << 20;
+
+std::size_t sum_block(std::size_t k) { return k <= 1024 ? k : 512; }
+
+}  // namespace
+
+std::size_t bfloat16_block_extent(std::size_t extent, std::size_t k, bool read_in_place) {
+  const std::size_t largest = (read_in_place ? copy_tile_elements : tile_elements) / sum_block(k);
+  const std::size_t parts = (extent + largest - 1) / largest;  // extent ≥ 1, so parts ≥ 1
+  return (extent + parts - 1) / parts;
+}
+
+namespace {
+
 WeightRegistry<BFloat16Weights::Copy>& bfloat16_registry() {
   static WeightRegistry<BFloat16Weights::Copy> r;
   return r;
@@ -119,22 +143,6 @@ struct ThreadState {
   dnnl::stream stream{cpu_engine()};
   std::vector<std::uint16_t> a, b;  // the operands, packed and rounded
 };
-
-// The packed operands are bounded: a product is cut into blocks of at most tile_k terms a sum (k ≤ 1024 stays whole)
-// and tile_elements / tile_k rows of C and columns, so that each bfloat16 copy holds at most tile_elements numbers
-// (512 KiB); the blocks of a sum add into C in order. Without the cut, the output layer's weight and gradient copies
-// (17 MB a thread) raised the translation run's peak memory above float32's. An operand read where it lies (a
-// registered copy, or one given in bfloat16) is packed by oneDNN alone, into buffers of its own for each product, so
-// its side is cut at copy_tile_elements / tile_k instead: fewer, larger products (the output layer's logits in 5
-// instead of 21, its dx without a 128-column remainder) for ~3 MiB more peak. Each side is cut into equal parts.
-constexpr std::size_t tile_elements = std::size_t{1} << 18;
-constexpr std::size_t copy_tile_elements = std::size_t{1} << 20;
-
-// The rows (or columns) of a block along a side of `extent`: the extent cut into equal parts of at most `most`.
-std::size_t equal_tile(std::size_t extent, std::size_t most) {
-  const std::size_t parts = (extent + most - 1) / most;
-  return (extent + parts - 1) / parts;
-}
 
 // An operand of a product, op(X): X stored with row stride ld, and the numbers of its bfloat16 copy at the place of x —
 // a registered tensor's copy, or the operand itself when it comes in bfloat16 — (nullptr when X lies in no registered
@@ -202,11 +210,9 @@ void bfloat16_blocks(const Operand& op_a, const Operand& op_b, std::size_t m, st
   ThreadState& state = thread_state();
   onednn::match_blas_threads();
   const bool trans_a = op_a.trans, trans_b = op_b.trans;
-  const std::size_t tile_k = k <= 1024 ? k : 512;
-  const auto tile = [tile_k](std::size_t extent, const Operand& op) {
-    return equal_tile(extent, (op.copy != nullptr ? copy_tile_elements : tile_elements) / tile_k);
-  };
-  const std::size_t tile_m = tile(m, op_a), tile_n = tile(n, op_b);
+  const std::size_t tile_k = sum_block(k);
+  const std::size_t tile_m = bfloat16_block_extent(m, k, op_a.copy != nullptr);
+  const std::size_t tile_n = bfloat16_block_extent(n, k, op_b.copy != nullptr);
   for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
     const std::size_t kb = std::min(k, k0 + tile_k) - k0;
     const float block_beta = k0 == 0 ? beta : 1.0f;  // the later blocks of a sum add to the first

@@ -62,6 +62,12 @@ void gemm_with_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t
                           const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta,
                           float* c, std::size_t ldc);
 
+// How a bfloat16 product is cut into blocks (fast/precision.cpp says why): the rows of C (or columns) a block takes
+// along a side of `extent` ≥ 1, for sums of k terms, when that side's operand is read where it lies — a registered
+// copy, or given in bfloat16 — or rounded into a buffer of the product's own: that side in the fewest near-equal parts
+// whose blocks hold at most 2²⁰ or 2¹⁸ numbers. For tests; defined in builds without oneDNN too.
+std::size_t bfloat16_block_extent(std::size_t extent, std::size_t k, bool read_in_place);
+
 // How many oneDNN primitives the calling thread holds for its bfloat16 products: one for each transposition of A and
 // B, beta, and whether alpha is 1 (any other alpha is given when the product runs), made when first needed and kept.
 // For tests and diagnostics; 0 without oneDNN.

@@ -2,7 +2,8 @@
 // hand-worked cases, the AVX512-BF16 instruction against the scalar rule), and the bfloat16 products of blas_gemm
 // against float64 products of the same float operands, within precision.hpp's bound — and outside float32's, so that
 // a silent fall back to float32 fails too — for every transposition, strided operands, alpha and beta (beta 0 over a
-// C of NaN), one row and many, one column, one term. The int8 products likewise, with weights registered by
+// C of NaN), one row and many, one column, one term; how they are cut into blocks, with registered operands across
+// the blocks. The int8 products likewise, with weights registered by
 // QuantizedWeights (whole, and blocks of their rows and columns), and every other product left to OpenBLAS bit for
 // bit. On a CPU or build that cannot run bfloat16 or int8, the cases check that asking for it is refused with the
 // reason.
@@ -194,32 +195,68 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
   }
 }
 
-// An operand read from its registered bfloat16 copy (a weight) is cut into larger blocks than one the product rounds
-// itself (fast/precision.cpp: up to 2²⁰ numbers, not 2¹⁸, its side in equal parts): every element of C within the
-// bound, beta 0 over a C of NaN, the copy made once and read — for each transposition, with A or B registered.
+// How a bfloat16 product is cut (fast/precision.cpp), on the translation benchmark's output layer: a 63-row block of
+// logits (8,207 columns, sums of 640) in 6 products of 1,368 columns read from W's copy, where a rounded operand's
+// side would be in 21 of 391; dx's 640 columns whole in each 512-term block of its sums (320 for a rounded operand);
+// dW's 8,207 rows in 2 of 4,104 from G in bfloat16 (a shard of 248 rows). For every extent: the fewest blocks within
+// the bound, near-equal (the parts differ by less than one row each).
+BOOST_AUTO_TEST_CASE(bfloat16_products_cut_operands_read_in_place_into_fewer_blocks) {
+  BOOST_TEST(bfloat16_block_extent(8207, 640, true) == 1368u);
+  BOOST_TEST(bfloat16_block_extent(8207, 640, false) == 391u);
+  BOOST_TEST(bfloat16_block_extent(640, 8207, true) == 640u);
+  BOOST_TEST(bfloat16_block_extent(640, 8207, false) == 320u);
+  BOOST_TEST(bfloat16_block_extent(8207, 248, true) == 4104u);
+  BOOST_TEST(bfloat16_block_extent(1, 1, false) == 1u);
+  for (const std::size_t k : {1, 640, 1024, 1025, 8207}) {
+    const std::size_t sum = k <= 1024 ? k : 512;
+    for (const bool in_place : {false, true}) {
+      const std::size_t largest = (in_place ? std::size_t{1} << 20 : std::size_t{1} << 18) / sum;
+      std::vector<std::size_t> extents{largest - 1, largest, largest + 1, 2 * largest, 2 * largest + 1};
+      for (std::size_t extent = 1; extent <= 3 * largest + 7; extent += 1 + extent / 97) extents.push_back(extent);
+      for (const std::size_t extent : extents) {
+        const std::size_t tile = bfloat16_block_extent(extent, k, in_place);
+        const std::size_t parts = (extent + tile - 1) / tile;
+        BOOST_TEST_CONTEXT("extent " << extent << " k " << k << " in place " << in_place) {
+          BOOST_TEST(tile <= largest);
+          BOOST_TEST(parts == (extent + largest - 1) / largest);
+          BOOST_TEST(parts * tile - extent < parts);
+        }
+      }
+    }
+  }
+}
+
+// Products with operands read from registered bfloat16 copies (weights), cut into those larger blocks: every element
+// of C within the bound — beta 0 over a C of NaN (an element left out shows), beta 0.5 over numbers (an element
+// computed twice shows) — for each transposition, with A, B or both registered, sides cut into unequal last blocks
+// (2,101 = 1,051 + 1,050), and the copies made and read.
 BOOST_AUTO_TEST_CASE(bfloat16_products_of_registered_operands_in_larger_blocks) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(19);
   const PrecisionScope scope(Precision::bfloat16);
-  // B registered, C's 2,100 columns in 2 blocks of 1,050 (1,497 at most); A registered, its 2,100 rows likewise; sums
-  // of 1,100 terms in blocks of 512 with B's 700 columns whole (2,048 at most; 512 for a rounded operand)
-  for (const auto& [m, n, k, registered_a] :
-       {std::tuple{5, 2100, 700, false}, std::tuple{2100, 3, 700, true}, std::tuple{5, 700, 1100, false}}) {
+  // C's 2,101 columns from B's copy in 2 blocks (1,497 at most); 2,101 rows from A's; sums of 1,100 terms in blocks of
+  // 512 with both registered and B's 700 columns whole (2,048 at most; 512 for a rounded operand)
+  for (const auto& [m, n, k, registered_a, registered_b, beta] :
+       {std::tuple{5, 2101, 700, false, true, 0.f}, std::tuple{2101, 3, 700, true, false, 0.5f},
+        std::tuple{5, 700, 1100, true, true, 0.f}}) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
-        const Product p = make_product(ta, tb, m, n, k, true, 1.f, 0.f, rng);
-        const std::vector<float>& stored = registered_a ? p.a : p.b;
-        Tensor<float> operand(Shape{stored.size()});
-        std::copy(stored.begin(), stored.end(), operand.data());
+        const Product p = make_product(ta, tb, m, n, k, true, 1.f, beta, rng);
+        const auto stored = [](const std::vector<float>& v) {
+          Tensor<float> t(Shape{v.size()});
+          std::copy(v.begin(), v.end(), t.data());
+          return t;
+        };
+        const Tensor<float> a = stored(p.a), b = stored(p.b);
         BFloat16Weights weights;
-        weights.add("operand", operand);
+        if (registered_a) weights.add("A", a);
+        if (registered_b) weights.add("B", b);
         bool beyond_float32 = false;
-        const double fraction = worst_fraction_of_bound(p, beyond_float32, registered_a ? operand.data() : nullptr,
-                                                        registered_a ? nullptr : operand.data());
+        const double fraction = worst_fraction_of_bound(p, beyond_float32, a.data(), b.data());
         BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
           BOOST_TEST(fraction <= 1.0);
           BOOST_TEST(beyond_float32);
-          BOOST_TEST(weights.bytes() == stored.size() * 2);  // the product read the copy
+          BOOST_TEST(weights.bytes() == 2 * ((registered_a ? a.size() : 0) + (registered_b ? b.size() : 0)));
         }
       }
     }
@@ -242,10 +279,10 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
   if (refused(Precision::bfloat16)) return;
   Rng rng(13);
   const PrecisionScope scope(Precision::bfloat16);
-  // (2100, 40, 248): 1,057 rows of C a block, so A's rows are read in two blocks, as the output layer's dW reads G
+  // (4300, 40, 248): 4,228 rows of C a block at most, so A's rows are read in two, as the output layer's dW reads G
   for (const auto& [m, n, k, strided] :
        {std::tuple{5, 33, 70, true}, std::tuple{37, 65, 1100, false}, std::tuple{2100, 4, 40, true},
-        std::tuple{1, 9, 3, false}, std::tuple{2100, 40, 248, false}}) {
+        std::tuple{1, 9, 3, false}, std::tuple{4300, 40, 248, false}}) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, m, n, k, strided, ta ? 0.5f : 1.f / 248, tb ? 1.f : 0.f, rng);
