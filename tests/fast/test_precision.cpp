@@ -242,12 +242,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_registered_operands_in_larger_blocks) 
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, m, n, k, true, 1.f, beta, rng);
-        const auto stored = [](const std::vector<float>& v) {
-          Tensor<float> t(Shape{v.size()});
-          std::copy(v.begin(), v.end(), t.data());
-          return t;
-        };
-        const Tensor<float> a = stored(p.a), b = stored(p.b);
+        const Tensor<float> a(Shape{p.a.size()}, p.a), b(Shape{p.b.size()}, p.b);  // the operands in tensors
         BFloat16Weights weights;
         if (registered_a) weights.add("A", a);
         if (registered_b) weights.add("B", b);
