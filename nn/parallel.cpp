@@ -3,6 +3,7 @@
 #include "nn/parallel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,18 @@ inline void pause() {
 #endif
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Σ_k (slowest − seconds[k]) over the first `count`: how long the faster shards waited for the slowest.
+double waited(const std::vector<double>& seconds, std::size_t count) {
+  const double slowest = *std::max_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(count));
+  double total = 0;
+  for (std::size_t k = 0; k < count; ++k) total += slowest - seconds[k];
+  return total;
+}
+
 }  // namespace
 
 template <class T>
@@ -37,6 +50,7 @@ BatchParallel<T>::BatchParallel(std::size_t threads) {
     tapes_.back()->set_retain_gradients(false);
   }
   errors_.resize(threads);
+  shard_seconds_.resize(threads);
   for (std::size_t k = 1; k < threads; ++k) workers_.emplace_back([this, k] { worker(k); });
 }
 
@@ -127,6 +141,7 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
     seed_.reset();
   }
   const std::function<void(std::size_t)> forward = [&](std::size_t k) {
+    const Clock::time_point start = Clock::now();
     const std::size_t begin = rows * k / shards, end = rows * (k + 1) / shards;
     Tape<T>& tape = *tapes_[k];
     tape.clear();
@@ -146,6 +161,7 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
       throw std::invalid_argument("BatchParallel: shard " + std::to_string(k) + " has weight " +
                                   std::to_string(losses[k].weight) + "; expected ≥ 0");
     }
+    shard_seconds_[k] = seconds_since(start);
   };
   run_on_all(forward, shards);
   total = 0;
@@ -280,14 +296,24 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
     throw std::invalid_argument("BatchParallel::step: the gradients' squares need the list of parameters to assign");
   }
   double total = 0;
+  times_ = StepTimes{};
+  Clock::time_point start = Clock::now();
   std::vector<ShardLoss<T>> losses = run_forward(rows, f, true, total, total_of);
   const std::size_t shards = losses.size();
+  times_.forward = seconds_since(start);
+  times_.waiting = waited(shard_seconds_, shards);
   // phase 2: backward on every shard, seeded with its share of the weight
   const std::function<void(std::size_t)> backward = [&](std::size_t k) {
+    const Clock::time_point shard_start = Clock::now();
     const double share = total > 0 ? losses[k].weight / total : 0.0;
     tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
+    shard_seconds_[k] = seconds_since(shard_start);
   };
+  start = Clock::now();
   run_on_all(backward, shards);
+  times_.backward = seconds_since(start);
+  times_.waiting += waited(shard_seconds_, shards);
+  start = Clock::now();
   const ReachedGradients<T> reached = reached_gradients<T>(gradients_, shards);
   if (assign != nullptr) {
     std::unordered_set<const Parameter<T>*> listed;
@@ -310,6 +336,7 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   const double sum_of_squares =
       sum_gradients(reached, assign != nullptr, executor(), squares != nullptr ? assign : nullptr);
   if (squares != nullptr) *squares = sum_of_squares;
+  times_.sums = seconds_since(start);
   T loss = 0;
   for (std::size_t k = 0; k < shards; ++k) {
     if (total > 0) loss += static_cast<T>(losses[k].weight / total) * losses[k].loss.value().item();

@@ -50,6 +50,13 @@ struct ShardLoss {
   double weight = 1.0;
 };
 
+// Where the last step() spent its time, in seconds of the wall clock: each phase from its start on the calling
+// thread until every shard has finished it. `waiting`: thread-seconds, summed over the shards, that shards which
+// finished forward or backward early spent waiting for the slowest one (0 on one thread).
+struct StepTimes {
+  double forward = 0, backward = 0, sums = 0, waiting = 0;
+};
+
 template <class T>
 class BatchParallel {
  public:
@@ -109,6 +116,9 @@ class BatchParallel {
     };
   }
 
+  // The last step()'s phases (zeros before the first).
+  const StepTimes& last_step_times() const { return times_; }
+
   std::size_t threads() const { return tapes_.size(); }
   // The tape of shard k, e.g. to read values after step(); valid until the next step().
   Tape<T>& tape(std::size_t k) { return *tapes_[k]; }
@@ -130,6 +140,8 @@ class BatchParallel {
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
   std::vector<std::unique_ptr<Gradients>> gradients_;  // one a tape
   std::vector<Rng> generators_;                        // one a shard, while seed_ is in use
+  StepTimes times_;                                    // of the last step()
+  std::vector<double> shard_seconds_;                  // each shard's time in the phase that ran last
   std::optional<std::uint64_t> seed_;                  // seed_shards(), until the next step
   std::size_t first_shard_ = 0;
   std::vector<std::thread> workers_;

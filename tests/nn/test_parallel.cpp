@@ -1,14 +1,16 @@
 // nn::BatchParallel (nn/parallel.hpp): two and three shards give the gradients of the whole batch (the mean loss
 // weighted by each shard's share), exactly the same numbers run after run, forward-only, uneven and tiny batches, an
 // exception in one shard leaves every gradient as it was, gradients set (not added to) equal zero_grad and step, and
-// the squares made in the sum equal gradient_squares (float's sum, another loop, too).
+// the squares made in the sum equal gradient_squares (float's sum, another loop, too), and the step's times.
 // Chapter: docs/performance.md ("Threads").
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/autograd.hpp"
@@ -97,6 +99,38 @@ BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_gradient) {
     });
     BOOST_TEST(std::fabs(loss - whole.value().item()) < 1e-12, "threads " << threads);
     BOOST_TEST(max_difference(model.gradients(), expected) < 1e-12, "threads " << threads);
+  }
+}
+
+// last_step_times(): zeros before the first step; then each phase's wall time, and the time the faster shards waited
+// for the slowest, here shard 1, which sleeps 40 ms in forward and 40 in backward (an identity op on its loss that
+// sleeps there): shard 0 then waits about as long in each; on one thread, nothing waits.
+BOOST_AUTO_TEST_CASE(step_times_give_each_phase_and_the_waiting) {
+  Model model;
+  for (std::size_t threads : {1u, 2u}) {
+    nn::BatchParallel<double> parallel(threads);
+    const nn::StepTimes& times = parallel.last_step_times();
+    BOOST_TEST((times.forward == 0 && times.backward == 0 && times.sums == 0 && times.waiting == 0));
+    parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+      Variable<double> loss = model.loss(t, begin, end);
+      if (begin == 0) return nn::ShardLoss<double>{loss, double(end - begin)};
+      std::this_thread::sleep_for(std::chrono::milliseconds(40));
+      Variable<double> slow = t.record("slow", loss.value(), {loss}, [](BackwardContext<double>& c) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        c.dx(0).flat() += c.dy().flat();
+      });
+      return nn::ShardLoss<double>{slow, double(end - begin)};
+    });
+    BOOST_TEST(times.backward > 0.0, "threads " << threads);
+    BOOST_TEST(times.sums > 0.0, "threads " << threads);
+    if (threads == 1) {
+      BOOST_TEST(times.waiting == 0.0);
+      continue;
+    }
+    BOOST_TEST(times.forward >= 0.04);
+    BOOST_TEST(times.backward >= 0.04);
+    BOOST_TEST(times.waiting >= 0.07, times.waiting);  // 40 + 40 ms, less what shard 0 itself took
+    BOOST_TEST(times.waiting <= times.forward + times.backward, times.waiting);
   }
 }
 
