@@ -70,6 +70,7 @@ struct TrainOptions {
   std::string resume;           // a training state file to go on from (the task, model and settings come from it)
   TrainOverrides overrides;     // with resume: the settings given on the command line
   bool detect_anomaly = false;  // the tape checks every output and gradient for NaN/Inf (names the op)
+  bool timings = false;         // at the end, where the steps' time went
   bool force = false;           // replace a model file that --out names (and its training state)
 };
 

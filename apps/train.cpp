@@ -98,6 +98,14 @@ class StopSignals {
 
 // ---- a training run ---------------------------------------------------------------------------------------------
 
+// --timings: where this process's training steps spent their time, in seconds summed over the steps of this run.
+// Each phase on the wall clock (nn::StepTimes for those inside BatchParallel::step); `waiting` in thread-seconds.
+struct StepTimings {
+  std::size_t steps = 0;
+  double whole = 0;  // the steps from start to end (not the progress lines, saving or validation)
+  double batches = 0, forward = 0, backward = 0, sums = 0, processes = 0, optimizer = 0, waiting = 0;
+};
+
 // Everything one run of `attend train` works with: the model file, its data and batches, the optimizer, where
 // training stands, the progress shown and what is on disk.
 struct Run {
@@ -129,6 +137,8 @@ struct Run {
   Precision precision_saved = Precision::float32;  // and the precision of its products
   std::size_t ranks_saved = 0;                     // and its processes
   bool last_saved = false;                         // the training state is on disk (of last_saved_step)
+  bool show_timings = false;                       // --timings
+  StepTimings timings;
   bool out_of_steps = false, out_of_time = false;
   // the stop signal as every process saw it after the last step (one process: stop_signal then); decisions read this,
   // never stop_signal itself, so that processes never part ways over a signal that came between two checks
@@ -232,6 +242,7 @@ void prepare(Run& run, const TrainOptions& options) {
   }
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
   run.curve_every = std::max<std::size_t>(1, run.steps_per_epoch / 10);
+  run.show_timings = options.timings;
   // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
   run.progress.silent = !run.ranks.lead();
   run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
@@ -349,14 +360,20 @@ float forward_backward(Run& run, const TrainingBatch& whole, double* squares) {
     // sets the gradient of every parameter Adam updates (zero_grad and then adding would take two more passes)
     value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters(),
                                ranks.size() == 1 ? squares : nullptr);
+    const nn::StepTimes& times = run.parallel->last_step_times();
+    run.timings.forward += times.forward, run.timings.backward += times.backward;
+    run.timings.sums += times.sums, run.timings.waiting += times.waiting;
   } else {
     run.adam->zero_grad(run.parallel->executor());
     ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
   }
   if (ranks.size() == 1) return value;
+  const Clock::time_point start = Clock::now();
   ranks.sum_gradients(run.file.model->module().parameters());
   if (squares != nullptr) *squares = nn::gradient_squares(run.adam->parameters(), run.parallel->executor());
-  return ranks.sum(value);
+  value = ranks.sum(value);
+  run.timings.processes += seconds_since(start);
+  return value;
 }
 
 // One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
@@ -364,8 +381,10 @@ float forward_backward(Run& run, const TrainingBatch& whole, double* squares) {
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
   float value = 0, norm = 0;
   double squares = 0;  // of the gradient, when clipping
+  const Clock::time_point start = Clock::now();
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
+    run.timings.batches += seconds_since(start);
     run.tokens += batch.tokens;
     value = forward_backward(run, batch, run.settings.clip > 0 ? &squares : nullptr);
     norm = static_cast<float>(std::sqrt(squares));
@@ -389,13 +408,35 @@ void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& ind
       run.bf16_weights->refresh(w + begin, w + end);
     };
   }
+  const Clock::time_point update = Clock::now();
   run.adam->step(run.parallel->executor(), extras);
+  run.timings.optimizer += seconds_since(update);
   if (run.warmup) run.warmup->step();
   if (run.drop) run.drop->step();
   ++run.state.step;
   run.loss_sum += value;
   run.state.curve.add_loss(run.state.step, value, run.curve_every);
   ++run.loss_count;
+  run.timings.whole += seconds_since(start);
+  ++run.timings.steps;
+}
+
+// --timings, once this run's steps are over: one line with the mean milliseconds a step of each phase.
+void report_timings(const Run& run) {
+  const StepTimings& t = run.timings;
+  if (!run.show_timings || !run.ranks.lead() || t.steps == 0) return;
+  const double ms = 1e3 / static_cast<double>(t.steps);
+  const double parts = t.batches + t.forward + t.backward + t.sums + t.processes + t.optimizer;
+  std::ostringstream line;
+  line.setf(std::ios::fixed);
+  line.precision(3);
+  line << "attend train: timings, ms a step over " << t.steps << " steps: step " << t.whole * ms << " = batch "
+       << t.batches * ms << " + forward " << t.forward * ms << " + backward " << t.backward * ms << " + gradient sums "
+       << t.sums * ms;
+  if (run.ranks.size() > 1) line << " + processes " << t.processes * ms;
+  line << " + optimizer " << t.optimizer * ms << " + rest " << (t.whole - parts) * ms << "; shards waiting for the "
+       << "slowest " << t.waiting * ms << " (thread-ms)\n";
+  std::cerr << line.str();
 }
 
 // The limits after a step, and the progress line: a terminal gets it rewritten about four times a second, a log a
@@ -502,6 +543,7 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
 // SIGINT or SIGTERM: the state saved, where it is and how to go on said, exit status 128 + the signal.
 int stopped_by_signal(Run& run) {
   save_last(run);
+  report_timings(run);
   if (!run.ranks.lead()) return 128 + run.signal;
   if (run.progress.terminal()) std::cerr << "\n";
   std::cerr << "attend train: stopped by " << (run.signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
@@ -552,6 +594,7 @@ int run_train(const TrainOptions& options) {
     validate_and_save(run, batches_in_epoch);
   }
   ensure_best_model(run);
+  report_timings(run);
   if (run.ranks.lead()) std::printf("best validation %s\n", run.state.best_text.c_str());
   return 0;
 }

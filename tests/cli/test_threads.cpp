@@ -5,7 +5,10 @@
 // a time to the same bytes as one thread.
 #include <signal.h>
 
+#include <cstdlib>
+#include <map>
 #include <random>
+#include <sstream>
 
 #include "fast/precision.hpp"
 #include "tests/cli/cli_helpers.hpp"
@@ -91,6 +94,30 @@ std::vector<std::string> decoding_precisions() {
   return precisions;
 }
 
+// The numbers of `attend train --timings`' line, by name ("step", "batch", …, "waiting"); empty when there is none.
+std::map<std::string, double> timings_of(const std::string& err, std::size_t steps) {
+  std::map<std::string, double> found;
+  for (const std::string& line : lines_of(err)) {
+    const std::string mark = "attend train: timings, ms a step over " + std::to_string(steps) + " steps: ";
+    if (line.rfind(mark, 0) != 0) continue;
+    std::istringstream in(line.substr(mark.size()));
+    std::string word, name;
+    // "step 9.870 = batch 0.010 + … + rest 0.020; shards waiting for the slowest 0.120 (thread-ms)"
+    while (in >> word) {
+      if (word.back() == ';') word.pop_back();
+      char* end = nullptr;
+      const double value = std::strtod(word.c_str(), &end);
+      if (end != word.c_str() && *end == '\0') {
+        found[name] = value;
+      } else if (word == "step" || word == "batch" || word == "forward" || word == "backward" || word == "gradient" ||
+                 word == "processes" || word == "optimizer" || word == "rest" || word == "waiting") {
+        name = word;
+      }
+    }
+  }
+  return found;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(threads)
@@ -150,6 +177,38 @@ BOOST_AUTO_TEST_CASE(three_threads_repeat_and_resume_to_the_same_bits) {
   BOOST_TEST((tensor_bytes(scratch.path("e.last.safetensors")) != final_state));
   check_usage_error(run_attend("train --threads 0 --task dates --out '" + scratch.path("f.safetensors") + "'"),
                     {"--threads"});
+}
+
+// `attend train --timings`: one line at the end with the mean ms a step of each phase, over this run's steps (a
+// resumed run counts its own). Every phase took time; the parts do not add up to more than the step (none is counted
+// twice); shards on one thread never wait.
+BOOST_AUTO_TEST_CASE(timings_give_each_phase_of_the_steps) {
+  Scratch scratch;
+  const std::string out = scratch.path("t.safetensors");
+  const std::string training =
+      "train --task dates --train-size 512 --valid-size 8 --test-size 8 --hidden 64 --embed 16 --batch 32 --timings ";
+  for (const std::size_t threads : {1, 2}) {
+    const Run run =
+        run_attend(training + "--max-steps 6 --force --threads " + std::to_string(threads) + " --out '" + out + "'");
+    BOOST_TEST_REQUIRE(run.status == 0, run.err);
+    const std::map<std::string, double> t = timings_of(run.err, 6);
+    BOOST_TEST_REQUIRE(t.size() == 8u, run.err);  // step, batch, forward, backward, gradient, optimizer, rest, waiting
+    for (const char* phase : {"step", "forward", "backward", "gradient", "optimizer"}) {
+      BOOST_TEST(t.at(phase) > 0.0, phase << " in " << run.err);
+    }
+    BOOST_TEST(t.at("batch") >= 0.0);
+    const double parts = t.at("batch") + t.at("forward") + t.at("backward") + t.at("gradient") + t.at("optimizer");
+    BOOST_TEST(std::abs(t.at("step") - parts - t.at("rest")) <= 0.004, run.err);  // the printed rounding
+    BOOST_TEST(t.at("rest") >= -0.004, run.err);
+    BOOST_TEST((threads == 1 ? t.at("waiting") == 0.0 : t.at("waiting") >= 0.0), run.err);
+  }
+  const Run resumed =
+      run_attend("train --resume '" + scratch.path("t.last.safetensors") + "' --max-steps 10 --timings");
+  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+  BOOST_TEST(timings_of(resumed.err, 4).size() == 8u, resumed.err);
+  const Run without = run_attend("train --resume '" + scratch.path("t.last.safetensors") + "' --max-steps 12");
+  BOOST_TEST_REQUIRE(without.status == 0, without.err);
+  BOOST_TEST(without.err.find("timings") == std::string::npos, without.err);
 }
 
 BOOST_AUTO_TEST_CASE(eval_decodes_to_the_same_bytes_on_every_thread_count) {
