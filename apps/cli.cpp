@@ -320,8 +320,9 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
   command->add_flag("--detect-anomaly", train.detect_anomaly,
                     "check every op's output and gradient; stop at the first NaN or infinity, naming the op");
   command->add_flag("--timings", train.timings,
-                    "at the end, the milliseconds a step spent making the batch, in forward, backward, summing the "
-                    "shards' gradients and the optimizer");
+                    "when training stops, one line on stderr: the milliseconds a step spent making the batch, in "
+                    "forward, backward, summing the shards' gradients, combining processes', the optimizer and the "
+                    "rest, and how long the faster shards waited for the slowest");
   command->add_option("--resume", train.resume,
                       "go on with the training state saved in this file (OUT.last.safetensors)");
   command->add_flag("--force", train.force, "replace the model file --out names (and its training state) if it exists");

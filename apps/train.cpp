@@ -356,16 +356,26 @@ float forward_backward(Run& run, const TrainingBatch& whole, double* squares) {
       return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
     };
     std::function<double(double)> total_of;
-    if (ranks.size() > 1) total_of = [&](double mine) { return ranks.sum(mine); };
+    double combining = 0;  // of forward's time, the wait for the other processes' weights (--timings)
+    if (ranks.size() > 1) {
+      total_of = [&](double mine) {
+        const Clock::time_point start = Clock::now();
+        const double all = ranks.sum(mine);
+        combining = seconds_since(start);
+        return all;
+      };
+    }
     // sets the gradient of every parameter Adam updates (zero_grad and then adding would take two more passes)
     value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters(),
                                ranks.size() == 1 ? squares : nullptr);
     const nn::StepTimes& times = run.parallel->last_step_times();
-    run.timings.forward += times.forward, run.timings.backward += times.backward;
-    run.timings.sums += times.sums, run.timings.waiting += times.waiting;
+    run.timings.forward += times.forward - combining, run.timings.processes += combining;
+    run.timings.backward += times.backward, run.timings.sums += times.sums, run.timings.waiting += times.waiting;
   } else {
+    const Clock::time_point start = Clock::now();
     run.adam->zero_grad(run.parallel->executor());
     ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
+    run.timings.processes += seconds_since(start);
   }
   if (ranks.size() == 1) return value;
   const Clock::time_point start = Clock::now();
@@ -543,9 +553,9 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
 // SIGINT or SIGTERM: the state saved, where it is and how to go on said, exit status 128 + the signal.
 int stopped_by_signal(Run& run) {
   save_last(run);
-  report_timings(run);
   if (!run.ranks.lead()) return 128 + run.signal;
   if (run.progress.terminal()) std::cerr << "\n";
+  report_timings(run);
   std::cerr << "attend train: stopped by " << (run.signal == SIGINT ? "SIGINT" : "SIGTERM") << " after step "
             << run.state.step << "; the training state is in " << run.last_path << " (go on with: "
             << (run.ranks.size() > 1 ? "mpirun -np " + std::to_string(run.ranks.size()) + " " : std::string())

@@ -288,6 +288,11 @@ Adam<T>::Adam(std::string name, std::string kind, NamedParameters<T> parameters,
   if (amsgrad_) max_exp_avg_sq_ = this->add_buffer("max_exp_avg_sq");
 }
 
+// Adam's slices when StepExtras::updated reads the new weights: 2¹⁴ elements, whose weights, gradients and moments
+// (256 KB in float) are still in a 1 MB L2 cache when updated() reads them — a thread's part of a parameter can be
+// megabytes (half of the translation model's 5.3 million output weights).
+constexpr std::size_t updated_slice = std::size_t{1} << 14;
+
 template <class T>
 void Adam<T>::update(std::int64_t step, const Executor& executor, const StepExtras& extras) {
   // The scalars in double, as PyTorch computes them in Python, then rounded to T once.
@@ -304,11 +309,10 @@ void Adam<T>::update(std::int64_t step, const Executor& executor, const StepExtr
   s.decoupled = decoupled_;
   s.decay_factor = static_cast<T>(1.0 - this->lr * weight_decay_);  // AdamW's 1 − ηλ
   s.gradient_factor = static_cast<T>(extras.gradient_factor);
-  // elements [begin, end) of parameter i (the whole parameter, or a thread's share of it: every element's update
-  // reads only that element, so the result is the same however the elements are shared out)
-  // With extras.updated, in slices small enough that a slice's weights, gradients and moments are still in the
-  // thread's L2 cache when updated() reads the new weights (a whole part can be megabytes).
-  const std::size_t slice = extras.updated ? std::size_t{1} << 14 : std::numeric_limits<std::size_t>::max();
+  // elements [part_begin, part_end) of parameter i (the whole parameter, or a thread's share of it: every element's
+  // update reads only that element, so the result is the same however the elements are shared out); with
+  // extras.updated, in slices of updated_slice elements, each handed to updated() as soon as it is done
+  const std::size_t slice = extras.updated ? updated_slice : std::numeric_limits<std::size_t>::max();
   this->for_each_part(executor, [&](std::size_t i, std::size_t part_begin, std::size_t part_end) {
     for (std::size_t begin = part_begin, end = 0; begin < part_end; begin = end) {
       end = part_end - begin > slice ? begin + slice : part_end;

@@ -51,8 +51,10 @@ struct ShardLoss {
 };
 
 // Where the last step() spent its time, in seconds of the wall clock: each phase from its start on the calling
-// thread until every shard has finished it. `waiting`: thread-seconds, summed over the shards, that shards which
-// finished forward or backward early spent waiting for the slowest one (0 on one thread).
+// thread until every shard has finished it (forward includes step()'s `total_of`, e.g. the wait for other processes'
+// weights). `waiting`: Σ_k (slowest − t_k) over the shards' own times t_k in forward and in backward, each timed
+// from the shard's start — how long the faster shards would have waited for the slowest if all had started at once
+// (0 on one thread).
 struct StepTimes {
   double forward = 0, backward = 0, sums = 0, waiting = 0;
 };

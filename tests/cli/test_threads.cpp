@@ -2,9 +2,10 @@
 // The shards' losses weighted by their tokens are the whole batch's loss (the captioner's penalty, a mean over images,
 // included); the same N gives the same bytes run after run; an interrupted run resumes bit-exactly with the saved N,
 // dropout included; a resumed run that changes N says what that means. `attend eval --threads N` decodes N batches at
-// a time to the same bytes as one thread.
+// a time to the same bytes as one thread. `attend train --timings` gives each phase of the steps.
 #include <signal.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <random>
