@@ -1,9 +1,11 @@
 // `mpirun -np 2 attend train` (apps/ranks.hpp), built when the build has Open MPI: two processes of one thread each
 // give the bytes of one process with two threads (dropout included); a run stopped by SIGTERM to its processes (what
 // mpirun sends them on Ctrl-C, and a cluster's scheduler at a job's end) saves its state and resumes on two processes
-// bit-exactly; a rank's error ends every rank with the error's line.
+// bit-exactly; a rank's error ends every rank with the error's line; --timings prints rank 0's line, with the
+// processes' part.
 #include <signal.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "tests/cli/cli_helpers.hpp"
@@ -35,9 +37,21 @@ BOOST_AUTO_TEST_CASE(two_ranks_give_the_bytes_of_two_threads) {
       run_attend(transformer + "--train-size 2048 --threads 2 --out '" + scratch.path("t.safetensors") + "'");
   BOOST_TEST_REQUIRE(threads.status == 0, threads.err);
   const Run ranks =
-      run_mpi(transformer + "--train-size 2048 --threads 1 --out '" + scratch.path("r.safetensors") + "'");
+      run_mpi(transformer + "--train-size 2048 --threads 1 --timings --out '" + scratch.path("r.safetensors") + "'");
   BOOST_TEST_REQUIRE(ranks.status == 0, ranks.err);
   BOOST_TEST(ranks.err.find("1 thread on each of 2 processes") != std::string::npos, ranks.err);
+  // --timings: one line (rank 0's; another rank's could land anywhere in a line), with the time spent combining the
+  // processes' weights and gradients
+  std::size_t timings = 0;
+  for (const std::string& line : lines_of(ranks.err)) {
+    const std::size_t found = line.find("attend train: timings");
+    if (found == std::string::npos) continue;
+    ++timings;
+    const std::size_t at = line.find(" + processes ", found);
+    BOOST_TEST_REQUIRE(at != std::string::npos, line);
+    BOOST_TEST(std::strtod(line.c_str() + at + 13, nullptr) > 0.0, line);
+  }
+  BOOST_TEST(timings == 1u, ranks.err);
   // rank 0 alone prints: one summary line, one result line
   BOOST_TEST(lines_of(ranks.out).size() == 1u, ranks.out);
   BOOST_TEST(ranks.out == threads.out);
