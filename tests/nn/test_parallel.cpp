@@ -104,9 +104,10 @@ BOOST_AUTO_TEST_CASE(shards_give_the_whole_batch_gradient) {
 }
 
 // last_step_times(): zeros before the first step; then each phase's wall time, and the time the faster shards waited
-// for the slowest, here shard 1, which sleeps 30 ms in forward and 90 in backward (an identity op on its loss that
-// sleeps there): shard 0 then waits about as long in each (about 120 ms in all; 90 with forward's left out, 30 with
-// backward's, 60 with backward's shard times not taken); on one thread, nothing waits.
+// for the slowest, here shard 1, which sleeps 60 ms in forward and 150 in backward (an identity op on its loss that
+// sleeps there): shard 0 then waits about as long in each (about 210 ms in all; 150 with forward's left out, 60 with
+// backward's, 120 with backward's shard times not taken, so that a bound of 180 leaves 30 ms for the scheduler on a
+// loaded machine); on one thread, nothing waits.
 BOOST_AUTO_TEST_CASE(step_times_give_each_phase_and_the_waiting) {
   Model model;
   for (std::size_t threads : {1u, 2u}) {
@@ -116,9 +117,9 @@ BOOST_AUTO_TEST_CASE(step_times_give_each_phase_and_the_waiting) {
     parallel.step(7, [&](Tape<double>& t, std::size_t begin, std::size_t end) {
       Variable<double> loss = model.loss(t, begin, end);
       if (begin == 0) return nn::ShardLoss<double>{loss, double(end - begin)};
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      std::this_thread::sleep_for(std::chrono::milliseconds(60));
       Variable<double> slow = t.record("slow", loss.value(), {loss}, [](BackwardContext<double>& c) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(90));
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
         c.dx(0).flat() += c.dy().flat();
       });
       return nn::ShardLoss<double>{slow, double(end - begin)};
@@ -129,9 +130,9 @@ BOOST_AUTO_TEST_CASE(step_times_give_each_phase_and_the_waiting) {
       BOOST_TEST(times.waiting == 0.0);
       continue;
     }
-    BOOST_TEST(times.forward >= 0.03);
-    BOOST_TEST(times.backward >= 0.09);
-    BOOST_TEST(times.waiting >= 0.10, times.waiting);  // 30 + 90 ms, less what shard 0 itself took
+    BOOST_TEST(times.forward >= 0.06);
+    BOOST_TEST(times.backward >= 0.15);
+    BOOST_TEST(times.waiting >= 0.18, times.waiting);  // 60 + 150 ms, less what shard 0 itself took
     BOOST_TEST(times.waiting <= times.forward + times.backward, times.waiting);
   }
 }
