@@ -182,6 +182,63 @@ BOOST_AUTO_TEST_CASE(softmax_row_kernels) {
   BOOST_TEST(std::isnan(kernels::exp_shifted_sum(x.data(), 30.0f, x.size())));
 }
 
+// The distance of a from b in units in the last place of b (a and b finite, of one sign).
+double ulps(double a, double b) {
+  return std::fabs(a - b) / (std::nextafter(std::fabs(b), std::numeric_limits<double>::infinity()) - std::fabs(b));
+}
+
+BOOST_AUTO_TEST_CASE(the_double_exp_is_within_one_ulp_of_std_exp) {
+  // a sweep of the whole range where e^x is a normal double, 0.5·10⁻³ apart, and the shifted logits' range [-40, 0]
+  // 10⁻⁶ apart
+  double worst = 0, worst_at = 0;
+  std::size_t different = 0, count = 0;
+  const auto check = [&](double x) {
+    const double got = kernels::fast_exp_double(x), expected = std::exp(x);
+    if (ulps(got, expected) > worst) worst = ulps(got, expected), worst_at = x;
+    different += got != expected ? 1 : 0;
+    ++count;
+  };
+  for (double x = -708.0; x <= 709.0; x += 0.0005) check(x);
+  for (double x = -40.0; x <= 0.0; x += 1e-6) check(x);
+  BOOST_TEST(worst <= 1.0, "the worst is " << worst << " ulp at x = " << worst_at);
+  BOOST_TEST_MESSAGE("fast_exp_double: the worst " << worst << " ulp from std::exp, " << different << " of " << count
+                                                   << " values differ");
+  BOOST_TEST(kernels::fast_exp_double(0.0) == 1.0);
+  BOOST_TEST(kernels::fast_exp_double(-708.5) == 0.0);
+  BOOST_TEST(kernels::fast_exp_double(-std::numeric_limits<double>::infinity()) == 0.0);
+  BOOST_TEST(std::isinf(kernels::fast_exp_double(709.5)));
+  BOOST_TEST(std::isnan(kernels::fast_exp_double(std::numeric_limits<double>::quiet_NaN())));
+}
+
+BOOST_AUTO_TEST_CASE(the_sum_in_double_adds_the_double_exps_in_exp_shifted_sums_order) {
+  // rows of 8,207 (a vocabulary: 32 buffers of 256 and a tail of 15), 263 (one buffer, one of 0 … 8, a tail) and 7
+  // (the tail alone); the terms grow with i mod 8 (e^1.7 a step), so that another order of adding rounds differently
+  for (const std::size_t n : {std::size_t{8207}, std::size_t{263}, std::size_t{7}}) {
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 6.0 + 1.7 * static_cast<double>(i % 8));
+    const float m = kernels::max_of(x.data(), n);
+    double partial[8] = {}, in_order = 0, library = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      for (std::size_t l = 0; l < 8; ++l) partial[l] += kernels::fast_exp_double(static_cast<double>(x[i + l]) - m);
+    }
+    for (const double p : partial) in_order += p;
+    for (; i < n; ++i) in_order += kernels::fast_exp_double(static_cast<double>(x[i]) - m);
+    for (const float v : x) library += std::exp(static_cast<double>(v) - m);
+    const double sum = kernels::exp_shifted_sum_in_double(x.data(), m, n);
+    BOOST_TEST(sum == in_order, "n = " << n);
+    // another order and exps within an ulp: both sums of positive terms within (n + 1)·2⁻⁵³ of the exact one
+    BOOST_TEST(std::fabs(sum - library) <= 2.0 * static_cast<double>(n + 1) * 0x1p-53 * library, "n = " << n);
+  }
+  std::vector<float> x(300, -1.0f);
+  x[299] = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST(std::isnan(kernels::exp_shifted_sum_in_double(x.data(), 0.0f, x.size())));
+  x[299] = -1.0f;
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  BOOST_TEST(std::isnan(kernels::exp_shifted_sum_in_double(x.data(), 0.0f, x.size())));
+}
+
 BOOST_AUTO_TEST_CASE(sum_parts_adds_left_to_right_and_squares_in_order) {
   // three parts of 1,003 elements (a tail of 3) whose magnitude grows with i mod 8 (by 10^0.15 a step), so that the
   // eight partial sums differ but are alike enough that every addition rounds, and another order of adding them
