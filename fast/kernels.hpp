@@ -37,8 +37,9 @@ float max_of(const float* x, std::size_t n);
 double max_of(const double* x, std::size_t n);
 float exp_shifted_sum(const float* x, float m, std::size_t n);
 double exp_shifted_sum(const double* x, double m, std::size_t n);
-// Σ_i exp(x_i − m) of a row of floats, x_i − m and the sum in double, in exp_shifted_sum's order; each exp within 1 ulp
-// of e^(x_i − m) (of glibc's std::exp), 0 below e^-708, vectorised: the search's log-probabilities (models/search.cpp).
+// Σ_i exp(x_i − m) of a row of floats and its max m, x_i − m and the sum in double, in the float exp_shifted_sum's
+// order (eight partial sums); each exp within 1 ulp of glibc's std::exp, and 0 where x_i − m < −708 (the sum is ≥ 1:
+// m's term is 1); vectorised, for the search's log-probabilities (models/search.cpp).
 double exp_shifted_sum_in_double(const float* x, float m, std::size_t n);
 // y_i = exp(x_i − m), and returns Σ_i y_i in exp_shifted_sum's order (a softmax's numerators kept, for e_i / Σ)
 float exp_shifted_store(const float* x, float m, float* y, std::size_t n);
@@ -72,7 +73,7 @@ double sum_parts(const float* const* parts, std::size_t count, float* y, std::si
 // a Zen 4 or Zen 5 core complex's L3 — smaller arrays are likely still in the cache when the next pass reads them.
 inline constexpr std::size_t streaming_bytes = std::size_t{16} << 20;
 
-// The scalar float approximations themselves (for the accuracy test).
+// The scalar approximations themselves (for the accuracy tests).
 float fast_exp(float x);
 double fast_exp_double(double x);
 float fast_tanh(float x);
