@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(the_double_exp_is_within_one_ulp_of_std_exp) {
 BOOST_AUTO_TEST_CASE(the_sum_in_double_adds_the_double_exps_in_exp_shifted_sums_order) {
   // rows of 8,207 (a vocabulary: 32 buffers of 256, one of 8, 7 left over), 300 (buffers of 256 and 40, 4 left over),
   // 263, 256, 8, 7 (left over alone) and 0; the terms grow with i mod 8 (e^1.7 a step), so that another order of adding
-  // rounds differently; two at m − 800 (0, below e^-708) and one at −∞ (0)
+  // rounds differently; two at −790 (x − m < −708: 0) and one at −∞ (0)
   for (const std::size_t n : {8207, 300, 263, 256, 8, 7, 0}) {
     std::vector<float> x(n);
     for (std::size_t i = 0; i < n; ++i)
