@@ -101,6 +101,7 @@ void BackwardContext<T>::accumulate(std::size_t k, Tensor<T>&& g) {
   accumulate(k, static_cast<const Tensor<T>&>(g));
 }
 
+// [docs:accumulate]
 template <class T>
 void BackwardContext<T>::accumulate(std::size_t k, const Tensor<T>& g) {
   Tensor<T>& target = dx(k);
@@ -137,6 +138,7 @@ void BackwardContext<T>::accumulate(std::size_t k, const Tensor<T>& g) {
   }
   xt::noalias(target.flat()) += current.flat();
 }
+// [docs:end]
 
 // ---- Tape --------------------------------------------------------------------------------------------------------
 
@@ -297,32 +299,28 @@ void Tape<T>::backward(const Variable<T>& loss) {
 
 template <class T>
 void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
+  propagate(output, seed);
+  add_parameter_gradients();
+}
+
+template <class T>
+void Tape<T>::propagate(const Variable<T>& output, const Tensor<T>& seed) {
   check(output, "backward");
   if (seed.shape() != value_of(output.index_).shape()) {
     throw std::invalid_argument("backward: seed gradient of shape " + to_string(seed.shape()) +
                                 " for an output of shape " + to_string(value_of(output.index_).shape()));
   }
-  for (auto& n : nodes_) {
+  // [docs:backward-loop]
+  for (auto& n : nodes_) {  // every gradient starts empty: none is left from an earlier backward
     n.grad = Tensor<T>();
     n.has_grad = false;
     n.grad_released = false;
   }
-  // [docs:backward-loop]
   grad_slot(output.index_).flat() = seed.flat();
   // Creation order is a topological order: walking it backwards visits every node after all its consumers.
   for (std::uint32_t i = output.index_ + 1; i-- > 0;) {
     Node<T>& n = nodes_[i];
-    if (!n.has_grad) continue;
-    if (n.param != nullptr) {
-      if (gradient_sink_ != nullptr) {
-        gradient_sink_->receive(*n.param, n.grad);
-        continue;
-      }
-      if (n.param->grad.shape() != n.param->value.shape()) n.param->grad = Tensor<T>(n.param->value.shape());
-      xt::noalias(n.param->grad.flat()) += n.grad.flat();
-      continue;
-    }
-    if (!n.backward) continue;
+    if (!n.has_grad || !n.backward) continue;  // a leaf (a parameter's too) keeps the gradient it was given
     BackwardContext<T> context(*this, i);
     n.backward(context);
     if (anomaly_detection_) {
@@ -339,6 +337,25 @@ void Tape<T>::backward(const Variable<T>& output, const Tensor<T>& seed) {
     }
   }
   // [docs:end]
+}
+
+// [docs:parameter-gradients]
+template <class T>
+void Tape<T>::add_parameter_gradients() {
+  for (const auto& [p, gradient] : parameter_gradients()) {
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor<T>(p->value.shape());
+    xt::noalias(p->grad.flat()) += gradient->flat();
+  }
+}
+// [docs:end]
+
+template <class T>
+std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> Tape<T>::parameter_gradients() const {
+  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> gradients;
+  for (const Node<T>& n : nodes_) {
+    if (n.param != nullptr && n.has_grad) gradients.emplace_back(n.param, &n.grad);
+  }
+  return gradients;
 }
 
 template <class T>

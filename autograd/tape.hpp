@@ -117,18 +117,6 @@ struct Node {
 };
 // [docs:end]
 
-// What a tape hands parameter gradients to instead of adding them into p.grad (Tape::set_gradient_sink): a training
-// loop that runs one model on several tapes at once (nn::BatchParallel, nn/parallel.hpp) collects each tape's
-// gradients this way and adds them up afterwards in an order of its own.
-template <class T>
-class GradientSink {
- public:
-  virtual ~GradientSink() = default;
-  // ∂loss/∂p from one backward pass, once for each parameter that received one, in the order backward reaches them
-  // (the reverse of first use). `gradient` is the tape's own: valid until the tape is cleared or runs backward again.
-  virtual void receive(Parameter<T>& p, const Tensor<T>& gradient) = 0;
-};
-
 template <class T>
 class Tape {
  public:
@@ -152,9 +140,20 @@ class Tape {
                      BackwardFn<T> backward);
 
   // Reverse sweep from a scalar loss (d loss = 1), or from any output with a given seed gradient of its shape.
-  // Node gradients are recomputed from zero on each call; parameter gradients are added into p.grad.
+  // Node gradients are recomputed from zero on each call; parameter gradients are added into p.grad. It is
+  // propagate(), then add_parameter_gradients().
   void backward(const Variable<T>& loss);
   void backward(const Variable<T>& output, const Tensor<T>& seed);
+  // The sweep alone: every node's gradient, a parameter's left on its leaf node and not added into p.grad — for a
+  // caller that adds up several tapes' parameter gradients in an order of its own (nn::BatchParallel: one tape a
+  // thread, the shards' sums in shard order).
+  void propagate(const Variable<T>& output, const Tensor<T>& seed);
+  // p.grad += ∂output/∂p for every parameter the last propagate() reached (p.grad made zeros of p's shape first if
+  // it is not of that shape).
+  void add_parameter_gradients();
+  // (p, ∂output/∂p) for every parameter the last propagate() reached, in the order of first use on this tape. The
+  // gradients are the tape's own: valid until it is cleared or propagates again.
+  std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> parameter_gradients() const;
 
   // Whether backward keeps the gradient of every intermediate node (on by default, so that v.grad() can be read for
   // any node after backward, as the tutorials do). Off, backward frees each op node's gradient as soon as that node's
@@ -162,10 +161,6 @@ class Tape {
   // gradients are kept, and v.grad() of a freed node throws. Training loops turn it off.
   void set_retain_gradients(bool retain) { retain_gradients_ = retain; }
   bool retain_gradients() const { return retain_gradients_; }
-
-  // Where backward delivers each parameter's gradient: into p.grad (+=) when no sink is set (the default), else to
-  // sink->receive(p, gradient) and p.grad is left alone. The tape does not own the sink.
-  void set_gradient_sink(GradientSink<T>* sink) { gradient_sink_ = sink; }
 
   // Drops every node. Handles made before are stale from now on; parameters keep their values and gradients.
   void clear();
@@ -222,7 +217,6 @@ class Tape {
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;
   bool retain_gradients_ = true;
-  GradientSink<T>* gradient_sink_ = nullptr;
 };
 
 // Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that

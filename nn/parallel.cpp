@@ -45,8 +45,6 @@ BatchParallel<T>::BatchParallel(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
   for (std::size_t k = 0; k < threads; ++k) {
     tapes_.push_back(std::make_unique<Tape<T>>());
-    gradients_.push_back(std::make_unique<Gradients>());
-    tapes_.back()->set_gradient_sink(gradients_.back().get());
     tapes_.back()->set_retain_gradients(false);
   }
   errors_.resize(threads);
@@ -145,7 +143,6 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
     const std::size_t begin = rows * k / shards, end = rows * (k + 1) / shards;
     Tape<T>& tape = *tapes_[k];
     tape.clear();
-    gradients_[k]->received.clear();
     {
       const ShardGenerator draws(&tape, generators_.empty() ? nullptr : &generators_[k]);
       NoGradGuard<T> guard(tape);
@@ -267,15 +264,13 @@ double sum_gradients(const ReachedGradients<T>& reached, bool assigned, const Ex
   return total;
 }
 
-// Phase 3's list: the parameters that the first `shards` sinks (Tape::set_gradient_sink's, each a `received` list)
-// were handed, in the order of first use on shard 0's tape, then the others'.
-template <class T, class Sinks>
-ReachedGradients<T> reached_gradients(const Sinks& sinks, std::size_t shards) {
+// Phase 3's list: the parameters that the first `shards` tapes' backward reached (Tape::parameter_gradients), in the
+// order of first use on shard 0's tape, then the others'.
+template <class T, class Tapes>
+ReachedGradients<T> reached_gradients(const Tapes& tapes, std::size_t shards) {
   ReachedGradients<T> reached;
   for (std::size_t k = 0; k < shards; ++k) {
-    const auto& received = sinks[k]->received;
-    for (auto it = received.rbegin(); it != received.rend(); ++it) {  // in the order of first use on the tape
-      const auto [p, g] = *it;
+    for (const auto& [p, g] : tapes[k]->parameter_gradients()) {
       const auto [at, added] = reached.index.emplace(p, reached.parameters.size());
       if (added) {
         reached.parameters.push_back(p);
@@ -306,7 +301,7 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   const std::function<void(std::size_t)> backward = [&](std::size_t k) {
     const Clock::time_point shard_start = Clock::now();
     const double share = total > 0 ? losses[k].weight / total : 0.0;
-    tapes_[k]->backward(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
+    tapes_[k]->propagate(losses[k].loss, Tensor<T>(losses[k].loss.value().shape(), static_cast<T>(share)));
     shard_seconds_[k] = seconds_since(shard_start);
   };
   start = Clock::now();
@@ -314,7 +309,7 @@ T BatchParallel<T>::step(std::size_t rows, const ShardFn& f, const std::function
   times_.backward = seconds_since(start);
   times_.waiting += waited(shard_seconds_, shards);
   start = Clock::now();
-  const ReachedGradients<T> reached = reached_gradients<T>(gradients_, shards);
+  const ReachedGradients<T> reached = reached_gradients<T>(tapes_, shards);
   if (assign != nullptr) {
     std::unordered_set<const Parameter<T>*> listed;
     for (const auto& named : *assign) listed.insert(named.second);

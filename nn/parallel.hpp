@@ -132,19 +132,11 @@ class BatchParallel {
                                         const std::function<double(double)>& total_of = {});
   void worker(std::size_t index);
 
-  // What a shard's tape hands its parameter gradients to (Tape::set_gradient_sink): they stay on the tape, and step()
-  // adds them into p.grad in shard order once every shard's backward is done.
-  struct Gradients : GradientSink<T> {
-    std::vector<std::pair<Parameter<T>*, const Tensor<T>*>> received;  // in the order backward reached them
-    void receive(Parameter<T>& p, const Tensor<T>& gradient) override { received.emplace_back(&p, &gradient); }
-  };
-
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
-  std::vector<std::unique_ptr<Gradients>> gradients_;  // one a tape
-  std::vector<Rng> generators_;                        // one a shard, while seed_ is in use
-  StepTimes times_;                                    // of the last step()
-  std::vector<double> shard_seconds_;                  // each shard's time in the phase that ran last
-  std::optional<std::uint64_t> seed_;                  // seed_shards(), until the next step
+  std::vector<Rng> generators_;        // one a shard, while seed_ is in use
+  StepTimes times_;                    // of the last step()
+  std::vector<double> shard_seconds_;  // each shard's time in the phase that ran last
+  std::optional<std::uint64_t> seed_;  // seed_shards(), until the next step
   std::size_t first_shard_ = 0;
   std::vector<std::thread> workers_;
   std::mutex mutex_;

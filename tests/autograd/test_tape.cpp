@@ -441,29 +441,31 @@ BOOST_AUTO_TEST_CASE(without_retained_gradients_parameters_and_leaves_still_get_
   BOOST_TEST((param_a.flat() == param_b.flat()));
 }
 
-BOOST_AUTO_TEST_CASE(a_gradient_sink_receives_parameter_gradients_instead_of_p_grad) {
-  struct Received : GradientSink<double> {
-    std::vector<std::pair<Parameter<double>*, Tensor<double>>> got;
-    void receive(Parameter<double>& p, const Tensor<double>& gradient) override { got.emplace_back(&p, gradient); }
-  } sink;
+BOOST_AUTO_TEST_CASE(propagate_leaves_parameter_gradients_on_the_tape_until_they_are_added) {
   Parameter<double> W(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
   Parameter<double> b(Tensor<double>(Shape{2}, {0.5, -0.5}));
+  Parameter<double> unused(Tensor<double>(Shape{3}, {1.0, 2.0, 3.0}));
   Tape<double> tape;
-  tape.set_gradient_sink(&sink);
   Variable<double> x = tape.constant(Tensor<double>(Shape{1, 2}, {1.0, -1.0}));
   const Variable<double> W_node = tape.param(W), b_node = tape.param(b);  // b's node comes after W's
-  tape.backward(sum(linear(x, W_node, b_node) * 2.0));
+  const Variable<double> loss = sum(linear(x, W_node, b_node) * 2.0);
+  tape.param(unused);  // on the tape, but after the loss: backward does not reach it
+  tape.propagate(loss, Tensor<double>(loss.value().shape(), 1.0));
   BOOST_TEST((W.grad.flat() == Tensor<double>(Shape{2, 2}).flat()));  // p.grad untouched
   BOOST_TEST((b.grad.flat() == Tensor<double>(Shape{2}).flat()));
-  BOOST_TEST_REQUIRE(sink.got.size() == 2u);  // once each, in the order backward reaches them: b (used last), then W
-  BOOST_TEST(sink.got[0].first == &b);
-  BOOST_TEST(testing::values_are(sink.got[0].second, Shape{2}, {2.0, 2.0}));
-  BOOST_TEST(sink.got[1].first == &W);
-  BOOST_TEST(testing::values_are(sink.got[1].second, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
-  tape.set_gradient_sink(nullptr);  // without a sink backward adds into p.grad again
-  tape.backward(sum(linear(x, tape.param(W))));
-  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));
-  BOOST_TEST(sink.got.size() == 2u);
+  const auto gradients = tape.parameter_gradients();
+  BOOST_TEST_REQUIRE(gradients.size() == 2u);  // the parameters reached, in the order of first use: W, then b
+  BOOST_TEST(gradients[0].first == &W);
+  BOOST_TEST(testing::values_are(*gradients[0].second, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
+  BOOST_TEST(gradients[1].first == &b);
+  BOOST_TEST(testing::values_are(*gradients[1].second, Shape{2}, {2.0, 2.0}));
+  tape.add_parameter_gradients();
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {2.0, -2.0, 2.0, -2.0}));
+  BOOST_TEST(testing::values_are(b.grad, Shape{2}, {2.0, 2.0}));
+  BOOST_TEST(testing::values_are(unused.grad, Shape{3}, {0.0, 0.0, 0.0}));  // not reached
+  tape.backward(sum(linear(x, tape.param(W))));  // backward is propagate, then add: W's second gradient added
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {3.0, -3.0, 3.0, -3.0}));
+  BOOST_TEST(testing::values_are(b.grad, Shape{2}, {2.0, 2.0}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
