@@ -2,14 +2,17 @@
 //
 // One tiny neuron and its squared error,  z = w·x + b,  y = tanh(z),  L = (y - t)²,  is computed on a tape; the tape
 // is printed node by node; then the derivatives are worked out by hand with the chain rule, read off the tape after
-// backward, and estimated by finite differences, side by side. The program checks itself: it exits with status 1 if
-// the three disagree. Everything is deterministic, so its output is exactly what the chapter shows.
+// backward, and estimated by finite differences, side by side. Last, w and b become parameters and take three training
+// steps: gradient descent written out (1.8), then Adam (1.9). The program checks itself: it exits with status 1 if the
+// three routes disagree or a step does not do what its equation says. Everything is deterministic, so its output is
+// exactly what the chapter shows.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "autograd/autograd.hpp"
+#include "nn/optim.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Tape;
@@ -150,6 +153,83 @@ bool gradcheck_layer() {
   return check.passed;
 }
 
+// The training steps below done with plain doubles: the gradient by (1.4)-(1.6), the update by (1.8) (gradient
+// descent) or (1.9) (Adam, with PyTorch's defaults β1 = 0.9, β2 = 0.999, ε = 1e-8). `falls`: the loss fell each step.
+struct Path {
+  double w, b;
+  bool falls;
+};
+Path steps_by_hand(double w, double b, double x, double t, double lr, bool adam) {
+  double m_w = 0, m_b = 0, v_w = 0, v_b = 0, last = loss_of(w, x, b, t);
+  bool falls = true;
+  for (int step = 1; step <= 3; ++step) {
+    const double y = std::tanh(w * x + b), dL_dz = 2 * (y - t) * (1 - y * y);
+    const double g_w = dL_dz * x, g_b = dL_dz;
+    if (!adam) {
+      w -= lr * g_w, b -= lr * g_b;
+    } else {
+      m_w = 0.9 * m_w + 0.1 * g_w, m_b = 0.9 * m_b + 0.1 * g_b;
+      v_w = 0.999 * v_w + 0.001 * g_w * g_w, v_b = 0.999 * v_b + 0.001 * g_b * g_b;
+      const double c1 = 1 - std::pow(0.9, step), c2 = 1 - std::pow(0.999, step);
+      w -= lr * (m_w / c1) / (std::sqrt(v_w / c2) + 1e-8);
+      b -= lr * (m_b / c1) / (std::sqrt(v_b / c2) + 1e-8);
+    }
+    const double now = loss_of(w, x, b, t);
+    falls = falls && now < last;
+    last = now;
+  }
+  return {w, b, falls};
+}
+
+// Three training steps of the neuron on (x, t) from (w, b): gradient descent written out, then nn::Adam. True when
+// both end where steps_by_hand ends (to 1e-12) and the loss fell at every step.
+bool training_steps(double w_value, double x_value, double b_value, double t) {
+  std::printf("\n");
+  // [docs:training-step]
+  // w and b as parameters: values that live outside any tape, with a gradient p.grad that backward adds into
+  attend::Parameter<double> w(Tensor<double>::scalar(w_value)), b(Tensor<double>::scalar(b_value));
+  const double lr = 0.1;  // η
+  Tape<double> tape;
+  for (int step = 1; step <= 3; ++step) {
+    tape.clear();   // a new tape for every step
+    w.zero_grad();  // backward adds into p.grad: start each step from 0
+    b.zero_grad();
+    const Variable<double> x = tape.constant(Tensor<double>::scalar(x_value));
+    const Variable<double> L = pow(tanh(tape.param(w) * x + tape.param(b)) - t, 2.0);  // (1.1)-(1.3)
+    tape.backward(L);  // ∂L/∂w into w.grad, ∂L/∂b into b.grad
+    std::printf("gradient descent, step %d: L = %.6f, dL/dw = %.6f, w: %.6f -> ", step, L.value().item(), w.grad.item(),
+                w.value.item());
+    // (1.8)  w ← w − η ∂L/∂w,   b ← b − η ∂L/∂b
+    w.value.flat() -= lr * w.grad.flat();
+    b.value.flat() -= lr * b.grad.flat();
+    std::printf("%.6f\n", w.value.item());
+  }
+  // [docs:end]
+  // [docs:adam]
+  attend::Parameter<double> w_adam(Tensor<double>::scalar(w_value)), b_adam(Tensor<double>::scalar(b_value));
+  attend::nn::Adam<double> adam({{"w", &w_adam}, {"b", &b_adam}}, {lr});  // the parameters it updates, and η
+  for (int step = 1; step <= 3; ++step) {
+    tape.clear();
+    adam.zero_grad();  // every parameter it was given
+    const Variable<double> x = tape.constant(Tensor<double>::scalar(x_value));
+    const Variable<double> L = pow(tanh(tape.param(w_adam) * x + tape.param(b_adam)) - t, 2.0);
+    tape.backward(L);
+    std::printf("Adam, step %d: L = %.6f, dL/dw = %.6f, w: %.6f -> ", step, L.value().item(), w_adam.grad.item(),
+                w_adam.value.item());
+    adam.step();  // (1.9) for every parameter it was given
+    std::printf("%.6f\n", w_adam.value.item());
+  }
+  // [docs:end]
+  const Path descent = steps_by_hand(w_value, b_value, x_value, t, lr, false);
+  const Path by_adam = steps_by_hand(w_value, b_value, x_value, t, lr, true);
+  const double worst = std::max({std::abs(w.value.item() - descent.w), std::abs(b.value.item() - descent.b),
+                                 std::abs(w_adam.value.item() - by_adam.w), std::abs(b_adam.value.item() - by_adam.b)});
+  const bool agrees = worst < 1e-12 && descent.falls && by_adam.falls;
+  std::printf("after 3 steps, worst |library - (1.8), (1.9) by hand| = %s; the loss fell at every step: %s\n",
+              worst < 1e-12 ? "< 1e-12" : "TOO LARGE", descent.falls && by_adam.falls ? "yes" : "NO");
+  return agrees;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,5 +261,8 @@ int main(int argc, char** argv) {
   // ---- A value used twice; the gradient checker ---------------------------------------------------------------------
   const bool reuse_agrees = reuse(tape, x_value);
   const bool gradcheck_passed = gradcheck_layer();
-  return routes_agree && reuse_agrees && gradcheck_passed ? attend::tutorial::exit_status() : 1;
+
+  // ---- Training steps: w and b as parameters ------------------------------------------------------------------------
+  const bool steps_agree = training_steps(w_value, x_value, b_value, t);
+  return routes_agree && reuse_agrees && gradcheck_passed && steps_agree ? attend::tutorial::exit_status() : 1;
 }
