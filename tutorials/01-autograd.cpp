@@ -163,11 +163,14 @@ Path steps_by_hand(double w, double b, double x, double t, double lr, bool adam)
   double m_w = 0, m_b = 0, v_w = 0, v_b = 0, last = loss_of(w, x, b, t);
   bool falls = true;
   for (int step = 1; step <= 3; ++step) {
+    // (1.4)-(1.6)  ∂L/∂z = 2 (y − t)(1 − y²),   ∂L/∂w = ∂L/∂z · x,   ∂L/∂b = ∂L/∂z
     const double y = std::tanh(w * x + b), dL_dz = 2 * (y - t) * (1 - y * y);
     const double g_w = dL_dz * x, g_b = dL_dz;
     if (!adam) {
+      // (1.8)  w ← w − η ∂L/∂w,   b ← b − η ∂L/∂b
       w -= lr * g_w, b -= lr * g_b;
     } else {
+      // (1.9)  m ← β1 m + (1 − β1) g,   v ← β2 v + (1 − β2) g²,   w ← w − η (m / (1 − β1^k)) / (√(v / (1 − β2^k)) + ε)
       m_w = 0.9 * m_w + 0.1 * g_w, m_b = 0.9 * m_b + 0.1 * g_b;
       v_w = 0.999 * v_w + 0.001 * g_w * g_w, v_b = 0.999 * v_b + 0.001 * g_b * g_b;
       const double c1 = 1 - std::pow(0.9, step), c2 = 1 - std::pow(0.999, step);
