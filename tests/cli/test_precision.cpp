@@ -37,6 +37,13 @@ nlohmann::json header_of(const std::string& path) {
   return nlohmann::json::parse(bytes.substr(8, length));
 }
 
+// The "exact_match: X" that `attend eval` prints (the first, the whole test split's); NaN when there is none.
+double exact_match_of(const std::string& out) {
+  std::smatch found;
+  if (!std::regex_search(out, found, std::regex(R"(exact_match: ([0-9.]+))"))) return std::nan("");
+  return std::stod(found[1]);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(precision)
@@ -96,9 +103,12 @@ BOOST_AUTO_TEST_CASE(a_bf16_run_learns_and_resumes_to_the_same_bits) {
 }
 
 // `attend eval` and `predict --precision int8` (the weights quantized when the model is loaded): the same outputs as
-// float32 on most of a trained dates model's 400 test dates (measured on a Zen 5: 397 greedy, 394 with beam 3; each run
-// prints its counts), the same bytes twice, scores that differ from float32's (the products really were quantized)
-// by little, and a line saying what was quantized. Without oneDNN the flag is refused in one line.
+// float32 on most of a trained dates model's 400 test dates, and as many of them right, within 2 points; the same bytes
+// twice; scores that differ from float32's (the products really were quantized) by little; and a line saying what was
+// quantized. Without oneDNN the flag is refused in one line. The bounds hold with a margin wherever measured: equal
+// outputs 394–397 on a Zen 5 (VNNI: weights on 127 levels); 389–396 on a Zen 2 (no VNNI: 63 levels) over seeds 1–6,
+// OpenBLAS's Prescott, Nehalem, Sandybridge, Haswell and Zen cores and the GCC and clang ASan builds, with exact match
+// at most 0.01 from float32's. Where they sit depends on the kernels (a count of 390 was crossed by one ASan build).
 BOOST_AUTO_TEST_CASE(int8_decoding_gives_float32s_outputs_on_most_inputs) {
   Scratch scratch;
   const std::string model = scratch.path("m.safetensors");
@@ -130,7 +140,10 @@ BOOST_AUTO_TEST_CASE(int8_decoding_gives_float32s_outputs_on_most_inputs) {
     std::size_t same = 0;
     for (std::size_t i = 0; i < a.size(); ++i) same += a[i] == b[i];
     BOOST_TEST_MESSAGE("beam " << beam << ": int8 outputs equal to float32's on " << same << " of 400 test dates");
-    BOOST_TEST(same >= 390u, "beam " << beam << ": " << same << " of 400 equal");
+    BOOST_TEST(same >= 380u, "beam " << beam << ": " << same << " of 400 equal");
+    const double right_f = exact_match_of(f.out), right_q = exact_match_of(q.out);
+    BOOST_TEST(std::fabs(right_q - right_f) <= 0.02,
+               "beam " << beam << ": exact match " << right_q << " in int8, " << right_f << " in float32");
     BOOST_TEST(eval("int8", "--beam " + beam, "r" + beam + ".txt").status == 0);
     BOOST_TEST((read_file(scratch.path("r" + beam + ".txt")) == read_file(scratch.path("q" + beam + ".txt"))));
   }
