@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -158,6 +159,64 @@ void Ranks::abort(int status) const {
   }
 #endif
   std::exit(status);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+}  // namespace
+
+ProcessShards::ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly)
+    : ranks_(ranks), threads_(threads), seed_(seed), parallel_(threads) {
+  // the shards' tapes keep no intermediate gradients: backward frees each once used
+  for (std::size_t k = 0; k < threads; ++k) parallel_.tape(k).set_anomaly_detection(detect_anomaly);
+}
+
+float ProcessShards::loss_and_gradient(std::int64_t step, std::size_t rows, const nn::RowsLoss<float>& loss,
+                                       const nn::NamedParameters<float>& parameters, double* squares) {
+  times_ = {};
+  if (squares != nullptr) *squares = 0.0;
+  const std::size_t begin = rows * ranks_.rank() / ranks_.size();
+  const std::size_t end = rows * (ranks_.rank() + 1) / ranks_.size();
+  if (ranks_.size() * threads_ > 1) parallel_.seed_shards(nn::step_seed(seed_, step), ranks_.rank() * threads_);
+  float value = 0;
+  if (begin < end) {
+    const auto mine = [&](Tape<float>& tape, std::size_t first, std::size_t last) {
+      return loss(tape, begin + first, begin + last);
+    };
+    std::function<double(double)> total_of;
+    double combining = 0;  // of forward's time, the wait for the other processes' weights
+    if (ranks_.size() > 1) {
+      total_of = [&](double weight) {
+        const Clock::time_point start = Clock::now();
+        const double all = ranks_.sum(weight);
+        combining = seconds_since(start);
+        return all;
+      };
+    }
+    // sets the gradient of every parameter (zero_grad and then adding would take two more passes)
+    value = parallel_.step(end - begin, mine, total_of, &parameters, ranks_.size() == 1 ? squares : nullptr);
+    times_.shards = parallel_.last_step_times();
+    times_.shards.forward -= combining;
+    times_.processes += combining;
+  } else {
+    const Clock::time_point start = Clock::now();
+    nn::zero_grad(parameters, parallel_.executor());
+    ranks_.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
+    times_.processes += seconds_since(start);
+  }
+  if (ranks_.size() > 1) {
+    const Clock::time_point start = Clock::now();
+    ranks_.sum_gradients(parameters);
+    if (squares != nullptr) *squares = nn::gradient_squares(parameters, parallel_.executor());
+    value = ranks_.sum(value);
+    times_.processes += seconds_since(start);
+  }
+  finished_ = Clock::now();
+  return value;
 }
 
 }  // namespace attend::app

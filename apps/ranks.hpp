@@ -7,11 +7,15 @@
 // every step here is the identity.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "nn/module.hpp"
+#include "nn/parallel.hpp"
+#include "nn/trainer.hpp"
 
 namespace attend::app {
 
@@ -51,5 +55,38 @@ class Ranks {
 
 // Whether this build has Open MPI (the meson option mpi).
 bool built_with_mpi();
+
+// How `attend train` makes a step's loss and gradient (nn::Trainer's strategy): this process's rows of the batch (all
+// of them in one process: rows × rank / ranks up to rows × (rank + 1) / ranks) cut into its threads' shards
+// (nn::BatchParallel), each weighted by ShardLoss::weight; with several processes, the total weight and the gradients
+// combined over all of them (Ranks::sum, sum_gradients: in rank order). K processes of one thread each give the bytes
+// of one process of K threads. With more than one shard in all, shard k of step s draws its random numbers from
+// generators seeded from nn::step_seed(seed, s) and its index over all processes; with one, from the modules' own.
+class ProcessShards final : public nn::GradientStrategy<float> {
+ public:
+  // Where the last step's work went, in seconds of the wall clock: the shards' phases (nn::StepTimes, the wait for
+  // the other processes' weights taken out of forward) and the time spent combining over processes.
+  struct Times {
+    nn::StepTimes shards;
+    double processes = 0;
+  };
+
+  ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly);
+  float loss_and_gradient(std::int64_t step, std::size_t rows, const nn::RowsLoss<float>& loss,
+                          const nn::NamedParameters<float>& parameters, double* squares) override;
+  nn::Executor executor() override { return parallel_.executor(); }
+
+  const Times& last_times() const { return times_; }
+  // When the last step's loss and gradient were complete.
+  std::chrono::steady_clock::time_point finished() const { return finished_; }
+
+ private:
+  const Ranks& ranks_;
+  std::size_t threads_;
+  std::uint64_t seed_;
+  nn::BatchParallel<float> parallel_;
+  Times times_;
+  std::chrono::steady_clock::time_point finished_;
+};
 
 }  // namespace attend::app

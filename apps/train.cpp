@@ -25,6 +25,7 @@
 #include "nn/checkpoint.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
+#include "nn/trainer.hpp"
 
 namespace attend::app {
 
@@ -127,8 +128,9 @@ struct Run {
   Clock::time_point start = Clock::now(), train_start = Clock::now();
   double seconds_before = 0;  // training time of earlier runs
   Progress progress{isatty(STDERR_FILENO) != 0};
-  std::unique_ptr<nn::BatchParallel<float>> parallel;  // settings.threads shards, each on its own tape and thread
-  const Ranks& ranks = Ranks::world();                 // the processes of the run (mpirun), each with its threads
+  const Ranks& ranks = Ranks::world();          // the processes of the run (mpirun), each with its threads
+  std::unique_ptr<ProcessShards> shards;        // the batch's rows over the processes and their threads
+  std::unique_ptr<nn::Trainer<float>> trainer;  // the step: models::train's, on the shards
   std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
   double loss_sum = 0, last_shown = 0;
   double validation_seconds = 0;  // of this run's validations: tok/s counts the training steps' time only
@@ -243,14 +245,20 @@ void prepare(Run& run, const TrainOptions& options) {
   run.log_every = run.settings.log_every ? run.settings.log_every : std::max<std::size_t>(1, run.steps_per_epoch / 20);
   run.curve_every = std::max<std::size_t>(1, run.steps_per_epoch / 10);
   run.show_timings = options.timings;
-  // BatchParallel's tapes keep no intermediate gradients: backward frees each once used
   run.progress.silent = !run.ranks.lead();
-  run.parallel = std::make_unique<nn::BatchParallel<float>>(run.settings.threads);
-  for (std::size_t k = 0; k < run.settings.threads; ++k)
-    run.parallel->tape(k).set_anomaly_detection(options.detect_anomaly);
+  run.shards = std::make_unique<ProcessShards>(run.ranks, run.settings.threads, run.file.task->settings.seed,
+                                               options.detect_anomaly);
+  run.trainer = std::make_unique<nn::Trainer<float>>(*run.adam, *run.shards, run.settings.clip);
+  if (run.warmup) run.trainer->add_schedule(*run.warmup);
+  if (run.drop) run.trainer->add_schedule(*run.drop);
   if (run.settings.precision == Precision::bfloat16) {
     run.bf16_weights = std::make_unique<BFloat16Weights>();
     run.bf16_weights->add_matrices(model.parameters());
+    // the bfloat16 copies rounded again inside Adam's pass over the weights, while the new values are in the cache
+    run.trainer->updated = [&run](std::size_t i, std::size_t begin, std::size_t end) {
+      const float* w = run.adam->parameters()[i].second->value.data();
+      run.bf16_weights->refresh(w + begin, w + end);
+    };
   }
   run.first_step = run.state.step;
   run.seconds_before = run.state.seconds;
@@ -322,110 +330,47 @@ void save_last(Run& run) {
   run.last_saved_step = run.state.step;
 }
 
-// The seed of the random numbers (dropout) of step `step` when training on several threads: a function of the
-// training seed and the step alone, so that a resumed run draws the same numbers (splitmix64's finaliser).
-std::uint64_t step_seed(std::uint64_t seed, std::size_t step) {
-  std::uint64_t z = seed * 0x9e3779b97f4a7c15ULL + step;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+// The loss of rows [first, last) of a batch: the whole batch, or a shard of it weighted by its target tokens.
+nn::ShardLoss<float> rows_loss(Model& model, const TrainingBatch& batch, Tape<float>& tape, std::size_t first,
+                               std::size_t last) {
+  if (first == 0 && last == batch.rows()) return {model.loss(tape, batch), static_cast<double>(batch.tokens)};
+  const TrainingBatch shard = shard_of(batch, first, last);
+  return {model.loss(tape, shard), static_cast<double>(shard.tokens)};
 }
 
-// This process's part of a step's loss and gradient: its rows of the batch (all of them in one process) cut into its
-// threads' shards, each weighted by its target tokens; with several processes, the total weight and the gradients
-// combined over all of them (Ranks, in rank order). Returns the batch's loss. With `squares` (for clipping), also
-// sets it to nn::gradient_squares of the parameters: made as the shards' gradients are summed in one process, in a
-// pass of its own once they are combined over several.
-float forward_backward(Run& run, const TrainingBatch& whole, double* squares) {
-  const Ranks& ranks = run.ranks;
-  if (squares != nullptr) *squares = 0.0;
-  const std::size_t begin = whole.rows() * ranks.rank() / ranks.size();
-  const std::size_t end = whole.rows() * (ranks.rank() + 1) / ranks.size();
-  const std::size_t shards = ranks.size() * run.settings.threads;
-  if (shards > 1) {
-    run.parallel->seed_shards(step_seed(run.file.task->settings.seed, run.state.step),
-                              ranks.rank() * run.settings.threads);
-  }
-  float value = 0;
-  if (begin < end) {
-    const TrainingBatch batch = ranks.size() > 1 ? shard_of(whole, begin, end) : whole;
-    Model& model = *run.file.model;
-    const auto shard_loss = [&](Tape<float>& tape, std::size_t first, std::size_t last) {
-      if (last - first == batch.rows()) return nn::ShardLoss<float>{model.loss(tape, batch), double(batch.tokens)};
-      const TrainingBatch shard = shard_of(batch, first, last);
-      return nn::ShardLoss<float>{model.loss(tape, shard), static_cast<double>(shard.tokens)};
-    };
-    std::function<double(double)> total_of;
-    double combining = 0;  // of forward's time, the wait for the other processes' weights (--timings)
-    if (ranks.size() > 1) {
-      total_of = [&](double mine) {
-        const Clock::time_point start = Clock::now();
-        const double all = ranks.sum(mine);
-        combining = seconds_since(start);
-        return all;
-      };
-    }
-    // sets the gradient of every parameter Adam updates (zero_grad and then adding would take two more passes)
-    value = run.parallel->step(batch.rows(), shard_loss, total_of, &run.adam->parameters(),
-                               ranks.size() == 1 ? squares : nullptr);
-    const nn::StepTimes& times = run.parallel->last_step_times();
-    run.timings.forward += times.forward - combining, run.timings.processes += combining;
-    run.timings.backward += times.backward, run.timings.sums += times.sums, run.timings.waiting += times.waiting;
-  } else {
-    const Clock::time_point start = Clock::now();
-    run.adam->zero_grad(run.parallel->executor());
-    ranks.sum(0.0);  // a batch with fewer rows than processes: this one has none, but takes part
-    run.timings.processes += seconds_since(start);
-  }
-  if (ranks.size() == 1) return value;
-  const Clock::time_point start = Clock::now();
-  ranks.sum_gradients(run.file.model->module().parameters());
-  if (squares != nullptr) *squares = nn::gradient_squares(run.adam->parameters(), run.parallel->executor());
-  value = ranks.sum(value);
-  run.timings.processes += seconds_since(start);
-  return value;
-}
-
-// One optimizer step on a batch, its shards on the threads (one thread: the whole batch, the modules' own random
-// generators); a loss or gradient that is not finite stops training before the update.
+// One optimizer step on a batch: nn::Trainer's step (models::train's) on this run's shards. A loss or gradient that is
+// not finite stops training before the update.
 void train_step(Run& run, std::size_t epoch, const std::vector<std::size_t>& indices) {
-  float value = 0, norm = 0;
-  double squares = 0;  // of the gradient, when clipping
   const Clock::time_point start = Clock::now();
+  nn::StepReport<float> step;
+  run.step_lr = run.adam->lr;
   try {
     const TrainingBatch batch = run.batches->batch(epoch, indices);
     run.timings.batches += seconds_since(start);
     run.tokens += batch.tokens;
-    value = forward_backward(run, batch, run.settings.clip > 0 ? &squares : nullptr);
-    norm = static_cast<float>(std::sqrt(squares));
+    const auto loss = [&](Tape<float>& tape, std::size_t first, std::size_t last) {
+      return rows_loss(*run.file.model, batch, tape, first, last);
+    };
+    step = run.trainer->step(batch.rows(), loss);
   } catch (const std::runtime_error& e) {  // anomaly detection names the op
     throw std::runtime_error("step " + std::to_string(run.state.step + 1) + ": " + e.what() + "; " + saved_files(run));
   }
-  if (!std::isfinite(value) || !std::isfinite(norm)) {
-    // the update is not made: nothing saved holds a NaN
+  if (!step.updated) {
+    // nothing saved holds a NaN
     std::ostringstream what;
-    what << "training diverged at step " << run.state.step + 1 << " (loss " << value << ", gradient norm " << norm
-         << "); " << saved_files(run) << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
+    what << "training diverged at step " << run.state.step + 1 << " (loss " << step.loss << ", gradient norm "
+         << step.norm << "); " << saved_files(run)
+         << "; try a lower --lr or --clip, or --detect-anomaly to find the op";
     throw std::runtime_error(what.str());
   }
-  run.step_lr = run.adam->lr;
-  // clip_grad_norm's factor and the bfloat16 copies' rounding, both inside Adam's pass over the weights
-  nn::StepExtras extras;
-  if (run.settings.clip > 0) extras.gradient_factor = nn::clip_factor<float>(std::sqrt(squares), run.settings.clip);
-  if (run.bf16_weights) {
-    extras.updated = [&run](std::size_t i, std::size_t begin, std::size_t end) {
-      const float* w = run.adam->parameters()[i].second->value.data();
-      run.bf16_weights->refresh(w + begin, w + end);
-    };
-  }
-  const Clock::time_point update = Clock::now();
-  run.adam->step(run.parallel->executor(), extras);
-  run.timings.optimizer += seconds_since(update);
-  if (run.warmup) run.warmup->step();
-  if (run.drop) run.drop->step();
+  const ProcessShards::Times& times = run.shards->last_times();
+  run.timings.forward += times.shards.forward, run.timings.backward += times.shards.backward;
+  run.timings.sums += times.shards.sums, run.timings.waiting += times.shards.waiting;
+  run.timings.processes += times.processes;
+  run.timings.optimizer += seconds_since(run.shards->finished());
   ++run.state.step;
-  run.loss_sum += value;
-  run.state.curve.add_loss(run.state.step, value, run.curve_every);
+  run.loss_sum += step.loss;
+  run.state.curve.add_loss(run.state.step, step.loss, run.curve_every);
   ++run.loss_count;
   run.timings.whole += seconds_since(start);
   ++run.timings.steps;

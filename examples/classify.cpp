@@ -1,7 +1,7 @@
-// A sequence classifier from attend's nn layers, trained with Adam: an embedding, a GRU and a linear layer read a
-// sequence of 12 symbols from {a, b, c} and name the one that occurs most often. Links attend-nn (which brings
-// attend-autograd). How to build it: README.md, "Using the libraries from another project". Exits with status 1 if it
-// did not learn.
+// A sequence classifier from attend's nn layers, trained with Adam, one nn::Trainer step a batch: an embedding, a GRU
+// and a linear layer read a sequence of 12 symbols from {a, b, c} and name the one that occurs most often. Links
+// attend-nn (which brings attend-autograd). How to build it: README.md, "Using the libraries from another project".
+// Exits with status 1 if it did not learn.
 #include <array>
 #include <cstdio>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
+#include "nn/trainer.hpp"
 
 using namespace attend;
 
@@ -59,24 +60,24 @@ int main() {
   nn::AdamOptions options;
   options.lr = 0.01;
   nn::Adam<float> adam(model.parameters(), options);
+  nn::OneTape<float> one_tape;                 // the whole batch on one tape
+  nn::Trainer<float> trainer(adam, one_tape);  // the step: clear, zero_grad, loss, backward, Adam
   const nn::CrossEntropyLoss loss_of;
-  Tape<float> tape;
   std::size_t right = 0;
   for (int step = 1; step <= 400; ++step) {
     const auto [ids, targets] = make_batch(rng);
-    const Variable<float> logits = model.forward(tape, ids);
-    const Variable<float> loss = loss_of(logits, targets);
-    tape.backward(loss);
-    adam.step();
-    adam.zero_grad();
-    const Ids named = argmax(logits);  // each row's most likely symbol (autograd/select.hpp)
+    Variable<float> logits;
+    const nn::StepReport<float> report = trainer.step(batch, [&](Tape<float>& tape, std::size_t, std::size_t) {
+      logits = model.forward(tape, ids);
+      return nn::ShardLoss<float>{loss_of(logits, targets)};
+    });
+    const Ids named = argmax(logits);  // each row's most likely symbol before the step (autograd/select.hpp)
     right = 0;
     for (std::size_t b = 0; b < batch; ++b) right += named.at({b}) == targets.at({b});
     if (step == 1 || step % 100 == 0) {
-      std::printf("step %d: loss %.3f, named the most frequent symbol in %zu of %zu\n", step,
-                  double(loss.value().item()), right, batch);
+      std::printf("step %d: loss %.3f, named the most frequent symbol in %zu of %zu\n", step, double(report.loss),
+                  right, batch);
     }
-    tape.clear();
   }
   return right >= batch * 8 / 10 ? 0 : 1;
 }

@@ -16,6 +16,7 @@
 #include "autograd/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
+#include "nn/trainer.hpp"
 #include "nn/transformer.hpp"
 
 using namespace attend;
@@ -68,9 +69,11 @@ int main() {
   LanguageModel model(alphabet.size(), rng);
   nn::Adam<float> adam(model.parameters(), {.lr = 1e-2});
   nn::MultiStepLR schedule(adam, {200}, 0.1);  // lr / 10 after step 200
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape);  // clear, zero_grad, loss, backward, Adam, then the schedule
+  trainer.add_schedule(schedule);
   const nn::CrossEntropyLoss loss_of;
   const Ids all = encode(text + text, alphabet);  // twice: a window may wrap around the end
-  Tape<float> tape;
   float first_loss = 0, loss_value = 0;
   for (int step = 1; step <= 300; ++step) {
     Ids inputs(Shape{batch, window}), targets(Shape{batch, window});
@@ -81,16 +84,16 @@ int main() {
         targets.at({b, t}) = all.data()[start + t + 1];
       }
     }
-    const Variable<float> loss = loss_of(model.forward(tape, inputs), targets);
-    tape.backward(loss);
-    adam.step();
-    schedule.step();
-    adam.zero_grad();
-    loss_value = loss.value().item();
+    loss_value = trainer
+                     .step(batch,
+                           [&](Tape<float>& tape, std::size_t, std::size_t) {
+                             return nn::ShardLoss<float>{loss_of(model.forward(tape, inputs), targets)};
+                           })
+                     .loss;
     if (step == 1) first_loss = loss_value;
     if (step == 1 || step % 100 == 0) std::printf("step %d: loss %.3f\n", step, double(loss_value));
-    tape.clear();
   }
+  Tape<float> tape;
   // greedy continuation: the most likely next character (argmax of the last position's scores), appended, again
   const std::string prompt = text.substr(57, 12), expected = text.substr(69, 60);
   std::string written = prompt;

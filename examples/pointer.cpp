@@ -9,6 +9,7 @@
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
+#include "nn/trainer.hpp"
 
 using namespace attend;
 
@@ -51,21 +52,24 @@ int main() {
   nn::AdamOptions options;
   options.lr = 0.01;
   nn::Adam<float> adam(model.parameters(), options);
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape);  // clear, zero_grad, loss, backward, Adam
   const nn::CrossEntropyLoss loss_of;
-  Tape<float> tape;
   for (int step = 1; step <= 300; ++step) {
     const auto [x, targets] = make_batch(rng);
-    const Variable<float> e = model.forward(tape, x);
-    const Variable<float> loss = loss_of(e, targets);
-    tape.backward(loss);
-    adam.step();
-    adam.zero_grad();
+    Variable<float> e;
+    const float loss = trainer
+                           .step(batch,
+                                 [&](Tape<float>& tape, std::size_t, std::size_t) {
+                                   e = model.forward(tape, x);
+                                   return nn::ShardLoss<float>{loss_of(e, targets)};
+                                 })
+                           .loss;
     if (step == 1 || step % 100 == 0) {
       const Ids pointed = argmax(e);  // each row's highest-scoring position (autograd/select.hpp)
       std::size_t right = 0;
       for (std::size_t b = 0; b < batch; ++b) right += pointed.at({b}) == targets.at({b});
-      std::printf("step %d: loss %.3f, pointed right %zu of %zu\n", step, double(loss.value().item()), right, batch);
+      std::printf("step %d: loss %.3f, pointed right %zu of %zu\n", step, double(loss), right, batch);
     }
-    tape.clear();
   }
 }

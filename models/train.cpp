@@ -6,6 +6,7 @@
 
 #include "models/batch.hpp"
 #include "nn/optim.hpp"
+#include "nn/trainer.hpp"
 
 namespace attend::models {
 
@@ -23,6 +24,12 @@ void check(std::size_t sources, std::size_t targets, const TrainOptions& options
   }
 }
 
+// Why training stops at step `step`: its loss or gradient norm is not finite.
+std::string diverged(std::size_t step, double loss, double norm) {
+  return "models::train: training diverged at step " + std::to_string(step) + " (loss " + std::to_string(loss) +
+         ", gradient norm " + std::to_string(norm) + "); nothing was updated: try a lower lr or max_grad_norm";
+}
+
 }  // namespace
 
 template <class T>
@@ -34,11 +41,13 @@ std::vector<double> train(Seq2seq<T>& model, const std::vector<std::vector<std::
   const auto out_of_steps = [&](std::size_t step) { return options.steps != 0 && step == options.steps; };
   // [docs:train]
   nn::Adam<T> adam(model.parameters(), {options.lr});
+  nn::OneTape<T> one_tape;                                        // the whole batch on one tape (nn/trainer.hpp)
+  nn::Trainer<T> trainer(adam, one_tape, options.max_grad_norm);  // a rare large gradient must not undo the rest
   std::vector<std::int64_t> drops;
   if (options.lr_drop_after != 0) drops.push_back(static_cast<std::int64_t>(options.lr_drop_after));
   nn::MultiStepLR schedule(adam, drops, 0.1);  // lr / 10 once lr_drop_after steps are done
-  Rng order(options.seed);                     // the order of the batches
-  Tape<T> tape;
+  trainer.add_schedule(schedule);
+  Rng order(options.seed);  // the order of the batches
   std::vector<double> losses;
   for (std::size_t epoch = 1; options.epochs == 0 || epoch <= options.epochs; ++epoch) {
     if (out_of_steps(losses.size())) break;
@@ -55,15 +64,13 @@ std::vector<double> train(Seq2seq<T>& model, const std::vector<std::vector<std::
         tokens += targets[k].size() + 1;
       }
       const Batch batch = make_batch(batch_sources, batch_targets);
-      tape.clear();  // a new graph for every step
-      adam.zero_grad();
       // L = -(1/N) Σ_b Σ_j log p(y_j | y_<j, x): teacher forcing, step j reads the true y_{j-1}; padding left out
-      const Variable<T> L = model.loss(tape, batch);
-      tape.backward(L);                                               // ∂L/∂θ for every parameter θ
-      nn::clip_grad_norm(model.parameters(), options.max_grad_norm);  // a rare large gradient must not undo the rest
-      adam.step();
-      schedule.step();
-      losses.push_back(static_cast<double>(L.value().item()));
+      const auto loss = [&](Tape<T>& tape, std::size_t, std::size_t) {
+        return nn::ShardLoss<T>{model.loss(tape, batch)};
+      };
+      const nn::StepReport<T> step = trainer.step(batch.size(), loss);
+      if (!step.updated) throw std::runtime_error(diverged(losses.size() + 1, step.loss, step.norm));
+      losses.push_back(static_cast<double>(step.loss));
       if (options.on_step) options.on_step({epoch, losses.size(), losses.back(), tokens});
     }
     model.eval();  // decoding, and any measuring between passes, is done in evaluation mode

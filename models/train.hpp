@@ -1,9 +1,8 @@
 // The training loop of every chapter that trains a models::Seq2seq on a task (docs/03-encoder-decoder.md teaches it;
-// chapters 4, 8, 9, 10 and 12 call it; chapter 11 times single steps with a loop of its own): Adam on the
-// teacher-forced mean cross-entropy, gradients clipped to a global norm, batches of similar source lengths
-// (bucketed_batch_order) drawn pass after pass over the pairs, and optionally the learning rate divided by 10 for the
-// last steps (nn::MultiStepLR). What a chapter adds — progress lines, a validation after each pass — it adds through
-// the two callbacks, so the loop itself is written once.
+// chapters 4, 8, 9, 10 and 12 call it): Adam on the teacher-forced mean cross-entropy, gradients clipped to a global
+// norm, batches of similar source lengths (bucketed_batch_order) drawn pass after pass over the pairs, and optionally
+// the learning rate divided by 10 for the last steps (nn::MultiStepLR). What a chapter adds — progress lines, a
+// validation after each pass — it adds through the two callbacks, so the loop itself is written once.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +28,7 @@ struct TrainOptions {
   std::size_t epochs = 0;
   std::size_t batch_size = 64;
   double lr = 2e-3;            // Adam's learning rate
-  double max_grad_norm = 1.0;  // nn::clip_grad_norm
+  double max_grad_norm = 1.0;  // nn::clip_grad_norm's; 0: no clipping
   std::uint64_t seed = 7;      // the order of the batches
   // The steps after this many run at lr / 10, to settle what was learned; 0: never.
   std::size_t lr_drop_after = 0;
@@ -41,8 +40,10 @@ struct TrainOptions {
 };
 
 // Trains model on the pairs (sources[k], targets[k]) — token ids without <sos>/<eos>, which make_batch adds — and
-// leaves it in evaluation mode. Returns the loss of every step, in order. Throws std::invalid_argument when there are
-// no pairs, the two lists differ in length, the batch size is 0, or neither limit is set.
+// leaves it in evaluation mode. Returns the loss of every step, in order. Every step is nn::Trainer's (nn/trainer.hpp)
+// on one tape. Throws std::invalid_argument when there are no pairs, the two lists differ in length, the batch size is
+// 0, or neither limit is set (or max_grad_norm is negative), and std::runtime_error when a step's loss or gradient is
+// not finite (training diverged; that step updated nothing).
 template <class T>
 std::vector<double> train(Seq2seq<T>& model, const std::vector<std::vector<std::int64_t>>& sources,
                           const std::vector<std::vector<std::int64_t>>& targets, const TrainOptions& options);

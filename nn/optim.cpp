@@ -167,15 +167,30 @@ void Optimizer<T>::for_each_part(const Executor& executor,
 }
 
 template <class T>
-void Optimizer<T>::zero_grad(const Executor& executor) {
-  for (const auto& named : parameters_) {
+void zero_grad(const NamedParameters<T>& parameters, const Executor& executor) {
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const auto& named : parameters) {
     Parameter<T>& p = *named.second;
     if (p.grad.shape() != p.value.shape()) p.grad = Tensor<T>(p.value.shape(), uninitialized);
+    total += sizes.emplace_back(p.value.size());
   }
-  for_each_part(executor, [&](std::size_t i, std::size_t begin, std::size_t end) {
-    T* g = parameters_[i].second->grad.data();
-    std::fill(g + begin, g + end, T(0));
-  });
+  const auto zero = [&](std::size_t from, std::size_t to) {
+    for_each_part(sizes, from, to, [&](std::size_t i, std::size_t begin, std::size_t end) {
+      T* g = parameters[i].second->grad.data();
+      std::fill(g + begin, g + end, T(0));
+    });
+  };
+  if (executor) {
+    executor(total, zero);
+  } else {
+    zero(0, total);
+  }
+}
+
+template <class T>
+void Optimizer<T>::zero_grad(const Executor& executor) {
+  nn::zero_grad(parameters_, executor);
 }
 
 template <class T>
@@ -554,6 +569,8 @@ template class Adam<float>;
 template class Adam<double>;
 template class AdamW<float>;
 template class AdamW<double>;
+template void zero_grad(const NamedParameters<float>&, const Executor&);
+template void zero_grad(const NamedParameters<double>&, const Executor&);
 template float clip_grad_norm(const NamedParameters<float>&, double, const Executor&);
 template double clip_grad_norm(const NamedParameters<double>&, double, const Executor&);
 template double gradient_squares(const NamedParameters<float>&, const Executor&);

@@ -224,6 +224,11 @@ class AdamW : public Adam<T> {
   AdamW(NamedParameters<T> parameters, const AdamWOptions& options);
 };
 
+// Sets every gradient of `parameters` to zero, in place (a gradient not shaped like its parameter is made so first);
+// on the executor's threads when one is given. Optimizer::zero_grad does this for the optimizer's parameters.
+template <class T>
+void zero_grad(const NamedParameters<T>& parameters, const Executor& executor = {});
+
 // Gradient clipping by global norm, torch.nn.utils.clip_grad_norm_:
 //   n = √(Σ over all parameters and elements of g²)          (accumulated in double: each parameter's elements in
 //                                                             chunks of 2^16, the chunks' sums added in order, so

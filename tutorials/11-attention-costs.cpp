@@ -25,6 +25,7 @@
 #include "fast/bfloat16.hpp"
 #include "models/seq2seq.hpp"
 #include "nn/optim.hpp"
+#include "nn/trainer.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
@@ -72,30 +73,29 @@ CountingScore<float>* count_scores(models::Seq2seq<float>& model) {
 
 // [docs:trainer]
 // One model under training: the Seq2seq, the counter around its score function (nullptr for vanilla), its optimizer
-// and its tape.
-struct Trainer {
+// and chapter 3's training step on one tape.
+struct Timed {
   models::Seq2seq<float> model;
   CountingScore<float>* counter;
   nn::Adam<float> adam;
-  Tape<float> tape;
+  nn::OneTape<float> one_tape;  // nn::ThreadShards<float>(threads) would cut the batch over threads (below)
+  nn::Trainer<float> trainer;   // no clipping: the step is forward, backward, Adam
 
-  explicit Trainer(const models::Seq2seqConfig& config)
-      : model(config), counter(count_scores(model)), adam(model.parameters(), {1e-3}) {}
+  explicit Timed(const models::Seq2seqConfig& config)
+      : model(config), counter(count_scores(model)), adam(model.parameters(), {1e-3}), trainer(adam, one_tape) {}
 
   // One training step — forward with teacher forcing and the loss, backward through all T_x + T_y recurrent steps,
   // Adam — and the seconds it took: {by the wall clock, of processor time}.
   std::pair<double, double> step(const models::Batch& batch, double& loss_value) {
     if (counter != nullptr) counter->evaluations = 0;
+    const auto loss = [&](Tape<float>& tape, std::size_t, std::size_t) {
+      return nn::ShardLoss<float>{model.loss(tape, batch)};
+    };
     const auto wall_start = std::chrono::steady_clock::now();
     const std::clock_t processor_start = std::clock();
-    tape.clear();
-    adam.zero_grad();
-    const Variable<float> loss = model.loss(tape, batch);
-    tape.backward(loss);
-    adam.step();
+    loss_value = trainer.step(batch.size(), loss).loss;
     const std::clock_t processor_stop = std::clock();
     const auto wall_stop = std::chrono::steady_clock::now();
-    loss_value = loss.value().item();
     return {std::chrono::duration<double>(wall_stop - wall_start).count(),
             static_cast<double>(processor_stop - processor_start) / CLOCKS_PER_SEC};
   }
@@ -140,7 +140,7 @@ std::vector<Measured> measure_at(const Settings& settings, std::size_t T_x) {
   Rng data_rng(T_x);  // the three models train on the same batch
   const models::Batch batch = random_batch(B, T_x, T_y, V, data_rng);
   // [docs:step]
-  std::vector<std::unique_ptr<Trainer>> trainers;
+  std::vector<std::unique_ptr<Timed>> trainers;
   for (const std::string& name : decoders) {
     models::Seq2seqConfig config;
     config.source_vocab_size = V;
@@ -150,7 +150,7 @@ std::vector<Measured> measure_at(const Settings& settings, std::size_t T_x) {
     config.embedding_dim = E;
     config.set_decoder(name);
     config.seed = 11;
-    trainers.push_back(std::make_unique<Trainer>(config));
+    trainers.push_back(std::make_unique<Timed>(config));
   }
   // the models take turns, one step each, so that a change in the machine's load falls on all three alike
   std::vector<std::vector<double>> wall(decoders.size()), processor(decoders.size());
@@ -166,7 +166,7 @@ std::vector<Measured> measure_at(const Settings& settings, std::size_t T_x) {
   for (std::size_t d = 0; d < decoders.size(); ++d) {
     Measured& m = results[d];
     models::Seq2seq<float>& model = trainers[d]->model;
-    Tape<float>& tape = trainers[d]->tape;
+    Tape<float>& tape = trainers[d]->one_tape.tape();
     m.wall_ms = 1000 * *std::min_element(wall[d].begin(), wall[d].end());
     m.processor_ms = 1000 * *std::min_element(processor[d].begin(), processor[d].end());
     m.scores_per_step = trainers[d]->counter != nullptr ? trainers[d]->counter->evaluations : 0;

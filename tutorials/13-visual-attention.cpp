@@ -21,6 +21,7 @@
 #include "data/digits.hpp"
 #include "models/captioner.hpp"
 #include "nn/optim.hpp"
+#include "nn/trainer.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
 
@@ -48,9 +49,10 @@ models::ImageBatch<float> batch_of(const std::vector<data::Composed>& examples, 
 void train(models::Captioner<float>& model, const data::DigitImages& training_digits, data::ComposerOptions composer,
            std::size_t steps, std::size_t batch_size, std::uint64_t seed) {
   nn::Adam<float> adam(model.parameters(), {/*lr=*/2e-3});
-  Rng rng(seed);  // the images of every batch
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape, /*max_grad_norm=*/1.0);  // chapter 3's step
+  Rng rng(seed);                                                      // the images of every batch
   composer.noise = 0.05;
-  Tape<float> tape;
   double loss_sum = 0;
   model.train();
   for (std::size_t step = 1; step <= steps; ++step) {
@@ -58,14 +60,11 @@ void train(models::Captioner<float>& model, const data::DigitImages& training_di
     std::vector<data::Composed> examples;
     for (std::size_t b = 0; b < batch_size; ++b) examples.push_back(data::compose(training_digits, composer, rng));
     const models::ImageBatch<float> batch = batch_of(examples, 0, batch_size, model.config(), true);
-    tape.clear();
-    adam.zero_grad();
     // (13.7)  L = -(1/N) Σ_t log p(y_t | y_<t, image) + λ (1/B) Σ_b Σ_i (1 − Σ_t α_ti)²
-    const Variable<float> L = model.loss(tape, batch);
-    tape.backward(L);
-    nn::clip_grad_norm(model.parameters(), 1.0);
-    adam.step();
-    loss_sum += L.value().item();
+    const auto L = [&](Tape<float>& tape, std::size_t, std::size_t) {
+      return nn::ShardLoss<float>{model.loss(tape, batch)};
+    };
+    loss_sum += trainer.step(batch_size, L).loss;
     const std::size_t report = std::max<std::size_t>(1, steps / 5);
     if (step % report == 0) {
       std::printf("  step %5zu  loss %.4f (mean of the last %zu steps)\n", step, loss_sum / report, report);

@@ -29,6 +29,7 @@
 #include "models/transformer.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
+#include "nn/trainer.hpp"
 #include "nn/transformer.hpp"
 #include "plot/svg.hpp"
 #include "tutorials/common.hpp"
@@ -399,21 +400,21 @@ std::vector<double> layer_gradient_norms(std::size_t layers, bool norm_first) {
 double train_reversal(bool norm_first, bool warmup, std::uint64_t seed, std::size_t steps) {
   models::TransformerModel<float> model(reversal_config(6, norm_first, seed));
   nn::Adam<float> adam(model.parameters(), {1e-3});
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape);  // chapter 3's step, without clipping
   // η(s) = 1e-3 · min(s/w, √(w/s)) with w = steps/5: the schedule of (14.9) with its peak at 1e-3
   const auto w = static_cast<std::int64_t>(steps / 5);
   nn::NoamLR schedule(adam, 1, w, 1e-3 * std::sqrt(double(w)));
+  if (warmup) trainer.add_schedule(schedule);
   Rng rng(seed + 100);
-  Tape<float> tape;
   double tail = 0;
   for (std::size_t s = 0; s < steps; ++s) {
     const models::Batch batch = reversal_batch(32, 16, rng);
-    tape.clear();
-    adam.zero_grad();
-    const Variable<float> loss = model.loss(tape, batch);
-    tape.backward(loss);
-    adam.step();
-    if (warmup) schedule.step();
-    if (s + 20 >= steps) tail += loss.value().item() / 20.0;
+    const auto loss = [&](Tape<float>& tape, std::size_t, std::size_t) {
+      return nn::ShardLoss<float>{model.loss(tape, batch)};
+    };
+    const float value = trainer.step(batch.size(), loss).loss;
+    if (s + 20 >= steps) tail += value / 20.0;
   }
   return tail;
 }
@@ -526,14 +527,15 @@ models::Batch random_batch(std::size_t B, std::size_t T_x, std::size_t T_y, std:
 template <class Model>
 double fastest_step_ms(Model& model, const models::Batch& batch, std::size_t steps) {
   nn::Adam<float> adam(model.parameters(), {1e-3});
-  Tape<float> tape;
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape);  // chapter 3's step, without clipping
+  const auto loss = [&](Tape<float>& tape, std::size_t, std::size_t) {
+    return nn::ShardLoss<float>{model.loss(tape, batch)};
+  };
   double fastest = 1e300;
   for (std::size_t s = 0; s < steps; ++s) {
     const std::clock_t start = std::clock();
-    tape.clear();
-    adam.zero_grad();
-    tape.backward(model.loss(tape, batch));
-    adam.step();
+    trainer.step(batch.size(), loss);
     fastest = std::min(fastest, 1e3 * double(std::clock() - start) / CLOCKS_PER_SEC);
   }
   return fastest;
@@ -665,8 +667,10 @@ void dates_task(const tutorial::Options& options) {
     const double by_hand = 2e-3 * std::min(double(step) / double(w), std::sqrt(double(w) / double(step)));
     worst_eta = std::max(worst_eta, std::abs(schedule.lr_at(step) - by_hand));
   }
+  nn::OneTape<float> one_tape;
+  nn::Trainer<float> trainer(adam, one_tape);  // chapter 3's step, without clipping
+  trainer.add_schedule(schedule);
   Rng order_rng(tutorial::seeded(options, 2));  // and batch order
-  Tape<float> tape;
   for (std::size_t epoch = 1; epoch <= epochs; ++epoch) {
     double loss_sum = 0;
     std::size_t count = 0;
@@ -676,13 +680,12 @@ void dates_task(const tutorial::Options& options) {
         batch_sources.push_back(sources[k]);
         batch_targets.push_back(targets[k]);
       }
-      tape.clear();
-      adam.zero_grad();
-      const Variable<float> loss = model.loss(tape, models::make_batch(batch_sources, batch_targets), 0.1);
-      tape.backward(loss);
-      adam.step();
-      schedule.step();
-      loss_sum += loss.value().item();
+      const models::Batch batch = models::make_batch(batch_sources, batch_targets);
+      // the loss with label smoothing 0.1
+      const auto loss = [&](Tape<float>& tape, std::size_t, std::size_t) {
+        return nn::ShardLoss<float>{model.loss(tape, batch, 0.1)};
+      };
+      loss_sum += trainer.step(batch.size(), loss).loss;
       ++count;
     }
     std::printf("epoch %zu: mean training loss %.4f\n", epoch, loss_sum / double(count));
