@@ -30,7 +30,7 @@ std::uint64_t step_seed(std::uint64_t seed, std::int64_t step) {
 template <class T>
 T ThreadShards<T>::loss_and_gradient(std::int64_t step, std::size_t rows, const RowsLoss<T>& loss,
                                      const NamedParameters<T>& parameters, double* squares) {
-  if (seed_) parallel_.seed_shards(step_seed(*seed_, step));
+  if (parallel_.threads() > 1) parallel_.seed_shards(step_seed(seed_, step));
   // the gradients are set, not added to (no zero_grad needed), and Σ g² is taken as they are summed
   return parallel_.step(rows, loss, {}, &parameters, squares);
 }

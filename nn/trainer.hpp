@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <vector>
 
 #include "nn/optim.hpp"
@@ -63,15 +62,14 @@ class OneTape final : public GradientStrategy<T> {
 std::uint64_t step_seed(std::uint64_t seed, std::int64_t step);
 
 // The batch's rows cut into one shard a thread (nn::BatchParallel: each shard on a tape of its own, the gradients added
-// in shard order), weighted by ShardLoss::weight. With a seed, the shards of step s draw their random numbers from
-// generators seeded from step_seed(seed, s) and the shard's index (BatchParallel::seed_shards): the same numbers
-// whichever thread runs first; without one, from the modules' own generators (fine when nothing draws, or on 1 thread).
-// The optimizer's elementwise work runs on the same threads.
+// in shard order), weighted by ShardLoss::weight. On more than one thread, the shards of step s draw their random
+// numbers from generators seeded from step_seed(seed, s) and the shard's index (BatchParallel::seed_shards): the same
+// numbers whichever thread runs first, never one module's stream from two threads at once; on one thread, from the
+// modules' own streams, as OneTape. The optimizer's elementwise work runs on the same threads.
 template <class T>
 class ThreadShards final : public GradientStrategy<T> {
  public:
-  explicit ThreadShards(std::size_t threads, std::optional<std::uint64_t> seed = std::nullopt)
-      : parallel_(threads), seed_(seed) {}
+  ThreadShards(std::size_t threads, std::uint64_t seed) : parallel_(threads), seed_(seed) {}
   T loss_and_gradient(std::int64_t step, std::size_t rows, const RowsLoss<T>& loss,
                       const NamedParameters<T>& parameters, double* squares) override;
   Executor executor() override { return parallel_.executor(); }
@@ -79,7 +77,7 @@ class ThreadShards final : public GradientStrategy<T> {
 
  private:
   BatchParallel<T> parallel_;
-  std::optional<std::uint64_t> seed_;
+  std::uint64_t seed_;
 };
 
 // What a step did.

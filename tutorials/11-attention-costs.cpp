@@ -78,7 +78,7 @@ struct Timed {
   models::Seq2seq<float> model;
   CountingScore<float>* counter;
   nn::Adam<float> adam;
-  nn::OneTape<float> one_tape;  // nn::ThreadShards<float>(threads) would cut the batch over threads (below)
+  nn::OneTape<float> one_tape;  // nn::ThreadShards<float>(threads, seed) would cut the batch over threads (below)
   nn::Trainer<float> trainer;   // no clipping: the step is forward, backward, Adam
 
   explicit Timed(const models::Seq2seqConfig& config)
