@@ -21,6 +21,8 @@ namespace attend {
 template <class T>
 class Tape;
 
+struct Context;  // what the layers above keep with a tape (Tape::context); defined in fast/context.hpp
+
 // A trainable tensor that lives outside any tape: its value, and the gradient that backward adds into.
 // Layers own their parameters as public members named like the equations (W_z, U_a, v_a, ...).
 template <class T>
@@ -177,6 +179,11 @@ class Tape {
   std::size_t size() const { return nodes_.size(); }
   std::uint32_t generation() const { return generation_; }
 
+  // An opaque slot for the layers above: what a forward pass on this tape needs besides its inputs (the shard's random
+  // generator, fast/context.hpp). The engine keeps the pointer and never reads through it; clear() keeps it.
+  Context* context() const { return context_; }
+  void set_context(Context* context) { context_ = context; }
+
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
   // Opt-in check (like torch.autograd.detect_anomaly): every op's output and every gradient a backward function
@@ -214,6 +221,7 @@ class Tape {
   std::unordered_map<const Parameter<T>*, std::uint32_t> param_nodes_;
   std::uint32_t id_;  // distinguishes tapes in messages
   std::uint32_t generation_ = 0;
+  Context* context_ = nullptr;
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;
   bool retain_gradients_ = true;

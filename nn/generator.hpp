@@ -1,38 +1,34 @@
-// Which generator a module's random op (dropout, the attention weights' dropout) draws from: normally the module's own,
-// and, while a shard of nn::BatchParallel runs on a thread, the shard's. The shards of one batch run the same modules
-// on their own tapes at once; drawing each from its own generator, in a fixed order, makes the numbers depend only on
-// the step's seed and the shard, never on which thread runs first (nn/parallel.hpp). The autograd's ops take the
-// generator they are given and know nothing of this.
+// Where a module's random op (dropout, the attention weights' dropout) gets its numbers: from what it is passed. A
+// module holds a RandomStream — its seed and its state, which a training checkpoint saves — and draws only through
+// on(tape): the generator the tape's context carries when there is one (a shard of nn::BatchParallel: made from the
+// step's seed and the shard's index), else the stream's own. The shards of one batch run the same modules on their own
+// tapes at once; each drawing from its shard's generator makes the numbers depend only on the step's seed and the
+// shard, never on which thread (or process) runs first — and a module cannot forget to, since the tape is the only
+// way to its numbers. The autograd's ops take the generator they are given and know nothing of this.
 #pragma once
 
+#include <cstdint>
+
 #include "autograd/tape.hpp"
+#include "fast/context.hpp"
 
 namespace attend::nn {
 
-namespace detail {
-Rng* shard_generator(const void* tape);  // the generator set for this tape on this thread, or nullptr
-}  // namespace detail
-
-// The generator a module's random op on `tape` draws from: the shard's, when a ShardGenerator for this tape is alive on
-// this thread, else `own` (the module's).
-template <class T>
-Rng& generator_for(const Tape<T>& tape, Rng& own) {
-  Rng* shard = detail::shard_generator(&tape);
-  return shard != nullptr ? *shard : own;
-}
-
-// While alive, generator_for(tape, ·) on this thread returns `generator` (nullptr: the module's own, as without it).
-// Scopes nest; the previous setting comes back when this one ends.
-class ShardGenerator {
+class RandomStream {
  public:
-  ShardGenerator(const void* tape, Rng* generator);
-  ~ShardGenerator();
-  ShardGenerator(const ShardGenerator&) = delete;
-  ShardGenerator& operator=(const ShardGenerator&) = delete;
+  explicit RandomStream(std::uint64_t seed = 0) : own_(seed) {}
+
+  // The generator a random op recorded on `tape` draws from: the tape's context's, else this stream's own.
+  template <class T>
+  Rng& on(const Tape<T>& tape) {
+    const Context* context = tape.context();
+    return context != nullptr && context->generator != nullptr ? *context->generator : own_;
+  }
+  // The stream's own generator, for checkpoints: Module::visit reports it (ModuleVisitor::generator).
+  Rng& state() { return own_; }
 
  private:
-  const void* previous_tape_;
-  Rng* previous_generator_;
+  Rng own_;
 };
 
 }  // namespace attend::nn

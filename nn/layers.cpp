@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/generator.hpp"
-
 namespace attend::nn {
 
 template <class T>
@@ -98,7 +96,7 @@ Dropout<T>::Dropout(double p, std::uint64_t seed) : p_(p), rng_(seed) {
 
 template <class T>
 Variable<T> Dropout<T>::forward(const Variable<T>& x) {
-  return dropout(x, p_, this->training(), generator_for(x.tape(), rng_));
+  return dropout(x, p_, this->training(), rng_.on(x.tape()));
 }
 
 CrossEntropyLoss::CrossEntropyLoss(std::int64_t ignore_id, double label_smoothing)

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "fast/fused.hpp"
+#include "nn/generator.hpp"
 #include "nn/module.hpp"
 
 namespace attend::nn {
@@ -83,12 +84,12 @@ class Dropout : public Module<T> {
   explicit Dropout(double p, std::uint64_t seed = 0);
   Variable<T> forward(const Variable<T>& x);
   Variable<T> operator()(const Variable<T>& x) { return forward(x); }
-  void visit(ModuleVisitor<T>& v) override { v.generator("rng", rng_); }
+  void visit(ModuleVisitor<T>& v) override { v.generator("rng", rng_.state()); }
   double p() const { return p_; }
 
  private:
   double p_;
-  Rng rng_;
+  RandomStream rng_;
 };
 
 // Mean cross-entropy over the targets that are not ignore_id (the padding id), from logits (..., C) and ids (...);

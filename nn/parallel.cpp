@@ -43,9 +43,11 @@ double waited(const std::vector<double>& seconds, std::size_t count) {
 template <class T>
 BatchParallel<T>::BatchParallel(std::size_t threads) {
   if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
+  contexts_.resize(threads);  // never resized again: each tape points at its own
   for (std::size_t k = 0; k < threads; ++k) {
     tapes_.push_back(std::make_unique<Tape<T>>());
     tapes_.back()->set_retain_gradients(false);
+    tapes_.back()->set_context(&contexts_[k]);
   }
   errors_.resize(threads);
   shard_seconds_.resize(threads);
@@ -144,7 +146,7 @@ std::vector<ShardLoss<T>> BatchParallel<T>::run_forward(std::size_t rows, const 
     Tape<T>& tape = *tapes_[k];
     tape.clear();
     {
-      const ShardGenerator draws(&tape, generators_.empty() ? nullptr : &generators_[k]);
+      contexts_[k].generator = generators_.empty() ? nullptr : &generators_[k];  // what random ops draw from
       NoGradGuard<T> guard(tape);
       tape.set_grad_enabled(record);
       losses[k] = f(tape, begin, end);

@@ -18,10 +18,11 @@
 // (With step(rows, f, {}, &parameters), the whole list's gradients are set, not added to: no zero_grad() needed.)
 //
 // The model must not change state while running forward on several threads at once: no modules that cache per-call
-// data, and no draws from a module's own generator. Dropout in training mode is fine after seed_shards(s) before each
-// step: every shard's modules then draw from its own generator, made from s and the shard's index (nn/generator.hpp),
-// so that the random numbers depend only on s and the thread count, never on which thread runs first; the modules'
-// generators are not used. OpenBLAS should run one thread per caller then (openblas_set_num_threads(1)); the shards
+// data, and no draws from a module's own stream. Dropout in training mode is fine after seed_shards(s) before each
+// step: every shard's tape then carries a generator of its own in its context (fast/context.hpp), made from s and the
+// shard's index, which every module's random op on that tape draws from (nn::RandomStream, nn/generator.hpp), so that
+// the random numbers depend only on s and the thread count, never on which thread runs first; the modules' streams
+// are not used. OpenBLAS should run one thread per caller then (openblas_set_num_threads(1)); the shards
 // are the parallelism.
 #pragma once
 
@@ -37,6 +38,7 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
+#include "fast/context.hpp"
 #include "nn/generator.hpp"
 #include "nn/optim.hpp"
 
@@ -133,6 +135,7 @@ class BatchParallel {
   void worker(std::size_t index);
 
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
+  std::vector<Context> contexts_;      // one a tape: its shard's generator
   std::vector<Rng> generators_;        // one a shard, while seed_ is in use
   StepTimes times_;                    // of the last step()
   std::vector<double> shard_seconds_;  // each shard's time in the phase that ran last

@@ -11,8 +11,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/generator.hpp"
-
 namespace attend::nn {
 
 // ---- the cells --------------------------------------------------------------------------------------------------
@@ -334,7 +332,7 @@ RecurrentOutput<T> RecurrentStack<T>::forward(const Variable<T>& x, const std::v
     // [h→_t ; h←_t]: (batch, time, D·H)
     input = D == 1 ? direction_outputs[0] : concat(direction_outputs, 2);
     if (layer + 1 < config_.num_layers) {
-      input = dropout(input, config_.dropout, this->training(), generator_for(input.tape(), dropout_rng_));
+      input = dropout(input, config_.dropout, this->training(), dropout_rng_.on(input.tape()));
     }
   }
   // Padded steps: the forward direction carried its last state through them; the output there is exactly 0.
@@ -350,7 +348,7 @@ void RecurrentStack<T>::visit(ModuleVisitor<T>& v) {
       v.module("layers." + std::to_string(layer) + "." + direction_names[d], base_of<T>(cells[layer][d]));
     }
   }
-  v.generator("dropout", dropout_rng_);
+  v.generator("dropout", dropout_rng_.state());
 }
 
 // ---- the encoder ------------------------------------------------------------------------------------------------

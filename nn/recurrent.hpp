@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fast/fused.hpp"
+#include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
 
@@ -191,7 +192,7 @@ class RecurrentStack : public Module<T> {
 
  private:
   RecurrentConfig config_;
-  Rng dropout_rng_;
+  RandomStream dropout_rng_;
 };
 
 struct EncoderConfig {

@@ -6,8 +6,6 @@
 #include <string>
 #include <tuple>
 
-#include "nn/generator.hpp"
-
 namespace attend::nn {
 
 // ---- LayerNorm ---------------------------------------------------------------------------------------------------
@@ -87,7 +85,7 @@ Variable<T> MultiHeadAttention<T>::attend(const Variable<T>& q, const Variable<T
   options.causal = mask.causal;
   options.dropout = dropout_;
   options.training = this->training();
-  options.rng = &generator_for(q.tape(), rng_);
+  options.rng = &rng_.on(q.tape());
   return out_proj(scaled_dot_product_attention(q, k, v, options, weights));
 }
 
@@ -133,7 +131,7 @@ void MultiHeadAttention<T>::visit(ModuleVisitor<T>& v) {
   v.parameter("W_in", W_in);
   v.parameter("b_in", b_in);
   v.module("out_proj", out_proj);
-  v.generator("rng", rng_);
+  v.generator("rng", rng_.state());
 }
 
 // ---- positions ---------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fast/fused.hpp"
+#include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
 
@@ -80,7 +81,7 @@ class MultiHeadAttention : public Module<T> {
   Variable<T> project(const Variable<T>& x, std::size_t part);  // rows part·D … (part+1)·D − 1 of W_in, b_in
   std::size_t d_model_, heads_;
   double dropout_;
-  Rng rng_;  // the attention weights' dropout
+  RandomStream rng_;  // the attention weights' dropout
 };
 
 // The attention weights of a Transformer's forward pass, per layer, each (B, H, T_q, T_k) — what

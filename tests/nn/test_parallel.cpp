@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "fast/context.hpp"
 #include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/parallel.hpp"
@@ -306,15 +307,16 @@ BOOST_AUTO_TEST_CASE(an_exception_in_one_shard_changes_no_gradient) {
 
 BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
   // dropout in training mode on several threads: after seed_shards(s), a module's draws on shard k's tape come from a
-  // generator made from s and k (nn::generator_for) — the same numbers run after run and whichever thread runs first,
-  // a new seed new numbers, the module's own generator untouched, and the seed used for one step only
+  // generator made from s and k (the tape's context, nn::RandomStream::on) — the same numbers run after run and
+  // whichever thread runs first, a new seed new numbers, the module's own stream untouched, and the seed used for one
+  // step only
   Model model;
-  Rng module_rng(3);
-  const Rng::State module_state = module_rng.state();
+  nn::RandomStream module_stream(3);
+  const Rng::State module_state = module_stream.state().state();
   const auto dropped_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
     Variable<double> l = model.loss(t, begin, end);
     Variable<double> h =
-        dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, nn::generator_for(t, module_rng));
+        dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, module_stream.on(t));
     return nn::ShardLoss<double>{add(l, mean(h)), double(end - begin)};
   };
   std::vector<double> losses;
@@ -325,19 +327,19 @@ BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
   }
   BOOST_TEST(losses[0] == losses[1]);
   BOOST_TEST(losses[0] != losses[2]);
-  BOOST_TEST((module_rng.state() == module_state));
-  // the seed was for one step: the next draws from the module's generator again
+  BOOST_TEST((module_stream.state().state() == module_state));
+  // the seed was for one step: the next draws from the module's stream again
   nn::BatchParallel<double> parallel(2);
   parallel.seed_shards(11);
   parallel.step(7, dropped_loss);
   parallel.step(7, dropped_loss);
-  BOOST_TEST((module_rng.state() != module_state));
+  BOOST_TEST((module_stream.state().state() != module_state));
 }
 
-BOOST_AUTO_TEST_CASE(a_shard_generator_replaces_the_modules_own_on_its_tape_only) {
-  // nn::ShardGenerator (what BatchParallel sets for each shard): while alive, a module's random op on that tape draws
-  // from the shard's generator — the same mask as dropout given that generator — and leaves the module's untouched;
-  // on another tape, and once the scope ends, the module draws from its own again; nested scopes restore the outer
+BOOST_AUTO_TEST_CASE(a_tapes_generator_replaces_the_modules_own_on_that_tape_only) {
+  // a Context with a generator on a tape (what BatchParallel sets for each shard): a module's random op on that tape
+  // draws from it — the same mask as dropout given that generator — and leaves the module's stream untouched; on
+  // another tape, and once the context has no generator, the module draws from its own again
   const Tensor<double> ones(Shape{6, 7}, 1.0);
   nn::Dropout<double> layer(0.5, 7);
   const Rng::State own_before = layer.generators()[0].second->state();
@@ -345,28 +347,85 @@ BOOST_AUTO_TEST_CASE(a_shard_generator_replaces_the_modules_own_on_its_tape_only
   Rng shard(42), same(42);
   Tape<double> plain;
   const Tensor<double> expected = dropout(plain.constant(ones), 0.5, true, same).value();
-  {
-    const nn::ShardGenerator scope(&tape, &shard);
-    BOOST_TEST((layer(tape.constant(ones)).value().flat() == expected.flat()));
-    BOOST_TEST((shard.state() == same.state()));  // as many numbers drawn
-    BOOST_TEST((layer.generators()[0].second->state() == own_before));
-    layer(other.constant(ones));  // another tape: the module's own generator
-    BOOST_TEST((layer.generators()[0].second->state() != own_before));
-    Rng inner(5);
-    {
-      const nn::ShardGenerator nested(&tape, &inner);
-      layer(tape.constant(ones));
-      BOOST_TEST((inner.state() != Rng(5).state()));
-    }
-    const Rng::State shard_before = shard.state();
-    layer(tape.constant(ones));
-    BOOST_TEST((shard.state() != shard_before));  // the outer scope again
-  }
+  Context context{&shard};
+  tape.set_context(&context);
+  BOOST_TEST((layer(tape.constant(ones)).value().flat() == expected.flat()));
+  BOOST_TEST((shard.state() == same.state()));  // as many numbers drawn
+  BOOST_TEST((layer.generators()[0].second->state() == own_before));
+  layer(other.constant(ones));  // another tape: the module's own stream
+  BOOST_TEST((layer.generators()[0].second->state() != own_before));
   const Rng::State own_after = layer.generators()[0].second->state();
   const Rng::State shard_after = shard.state();
+  context.generator = nullptr;
   layer(tape.constant(ones));
   BOOST_TEST((shard.state() == shard_after));
   BOOST_TEST((layer.generators()[0].second->state() != own_after));
+}
+
+// A module of a test's own that draws random numbers, written with no thread or process code: it asks its stream for
+// the generator of the tape it records on, as nn::Dropout does.
+struct Noisy : nn::Module<double> {
+  Rng init{9};
+  nn::Linear<double> linear{5, 4, init};
+  nn::RandomStream noise{21};
+  // linear(x) plus noise drawn for every element, in training mode
+  Variable<double> forward(const Variable<double>& x) {
+    const Variable<double> y = linear(x);
+    Rng& rng = noise.on(x.tape());
+    Tensor<double> n(y.value().shape());
+    for (double& e : n.flat()) e = rng.uniform(-0.1, 0.1);
+    return add(y, x.tape().constant(n));
+  }
+  void visit(nn::ModuleVisitor<double>& v) override {
+    v.module("linear", linear);
+    v.generator("noise", noise.state());
+  }
+};
+
+BOOST_AUTO_TEST_CASE(a_module_that_draws_gives_the_same_bytes_on_two_threads_and_on_two_ranks) {
+  // two threads: one BatchParallel with 2 shards; two ranks: what app::ProcessShards does with one thread a process —
+  // each rank's BatchParallel(1) seeded with its first shard (the rank), the gradients added in rank order
+  const Tensor<double> x = Rng(4).uniform_tensor<double>(Shape{6, 5}, -1.0, 1.0);
+  const auto loss_of = [&](Noisy& model) {
+    return [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+      Tensor<double> part(Shape{end - begin, 5});
+      std::copy(x.data() + begin * 5, x.data() + end * 5, part.data());
+      const Variable<double> y = model.forward(t.constant(part));
+      return nn::ShardLoss<double>{mean(y * y), double(end - begin)};
+    };
+  };
+  Noisy threaded;
+  nn::BatchParallel<double> two(2);
+  two.seed_shards(77);
+  const double loss_threads = two.step(6, loss_of(threaded), {}, nullptr);
+  Noisy ranked;
+  std::vector<Tensor<double>> sums;
+  double loss_ranks = 0;
+  for (std::size_t rank = 0; rank < 2; ++rank) {
+    nn::BatchParallel<double> one(1);
+    one.seed_shards(77, rank);
+    Noisy& model = ranked;
+    for (auto& [name, p] : model.parameters()) p->zero_grad();
+    const auto rows = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
+      return loss_of(model)(t, 3 * rank + begin, 3 * rank + end);
+    };
+    // the total weight over both ranks (6 rows) seeds backward, as Ranks::sum gives it
+    loss_ranks += one.step(3, rows, [](double) { return 6.0; });
+    std::size_t k = 0;
+    for (auto& [name, p] : model.parameters()) {
+      if (rank == 0) sums.emplace_back(p->grad.shape());  // 0 + g_0 + g_1, as Ranks::sum_gradients adds
+      for (std::size_t i = 0; i < p->grad.size(); ++i) sums[k].data()[i] += p->grad.data()[i];
+      ++k;
+    }
+  }
+  BOOST_TEST(loss_ranks == loss_threads);
+  std::size_t k = 0;
+  for (auto& [name, p] : threaded.parameters()) {
+    BOOST_TEST(std::memcmp(p->grad.data(), sums[k].data(), p->grad.size() * sizeof(double)) == 0, name);
+    ++k;
+  }
+  // and the module's own stream was never used: its numbers are the shards'
+  BOOST_TEST((threaded.noise.state().state() == Rng(21).state()));
 }
 
 BOOST_AUTO_TEST_CASE(for_ranges_covers_every_index_once) {
