@@ -1,5 +1,6 @@
 // Interrupted work (apps/train.cpp): SIGINT or SIGTERM finish the step, save the training state and exit 128 + the
-// signal; `attend train --resume` goes on from it and ends with the same bits as a run that was never interrupted;
+// signal; `attend train --resume` goes on from it and ends with the same bits as a run that was never interrupted —
+// from a --save-every state too when SIGKILL ended the run at any moment;
 // a loss that turns NaN stops training before the update, with every file on disk as it was.
 #include <signal.h>
 #include <sys/wait.h>
@@ -70,6 +71,62 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_ends_with_the_same_bits) {
       curve.replace(at, name.size(), "a");
     }
     BOOST_TEST((curve == read_file(scratch.path("a.curve.svg"))));
+  }
+}
+
+// Starts `attend <args>` with standard error to `err`, kills it with SIGKILL `delay` after the progress line of `step`
+// is there (nothing is finished, saved or flushed), and returns whether SIGKILL ended it.
+bool train_and_kill(const std::string& args, const std::string& err, std::size_t step,
+                    std::chrono::microseconds delay) {
+  const pid_t pid = fork();
+  BOOST_TEST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const std::string command =
+        std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " > /dev/null 2> '" + err + "'";
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string mark = "step " + std::to_string(step) + "/";
+  int raw = 0;
+  for (int polls = 0; polls < 600000; ++polls) {
+    if (waitpid(pid, &raw, WNOHANG) == pid) return false;  // it ended by itself
+    if (read_file(err).find(mark) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  std::this_thread::sleep_for(delay);
+  kill(pid, SIGKILL);
+  waitpid(pid, &raw, 0);
+  return WIFSIGNALED(raw) && WTERMSIG(raw) == SIGKILL;
+}
+
+// SIGKILL gives the program no chance to save anything: what --save-every wrote last (whole, every file being written
+// atomically) is where a resumed run goes on from, and it ends with the bits of a run never interrupted. Five kills at
+// random moments after the first save — in a step, in a save, in a validation.
+BOOST_AUTO_TEST_CASE(a_run_killed_at_any_moment_resumes_to_the_same_bits) {
+  Scratch scratch;
+  const std::string settings = training + "--save-every 10 ";
+  const Run whole = run_attend(settings + "--out '" + scratch.path("a.safetensors") + "'");
+  BOOST_TEST_REQUIRE(whole.status == 0, whole.err);
+  const std::string final_state = tensor_bytes(scratch.path("a.last.safetensors"));
+  const std::string best = tensor_bytes(scratch.path("a.safetensors"));
+  std::random_device device;
+  std::mt19937 pick(device());
+  for (int k = 0; k < 5; ++k) {
+    // after the line of a step from 11 (step 10 saved the first state) to 85 of 96, and up to 30 ms more
+    const std::size_t step = std::uniform_int_distribution<std::size_t>(11, 85)(pick);
+    const std::chrono::microseconds delay(std::uniform_int_distribution<int>(0, 30000)(pick));
+    const std::string name = "k" + std::to_string(k);
+    const std::string out = scratch.path(name + ".safetensors"), last = scratch.path(name + ".last.safetensors");
+    const bool killed = train_and_kill(settings + "--out '" + out + "'", scratch.path(name + ".err"), step, delay);
+    BOOST_TEST_INFO("SIGKILL " << delay.count() << " µs after the line of step " << step << "\n"
+                               << read_file(scratch.path(name + ".err")));
+    BOOST_TEST_REQUIRE(killed);
+    BOOST_TEST_REQUIRE(exists(last));
+    BOOST_TEST(tensor_bytes(last) != final_state);  // it did stop early
+    const Run resumed = run_attend("train --resume '" + last + "'");
+    BOOST_TEST_REQUIRE(resumed.status == 0, resumed.err);
+    BOOST_TEST((tensor_bytes(last) == final_state));  // weights and optimizer state, bit for bit
+    BOOST_TEST((tensor_bytes(out) == best));
   }
 }
 
