@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cstdlib>
 #include <exception>
 #include <numeric>
 #include <stdexcept>
@@ -15,6 +17,19 @@
 #include "plot/svg.hpp"
 
 namespace attend::app {
+
+double shortest(float value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  *end = '\0';
+  return std::strtod(text, nullptr);
+}
+
+nlohmann::ordered_json float_array(const float* values, std::size_t n) {
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < n; ++k) array.push_back(shortest(values[k]));
+  return array;
+}
 
 void Model::add_scores(const std::vector<models::Hypothesis>&, Scores&) const {}
 

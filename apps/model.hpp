@@ -64,16 +64,16 @@ struct Explanation {
   AttentionLayout layout;
   models::SearchTree tree;               // the search; its nodes' attention rows as the output's
   std::vector<AttentionMaps> attention;  // "cross" first (the rows decode recorded), then the model's others
-  // A recurrent attention decoder's numbers, one row per output token j: the scores e_ij over the input (α_j is their
-  // softmax) and ‖c_j‖; and ‖h_i‖ of each input annotation. `score` names the score ("additive", "dot", "general",
-  // "concat"); empty for other models.
-  std::string score;
-  std::vector<std::vector<float>> energies;
-  std::vector<float> context_norms, annotation_norms;
-  // An image model's cross-attention rows spread over the image's pixels, one map per row (height · width values, row
-  // by row, summing to the row's Σ α = 1): where each output token looked, as `attend predict --svg` draws it.
-  std::vector<std::vector<double>> pixel_maps;
+  // What only this kind of model has to show, by name: each key an object that POST /v1/explain's answer carries as it
+  // is and the explorer draws in a panel of its own when it knows the name (a recurrent decoder's "equations", an image
+  // model's "pixels": docs/reference/serve.md). A kind adds its own in its explain(); nothing else names them.
+  nlohmann::ordered_json extras = nlohmann::ordered_json::object();
 };
+
+// A float as JSON shows it: the shortest decimal that reads back as the same float (0.1f is 0.1, not
+// 0.10000000149011612); and n of them as a JSON array.
+double shortest(float value);
+nlohmann::ordered_json float_array(const float* values, std::size_t n);
 
 class Model {
  public:

@@ -74,11 +74,15 @@ class CaptionerModel : public Model {
     return {1, 1, model_.config().grid_rows(), model_.config().grid_columns()};
   }
 
-  // Besides the search and its weights, each output token's attention over the image's pixels (the picture's maps).
+  // Besides the search and its weights, "pixels": each output token's cross-attention row spread over the image's
+  // pixels, one map per row (height · width values, row by row, summing to the row's Σ α = 1) — where it looked, as
+  // `attend predict --svg` draws it.
   Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
     Explanation result = Model::explain(one, search);
-    for (const auto& row : result.output.attention)
-      result.pixel_maps.push_back(models::attention_map(model_.config(), row));
+    std::vector<std::vector<double>> maps;
+    for (const auto& row : result.output.attention) maps.push_back(models::attention_map(model_.config(), row));
+    result.extras["pixels"] = {
+        {"height", model_.config().image_height}, {"width", model_.config().image_width}, {"maps", std::move(maps)}};
     return result;
   }
 

@@ -54,12 +54,12 @@ class Seq2seqModel : public Model {
     return text_attention_picture(input, rows, output, title);
   }
 
-  // Besides the search and its weights, the numbers of the seed's equations at each output token j: the scores e_ij
-  // (α_j is their softmax), ‖c_j‖, and ‖h_i‖ — from one teacher-forced pass of the input and the output.
+  // Besides the search and its weights, "equations": the numbers of the seed's equations at each output token j — the
+  // score's name ("additive", "dot", "general", "concat"), the scores e_ij over the input (α_j is their softmax),
+  // ‖c_j‖, and ‖h_i‖ of each input annotation — from one teacher-forced pass of the input and the output.
   Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
     Explanation result = Model::explain(one, search);
     if (!has_attention()) return result;
-    result.score = models::to_string(model_.config().score);
     Tape<float> tape;
     NoGradGuard<float> no_grad(tape);
     const models::Batch batch = models::make_batch({one.sources.at(0)}, {result.output.tokens});
@@ -70,14 +70,18 @@ class Seq2seqModel : public Model {
       for (std::size_t k = 0; k < n; ++k) total += static_cast<double>(x[k]) * x[k];
       return static_cast<float>(std::sqrt(total));
     };
+    nlohmann::ordered_json energies = nlohmann::ordered_json::array();
+    std::vector<float> context_norms, annotation_norms;
     for (std::size_t j = 0; j < result.output.attention.size(); ++j) {
-      const float* e = forced.energies.at(j).value().data();
-      result.energies.emplace_back(e, e + S);
-      result.context_norms.push_back(norm(forced.context[j].value().data(), forced.context[j].shape()[1]));
+      energies.push_back(float_array(forced.energies.at(j).value().data(), S));
+      context_norms.push_back(norm(forced.context[j].value().data(), forced.context[j].shape()[1]));
     }
     const Tensor<float>& h = model_.encode(tape, batch.source, batch.source_lengths).memory.annotations.value();
-    for (std::size_t i = 0; i < S; ++i)
-      result.annotation_norms.push_back(norm(h.data() + i * h.shape()[2], h.shape()[2]));
+    for (std::size_t i = 0; i < S; ++i) annotation_norms.push_back(norm(h.data() + i * h.shape()[2], h.shape()[2]));
+    result.extras["equations"] = {{"score", models::to_string(model_.config().score)},
+                                  {"energies", std::move(energies)},
+                                  {"context_norms", float_array(context_norms.data(), context_norms.size())},
+                                  {"annotation_norms", float_array(annotation_norms.data(), annotation_norms.size())}};
     return result;
   }
 

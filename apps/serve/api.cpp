@@ -237,13 +237,6 @@ std::string body_of(const nlohmann::ordered_json& json) {
 
 std::string error_body(const std::string& message) { return body_of({{"error", message}}); }
 
-double shortest(float value) {
-  char text[32];
-  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  *end = '\0';
-  return std::strtod(text, nullptr);
-}
-
 nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file, std::size_t parameters) {
   nlohmann::ordered_json json;
   json["name"] = name;
@@ -291,13 +284,6 @@ ReadInput read_input(const ModelFile& file, const std::string& input, std::size_
 }
 
 namespace {
-
-// weights[layer][head][output token][source position] of one output.
-nlohmann::ordered_json float_array(const float* values, std::size_t n) {
-  nlohmann::ordered_json array = nlohmann::ordered_json::array();
-  for (std::size_t k = 0; k < n; ++k) array.push_back(shortest(values[k]));
-  return array;
-}
 
 // What an output's attention runs over and down, into `json`: the image's grid ("grid") or the input's tokens
 // ("source"), and the output's tokens, the end token included when it ended ("target").
@@ -417,19 +403,7 @@ nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& 
   for (const AttentionMaps& maps : explanation.attention) attention.push_back(maps_json(maps));
   json["attention"] = std::move(attention);
   json["beam"] = tree_json(file, explanation);
-  if (!explanation.pixel_maps.empty()) {
-    const auto [height, width] = file.task->image_size();
-    json["pixels"] = {{"height", height}, {"width", width}, {"maps", explanation.pixel_maps}};
-  }
-  if (!explanation.score.empty()) {
-    nlohmann::ordered_json energies = nlohmann::ordered_json::array();
-    for (const auto& row : explanation.energies) energies.push_back(float_array(row.data(), row.size()));
-    json["equations"] = {
-        {"score", explanation.score},
-        {"energies", std::move(energies)},
-        {"context_norms", float_array(explanation.context_norms.data(), explanation.context_norms.size())},
-        {"annotation_norms", float_array(explanation.annotation_norms.data(), explanation.annotation_norms.size())}};
-  }
+  for (const auto& [name, extra] : explanation.extras.items()) json[name] = extra;  // the kind's own
   return json;
 }
 

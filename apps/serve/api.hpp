@@ -75,10 +75,6 @@ std::string error_body(const std::string& message);
 // A JSON value as a body: one line, invalid UTF-8 (which no answer should hold) replaced rather than thrown.
 std::string body_of(const nlohmann::ordered_json& json);
 
-// A float as JSON shows it: the shortest decimal that reads back as the same float (0.1f is 0.1, not
-// 0.10000000149011612).
-double shortest(float value);
-
 // One model as GET /v1/models lists it: its name, kind, task, input, vocabulary sizes, parameters, longest input,
 // attention maps and how its training ended.
 nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file, std::size_t parameters);

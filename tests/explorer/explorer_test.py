@@ -424,7 +424,7 @@ def overlay_red(page, height, width):
 
 def same_overlay(page, pixels, j, what):
     """The canvas shows output j's map of `pixels` (the API's "pixels"): opacity 0.6 where it is largest."""
-    page.css(f'#digit-choice button[data-j="{j}"]')[0].click()
+    page.css(f'#token-choice button[data-j="{j}"]')[0].click()
     values = pixels["maps"][j]
     red = overlay_red(page, pixels["height"], pixels["width"])
     worst = max(abs(r - 0.6 * 164 * v / max(values)) for r, v in zip(red, values))
@@ -441,7 +441,7 @@ def digits(page, address, work):
         x = explain(address, "digits", base64.b64encode(f.read()).decode())
     page.tab("image")
     check(page.by_id("image").get_attribute("data-j") == "0", "digits: no overlay drawn for the first output")
-    check(len(page.css("#digit-choice button")) == len(x["target"]), "digits: not one button an output token")
+    check(len(page.css("#token-choice button")) == len(x["target"]), "digits: not one button an output token")
     pixels = x["pixels"]
     for j in (0, 1):
         same_overlay(page, pixels, j, "the model's")

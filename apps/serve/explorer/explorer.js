@@ -1,6 +1,8 @@
 // attend serve's attention explorer (index.html, docs/explorer.md): asks the server for one input's explanation
 // (POST /v1/explain) and draws it — head view, model view, heatmap with the seed's equations, the beam search's tree,
-// and for the digits the image under its attention. Plain JavaScript, no library, no network beyond the server.
+// and what only some kinds of model have, each from its key of the answer: a recurrent decoder's "equations" (beside
+// the heatmap) and an image model's "pixels" (the image under its attention). Plain JavaScript, no library, no network
+// beyond the server.
 "use strict";
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null };
@@ -246,7 +248,7 @@ function renderAll() {
     renderHeatmap();
   }
   renderBeam();
-  if (x.grid) renderImage();
+  if (x.pixels) renderImage();
 }
 
 // ---- head view: two columns of tokens, lines weighted by α -------------------------------------------------------
@@ -532,11 +534,11 @@ function beamDetail(s, n) {
   panel.append(bars, names);
 }
 
-// ---- digits: the image under the attention of one output digit ----------------------------------------------------
+// ---- "pixels" (an image model's): the image under the attention of one output token --------------------------------
 
 function renderImage() {
   const x = state.explanation;
-  const choice = clear($("digit-choice"));
+  const choice = clear($("token-choice"));
   x.target.forEach((token, j) => {
     const button = element("button", { type: "button", "data-j": j, "aria-pressed": j === 0 ? "true" : "false" },
       token);
