@@ -65,7 +65,9 @@ int main() {
   const nn::CrossEntropyLoss loss_of;
   std::size_t right = 0;
   for (int step = 1; step <= 400; ++step) {
-    const auto [ids, targets] = make_batch(rng);
+    const std::pair<Ids, Ids> made = make_batch(rng);
+    const Ids& ids = made.first;  // (a lambda below reads them: no structured binding)
+    const Ids& targets = made.second;
     Variable<float> logits;
     const nn::StepReport<float> report = trainer.step(batch, [&](Tape<float>& tape, std::size_t, std::size_t) {
       logits = model.forward(tape, ids);

@@ -56,7 +56,9 @@ int main() {
   nn::Trainer<float> trainer(adam, one_tape);  // clear, zero_grad, loss, backward, Adam
   const nn::CrossEntropyLoss loss_of;
   for (int step = 1; step <= 300; ++step) {
-    const auto [x, targets] = make_batch(rng);
+    const std::pair<Tensor<float>, Ids> made = make_batch(rng);
+    const Tensor<float>& x = made.first;  // (a lambda below reads them: no structured binding)
+    const Ids& targets = made.second;
     Variable<float> e;
     const float loss = trainer
                            .step(batch,
