@@ -171,7 +171,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 ProcessShards::ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly)
     : ranks_(ranks), threads_(threads), seed_(seed), parallel_(threads) {
-  // the shards' tapes keep no intermediate gradients: backward frees each once used
+  // --detect-anomaly on every shard's tape (BatchParallel's tapes already free each node's gradient once used)
   for (std::size_t k = 0; k < threads; ++k) parallel_.tape(k).set_anomaly_detection(detect_anomaly);
 }
 
