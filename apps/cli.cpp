@@ -47,18 +47,19 @@ void add_threads(CLI::App& command, std::size_t& threads, bool batches = true) {
       ->capture_default_str();
 }
 
-// eval, predict, serve: --precision float32|bf16|int8
-void add_decoding_precision(CLI::App& command, Precision& precision) {
-  std::vector<std::string> names;
-  for (Precision p : {Precision::float32, Precision::bfloat16, Precision::int8}) names.push_back(precision_name(p));
-  command
-      .add_option_function<std::string>(
-          "--precision", [&precision](const std::string& name) { precision = *parse_precision(name); },
-          "the matrix products' precision: float32; bf16 (bfloat16 operands, float32 sums: AVX512-BF16); or int8 "
-          "(the weights of the linear layers, recurrent cells and output layer quantized per output channel when the "
-          "model is loaded, their inputs per row as they come, int32 sums: AVX512-VNNI or AVX-VNNI); bf16 and int8 "
-          "need a build with oneDNN (default: float32)")
-      ->check(CLI::IsMember(names));
+// --precision's help: every precision (those that train, with `training`) with its summary (fast/precision.hpp).
+std::string precision_help(bool training) {
+  std::string help = "the matrix products' precision: ";
+  for (const PrecisionBackend& p : precisions()) {
+    if (training && !p.trains) continue;
+    help += std::string(p.name) + " (" + p.summary + "); ";
+  }
+  return help + "everything else stays float32 (default: float32)";
+}
+
+// eval, predict, serve: --precision, any precision
+void add_decoding_precision(CLI::App& command, std::string& precision) {
+  command.add_option("--precision", precision, precision_help(false))->check(CLI::IsMember(precision_names()));
 }
 
 void add_beam(CLI::App& command, std::size_t& beam) {
@@ -278,14 +279,10 @@ CLI::App* add_train_flags(CLI::App& app, TrainOptions& train, TrainFlags& flags)
   for (const std::unique_ptr<ModelKind>& kind : flags.kinds) flags.own.push_back(kind->add_flags(*command));
   flags.fixed.push_back(flags.batch);
   flags.fixed.push_back(arch);
-  flags.precision =
-      command
-          ->add_option_function<std::string>(
-              "--precision", [&s](const std::string& name) { s.precision = *parse_precision(name); },
-              "the matrix products' precision: float32, or bf16 (bfloat16 operands, float32 sums; a CPU with "
-              "AVX512-BF16 and a build with oneDNN; weights, optimizer and everything else stay float32) "
-              "(default: float32)")
-          ->check(CLI::IsMember({precision_name(Precision::float32), precision_name(Precision::bfloat16)}));
+  flags.precision = command
+                        ->add_option_function<std::string>(
+                            "--precision", [&s](const std::string& name) { s.precision = name; }, precision_help(true))
+                        ->check(CLI::IsMember(precision_names(true)));
   flags.fixed.push_back(
       command->add_option("--clip", s.clip, "clip the gradient's global norm to this (0: no clipping)")
           ->check(number_in(0.0, 1e6))
@@ -412,8 +409,8 @@ void finish_train_flags(TrainOptions& train, TrainFlags& flags) {
   // a kind's default drop applies only when there is no warm-up (one schedule at a time)
   if (flags.model.lr_drop || s.warmup == 0) s.lr_drop = m.lr_drop.value_or(s.lr_drop);
   train.model->finish(m, *train.task);
-  if (const std::string why = precision_unavailable(s.precision); !why.empty()) {
-    throw InputError(std::string("--precision ") + precision_name(s.precision) + ": " + why);
+  if (const std::string why = find_precision(s.precision)->unavailable(); !why.empty()) {
+    throw InputError("--precision " + s.precision + ": " + why);
   }
   if (train.settings.lr_drop > 0 && train.settings.warmup > 0) {
     throw InputError("--lr-drop with --warmup " + std::to_string(train.settings.warmup) +

@@ -18,23 +18,23 @@ namespace attend::app {
 // The settings of a training run that its saved state keeps and a resumed run takes over: declared here once, each
 // with its JSON key (fields), which to_json and from_json walk; the parser binds the flags to them.
 struct TrainSettings {
-  std::size_t batch_size = 64;    // examples a step (the task's default unless given)
-  std::size_t epochs = 5;         // passes over the training data
-  double learning_rate = 2e-3;    // Adam
-  double clip = 1.0;              // gradient clipping by global norm; 0: none
-  std::size_t max_steps = 0;      // stop (validate, save) after this many steps; 0: no limit
-  double time_limit_minutes = 0;  // stop (validate, save) after this long; 0: no limit
-  std::size_t log_every = 0;      // plain progress lines every N steps; 0: about 20 an epoch
-  std::size_t save_every = 0;     // write the training state every N steps too; 0: at epoch ends and when stopped
-  std::string out;                // the best model; the training state goes beside it (last_state_path)
-  std::size_t warmup = 0;         // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
-                                  // (kept in the files only when not 0, so older files read as 0)
-  double lr_drop = 0;             // after this fraction of the epochs' steps, `learning_rate` / 10; 0: never
-                                  // (kept only when not 0, as warmup)
-  std::size_t threads = 1;        // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
-                                  // (files without it were trained on one)
-  std::size_t ranks = 1;          // processes (mpirun -np), each with `threads` shards: not a flag, but saved
-  Precision precision = Precision::float32;  // of the matrix products (fast/precision.hpp); kept only when bf16
+  std::size_t batch_size = 64;        // examples a step (the task's default unless given)
+  std::size_t epochs = 5;             // passes over the training data
+  double learning_rate = 2e-3;        // Adam
+  double clip = 1.0;                  // gradient clipping by global norm; 0: none
+  std::size_t max_steps = 0;          // stop (validate, save) after this many steps; 0: no limit
+  double time_limit_minutes = 0;      // stop (validate, save) after this long; 0: no limit
+  std::size_t log_every = 0;          // plain progress lines every N steps; 0: about 20 an epoch
+  std::size_t save_every = 0;         // write the training state every N steps too; 0: at epoch ends and when stopped
+  std::string out;                    // the best model; the training state goes beside it (last_state_path)
+  std::size_t warmup = 0;             // steps of linear warm-up to `learning_rate`, then 1/√step decay; 0: constant
+                                      // (kept in the files only when not 0, so older files read as 0)
+  double lr_drop = 0;                 // after this fraction of the epochs' steps, `learning_rate` / 10; 0: never
+                                      // (kept only when not 0, as warmup)
+  std::size_t threads = 1;            // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
+                                      // (files without it were trained on one)
+  std::size_t ranks = 1;              // processes (mpirun -np), each with `threads` shards: not a flag, but saved
+  std::string precision = "float32";  // of the matrix products (fast/precision.hpp); kept only when bf16
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>
@@ -59,7 +59,7 @@ struct TrainOverrides {
   std::optional<std::size_t> epochs, max_steps, log_every, save_every, threads;
   std::optional<double> time_limit_minutes;
   std::optional<std::string> out;
-  std::optional<Precision> precision;
+  std::optional<std::string> precision;
   void apply(TrainSettings& settings) const;
 };
 
@@ -86,8 +86,8 @@ struct EvalOptions {
   std::string output;    // write the outputs here, one per line as tokens joined by spaces
   std::size_t beam = 1;
   std::size_t threads = 1;
-  bool force = false;                        // replace the file --output names if it exists
-  Precision precision = Precision::float32;  // of the decoding's products (int8: weights quantized)
+  bool force = false;                 // replace the file --output names if it exists
+  std::string precision = "float32";  // of the decoding's products (int8: weights quantized)
 };
 
 struct PredictOptions {
@@ -98,9 +98,9 @@ struct PredictOptions {
   std::string svg;                  // attention picture; several inputs: FILE-1.svg, FILE-2.svg, …
   std::size_t layer = 0, head = 0;  // which attention the picture shows (Model::choose_attention); 0: the default
   std::size_t threads = 1;
-  bool scores = false;                       // after each output, a TAB and its score log p(y | x) / |y|
-  bool force = false;                        // replace the pictures --svg names if they exist
-  Precision precision = Precision::float32;  // of the decoding's products (int8: weights quantized)
+  bool scores = false;                // after each output, a TAB and its score log p(y | x) / |y|
+  bool force = false;                 // replace the pictures --svg names if they exist
+  std::string precision = "float32";  // of the decoding's products (int8: weights quantized)
 };
 
 // `attend serve` (apps/serve/, docs/reference/serve.md): the models behind an HTTP API, and its limits.
@@ -109,13 +109,13 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   unsigned port = 8080;  // 0: any free port (the ready line says which)
   std::size_t threads = 1;
-  Precision precision = Precision::float32;  // of the decoding's products
-  std::size_t max_batch = 32;                // inputs decoded together, across clients
-  std::size_t max_wait_ms = 5;               // how long the oldest waiting input waits for others
-  std::size_t max_queue = 1024;              // inputs waiting for a model, beyond which a request is answered 503
-  std::size_t max_inputs = 64;               // inputs in one request (413 beyond)
-  std::size_t max_beam = 16;                 // the widest beam a request may ask for
-  std::size_t max_body = 1 << 20;            // bytes of a request's body (413 beyond)
+  std::string precision = "float32";  // of the decoding's products
+  std::size_t max_batch = 32;         // inputs decoded together, across clients
+  std::size_t max_wait_ms = 5;        // how long the oldest waiting input waits for others
+  std::size_t max_queue = 1024;       // inputs waiting for a model, beyond which a request is answered 503
+  std::size_t max_inputs = 64;        // inputs in one request (413 beyond)
+  std::size_t max_beam = 16;          // the widest beam a request may ask for
+  std::size_t max_body = 1 << 20;     // bytes of a request's body (413 beyond)
   std::size_t max_connections = 256;
   std::size_t read_timeout_ms = 10000;  // to read a whole request, and to write an answer
 };

@@ -130,7 +130,7 @@ std::vector<std::size_t> read_images(const ModelFile& file, const PredictOptions
 int run_eval(const EvalOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
-  const auto quantized = use_decoding_precision(options.precision, {&file}, "eval");
+  use_decoding_precision(options.precision, {&file}, "eval");
   if (!options.data.empty()) {
     if (!file.task->reads_file())
       throw InputError("--data: the model's task, " + file.task->name() + ", reads no data file");
@@ -143,6 +143,7 @@ int run_eval(const EvalOptions& options) {
   models::SearchOptions search{options.beam, 0, 1.0};
   search.scores = false;  // eval scores the outputs, not their probabilities
   search.threads = options.threads;
+  search.products = file.products.get();
   const Scores scores = evaluate(file, examples, search, &outputs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!options.output.empty()) {
@@ -166,7 +167,7 @@ int run_eval(const EvalOptions& options) {
 int run_predict(const PredictOptions& options) {
   set_threads(options.threads);
   ModelFile file = load_model_file(options.model_path);
-  const auto quantized = use_decoding_precision(options.precision, {&file}, "predict");
+  use_decoding_precision(options.precision, {&file}, "predict");
   Inputs inputs;
   const bool images = file.task->input() == InputKind::image;
   const std::vector<std::string> texts = images ? std::vector<std::string>{} : read_texts(file, options);
@@ -186,6 +187,7 @@ int run_predict(const PredictOptions& options) {
   }
   models::SearchOptions search{options.beam, 0, 1.0};
   search.threads = options.threads;
+  search.products = file.products.get();
   const std::vector<models::Hypothesis> outputs = file.model->decode(inputs.model, search);
   std::vector<std::string> pictures;
   for (std::size_t k = 0, shown = 0; k < outputs.size(); ++k) {

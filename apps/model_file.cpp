@@ -19,23 +19,20 @@ constexpr int format_version = 1;
 
 }  // namespace
 
-std::unique_ptr<QuantizedWeights> use_decoding_precision(Precision precision, const std::vector<ModelFile*>& files,
-                                                         const char* command) {
-  if (const std::string why = precision_unavailable(precision); !why.empty()) {
-    throw InputError(std::string("--precision ") + precision_name(precision) + ": " + why);
+void use_decoding_precision(const std::string& precision, const std::vector<ModelFile*>& files, const char* command) {
+  if (const std::string why = find_precision(precision)->unavailable(); !why.empty()) {
+    throw InputError("--precision " + precision + ": " + why);
   }
-  use_precision(precision);
-  if (precision != Precision::int8) return nullptr;
-  auto weights = std::make_unique<QuantizedWeights>();
   for (ModelFile* file : files) {
-    // every matrix: those no product multiplies by (embedding tables) are never read
-    for (const auto& [name, tensor] : file->model->module().named_tensors()) {
-      if (tensor->rank() == 2) weights->add(name, *tensor);
+    try {
+      file->products = make_products(precision, matrices_of(file->model->module().parameters()));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("--precision ") + precision + ": " + e.what());
+    }
+    if (const std::string kept = file->products->kept(); !kept.empty()) {
+      std::cerr << "attend " << command << ": products in " << precision << ": " << kept << "\n";
     }
   }
-  std::cerr << "attend " << command << ": products in int8: " << weights->count()
-            << " weight matrices quantized per output channel (" << (weights->bytes() + 500000) / 1000000 << " MB)\n";
-  return weights;
 }
 
 ModelFile new_model_file(const Task& task, const ModelKind& kind, const TaskData& data) {

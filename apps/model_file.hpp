@@ -23,6 +23,8 @@ struct ModelFile {
   data::Vocabulary target_vocabulary;
   std::unique_ptr<Model> model;
   nlohmann::json training;  // progress when saved: epoch, step, validation scores, the training state
+  // What the model decodes with (use_decoding_precision; nullptr: float32), put in models::SearchOptions::products.
+  std::unique_ptr<Products> products;
 };
 
 // A new model file for a task whose data was just made: the task (remembering its data), its vocabularies and a
@@ -35,12 +37,11 @@ void save_model_file(const std::string& path, const ModelFile& file, const nn::O
 // checkpoint, not an attend model, weights that do not fit the saved configuration).
 ModelFile load_model_file(const std::string& path);
 
-// Makes the decoding's products run in `precision` (fast/precision.hpp) for the models of `files`: for int8, their
-// weight matrices are quantized per output channel and registered, in the object returned (keep it while decoding;
-// nullptr for the other precisions), and one line on standard error says how many and their size. Throws InputError
-// ("--precision int8: this CPU has no VNNI …") when this process cannot run `precision`.
-std::unique_ptr<QuantizedWeights> use_decoding_precision(Precision precision, const std::vector<ModelFile*>& files,
-                                                         const char* command);
+// The products each model of `files` decodes with, in `precision` (fast/precision.hpp), put in its ModelFile::products
+// — for int8, its weight matrices quantized per output channel — and, when they keep anything (int8's copies), a line
+// on standard error saying what. Throws InputError ("--precision int8: this CPU has no VNNI …") when this process
+// cannot run `precision`, and for a weight the precision cannot take.
+void use_decoding_precision(const std::string& precision, const std::vector<ModelFile*>& files, const char* command);
 
 // Throws InputError unless `path` can be written: not empty, not a directory, in an existing writable folder.
 void check_output_path(const std::string& path, const char* flag);

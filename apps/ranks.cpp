@@ -169,8 +169,9 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 }  // namespace
 
-ProcessShards::ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly)
-    : ranks_(ranks), threads_(threads), seed_(seed), parallel_(threads) {
+ProcessShards::ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly,
+                             const Products* products)
+    : ranks_(ranks), threads_(threads), seed_(seed), parallel_(threads, products), products_(products) {
   // --detect-anomaly on every shard's tape (BatchParallel's tapes already free each node's gradient once used)
   for (std::size_t k = 0; k < threads; ++k) parallel_.tape(k).set_anomaly_detection(detect_anomaly);
 }

@@ -71,10 +71,13 @@ class ProcessShards final : public nn::GradientStrategy<float> {
     double processes = 0;
   };
 
-  ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly);
+  // Every shard multiplies with `products` (nullptr: float32), which must outlive the strategy.
+  ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly,
+                const Products* products);
   float loss_and_gradient(std::int64_t step, std::size_t rows, const nn::RowsLoss<float>& loss,
                           const nn::NamedParameters<float>& parameters, double* squares) override;
   nn::Executor executor() override { return parallel_.executor(); }
+  const Products* products() const override { return products_; }
 
   const Times& last_times() const { return times_; }
   // When the last step's loss and gradient were complete.
@@ -85,6 +88,7 @@ class ProcessShards final : public nn::GradientStrategy<float> {
   std::size_t threads_;
   std::uint64_t seed_;
   nn::BatchParallel<float> parallel_;
+  const Products* products_;
   Times times_;
   std::chrono::steady_clock::time_point finished_;
 };

@@ -115,10 +115,10 @@ struct Run {
   std::unique_ptr<TaskData> data;
   std::unique_ptr<Batches> batches;
   std::unique_ptr<nn::Adam<float>> adam;
-  std::unique_ptr<nn::NoamLR> warmup;             // --warmup: sets adam's lr before every step
-  double step_lr = 0;                             // the learning rate of the last step (for the progress line)
-  std::unique_ptr<nn::MultiStepLR> drop;          // --lr-drop: the steps after its milestone run at --lr / 10
-  std::unique_ptr<BFloat16Weights> bf16_weights;  // --precision bf16: the weights' copies, rounded once a step
+  std::unique_ptr<nn::NoamLR> warmup;     // --warmup: sets adam's lr before every step
+  double step_lr = 0;                     // the learning rate of the last step (for the progress line)
+  std::unique_ptr<nn::MultiStepLR> drop;  // --lr-drop: the steps after its milestone run at --lr / 10
+  std::unique_ptr<Products> products;     // of --precision: what the steps' products compute
   TrainingState state;
   Rng order_rng;             // the batch-order generator
   std::string resumed_from;  // empty: a new training
@@ -133,13 +133,13 @@ struct Run {
   std::unique_ptr<nn::Trainer<float>> trainer;  // the step: models::train's, on the shards
   std::size_t first_step = 0, tokens = 0, loss_count = 0, last_saved_step = 0;
   double loss_sum = 0, last_shown = 0;
-  double validation_seconds = 0;  // of this run's validations: tok/s counts the training steps' time only
-  std::string last_validation;    // "bleu: 23.4" after the first epoch
-  std::size_t threads_saved = 0;  // a resumed run: the thread count it was trained on
-  Precision precision_saved = Precision::float32;  // and the precision of its products
-  std::size_t ranks_saved = 0;                     // and its processes
-  bool last_saved = false;                         // the training state is on disk (of last_saved_step)
-  bool show_timings = false;                       // --timings
+  double validation_seconds = 0;            // of this run's validations: tok/s counts the training steps' time only
+  std::string last_validation;              // "bleu: 23.4" after the first epoch
+  std::size_t threads_saved = 0;            // a resumed run: the thread count it was trained on
+  std::string precision_saved = "float32";  // and the precision of its products
+  std::size_t ranks_saved = 0;              // and its processes
+  bool last_saved = false;                  // the training state is on disk (of last_saved_step)
+  bool show_timings = false;                // --timings
   StepTimings timings;
   bool out_of_steps = false, out_of_time = false;
   // the stop signal as every process saw it after the last step (one process: stop_signal then); decisions read this,
@@ -190,10 +190,9 @@ void resume(Run& run, const TrainOptions& options) {
   run.threads_saved = saved.threads;
   run.ranks_saved = saved.ranks;
   run.precision_saved = saved.precision;
-  if (const std::string why = precision_unavailable(run.settings.precision); !why.empty()) {
-    throw InputError("--resume " + options.resume + ": the run trains with --precision " +
-                     precision_name(run.settings.precision) + ", but " + why +
-                     " (--precision float32 goes on in float32)");
+  if (const std::string why = find_precision(run.settings.precision)->unavailable(); !why.empty()) {
+    throw InputError("--resume " + options.resume + ": the run trains with --precision " + run.settings.precision +
+                     ", but " + why + " (--precision float32 goes on in float32)");
   }
   run.settings.ranks = run.ranks.size();
   check_output_path(run.settings.out, "--out");
@@ -210,7 +209,8 @@ void resume(Run& run, const TrainOptions& options) {
 // The batches, the optimizer (on resume with its saved state), and the checks a resumed state must pass.
 void prepare(Run& run, const TrainOptions& options) {
   nn::Module<float>& model = run.file.model->module();
-  use_precision(run.settings.precision);  // every product of the steps, in every shard's thread (checked before)
+  // every product of the steps, on every shard's tape (the precision was checked before)
+  run.products = make_products(run.settings.precision, matrices_of(model.parameters()));
   run.last_path = last_state_path(run.settings.out);
   run.batches = run.file.task->batches(*run.data, run.file.source_vocabulary, run.file.target_vocabulary,
                                        run.settings.batch_size);
@@ -247,19 +247,10 @@ void prepare(Run& run, const TrainOptions& options) {
   run.show_timings = options.timings;
   run.progress.silent = !run.ranks.lead();
   run.shards = std::make_unique<ProcessShards>(run.ranks, run.settings.threads, run.file.task->settings.seed,
-                                               options.detect_anomaly);
+                                               options.detect_anomaly, run.products.get());
   run.trainer = std::make_unique<nn::Trainer<float>>(*run.adam, *run.shards, run.settings.clip);
   if (run.warmup) run.trainer->add_schedule(*run.warmup);
   if (run.drop) run.trainer->add_schedule(*run.drop);
-  if (run.settings.precision == Precision::bfloat16) {
-    run.bf16_weights = std::make_unique<BFloat16Weights>();
-    run.bf16_weights->add_matrices(model.parameters());
-    // the bfloat16 copies rounded again inside Adam's pass over the weights, while the new values are in the cache
-    run.trainer->updated = [&run](std::size_t i, std::size_t begin, std::size_t end) {
-      const float* w = run.adam->parameters()[i].second->value.data();
-      run.bf16_weights->refresh(w + begin, w + end);
-    };
-  }
   run.first_step = run.state.step;
   run.seconds_before = run.state.seconds;
   if (run.resumed_from.empty()) return;
@@ -294,9 +285,7 @@ void announce(Run& run) {
             << run.settings.epochs << (run.settings.epochs == 1 ? " epoch of " : " epochs of ") << run.steps_per_epoch
             << " steps; " << run.settings.threads << (run.settings.threads == 1 ? " thread" : " threads");
   if (run.ranks.size() > 1) std::cerr << " on each of " << run.ranks.size() << " processes";
-  if (run.settings.precision != Precision::float32) {
-    std::cerr << "; products in " << precision_name(run.settings.precision) << " (float32 sums)";
-  }
+  if (run.settings.precision != "float32") std::cerr << "; products in " << run.settings.precision;
   std::cerr << "\n";
   if (run.threads_saved != 0 && run.threads_saved != run.settings.threads) {
     std::cerr << "attend train: --threads " << run.settings.threads << " where the saved run had " << run.threads_saved
@@ -304,8 +293,8 @@ void announce(Run& run) {
                  "that run's, so the result is not the bits an uninterrupted run would have given\n";
   }
   if (!run.resumed_from.empty() && run.precision_saved != run.settings.precision) {
-    std::cerr << "attend train: --precision " << precision_name(run.settings.precision) << " where the saved run had "
-              << precision_name(run.precision_saved)
+    std::cerr << "attend train: --precision " << run.settings.precision << " where the saved run had "
+              << run.precision_saved
               << ": training goes on, but the result is not the bits an uninterrupted run would have given\n";
   }
   if (run.ranks_saved != 0 && run.ranks_saved != run.ranks.size()) {
@@ -457,14 +446,12 @@ void validate_and_save(Run& run, std::size_t batches_in_epoch) {
   if (!run.ranks.lead()) return;  // rank 0 validates and saves; the others wait for it at the next step
   const Clock::time_point validation_start = Clock::now();
   set_threads(run.settings.threads);  // a lone batch's products shared by OpenBLAS's threads
-  // validated in float32 whatever the steps' precision, as `attend eval` scores the saved model (and as PyTorch's
-  // autocast covers the training step only)
-  use_precision(Precision::float32);
+  // validated in float32 (no products given) whatever the steps' precision, as `attend eval` scores the saved model
+  // (and as PyTorch's autocast covers the training step only)
   models::SearchOptions greedy{1, 0, 1.0};
   greedy.scores = false;                  // the outputs are scored, not their probabilities
   greedy.threads = run.settings.threads;  // batches decoded that many at a time (decode_batches)
   const Scores scores = evaluate(run.file, run.data->validation, greedy);
-  use_precision(run.settings.precision);
   set_threads(1);  // the steps' shards, one OpenBLAS thread each
   run.validation_seconds += seconds_since(validation_start);
   const auto& [metric, value] = scores.front();

@@ -11,7 +11,7 @@ nlohmann::json TrainSettings::to_json() const {
   fields(*this, [&](const char* key, const auto& value) { json[key] = value; });
   if (warmup > 0) json["warmup"] = warmup;
   if (lr_drop > 0) json["lr_drop"] = lr_drop;
-  if (precision != Precision::float32) json["precision"] = precision_name(precision);
+  if (precision != "float32") json["precision"] = precision;
   json["threads"] = threads;
   json["ranks"] = ranks;
   return json;
@@ -29,11 +29,13 @@ TrainSettings TrainSettings::from_json(const nlohmann::json& json) {
   if (settings.threads == 0) throw std::invalid_argument("threads: 0");
   if (json.contains("precision")) {
     const std::string name = json.at("precision").get<std::string>();
-    const std::optional<Precision> precision = parse_precision(name);
-    if (!precision || *precision == Precision::int8) {  // int8 decodes; it does not train
-      throw std::invalid_argument("precision: " + name + " (float32 or bf16)");
+    const PrecisionBackend* precision = find_precision(name);
+    if (precision == nullptr || !precision->trains) {  // int8 decodes; it does not train
+      std::string names;
+      for (const std::string& n : precision_names(true)) names += (names.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("precision: " + name + " (" + names + ")");
     }
-    settings.precision = *precision;
+    settings.precision = name;
   }
   return settings;
 }

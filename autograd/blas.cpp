@@ -1,4 +1,5 @@
-// The BLAS matrix product every product of the engine and of the fused kernels calls (blas.hpp): OpenBLAS's gemm, or
+// The BLAS matrix product every product of the engine calls, and the fused kernels' when their precision's products
+// decline it (blas.hpp): OpenBLAS's gemm, or
 // its gemv where gemm would spend its time packing. The one file that includes OpenBLAS's <cblas.h>, so it must not
 // include xtensor-blas (whose FLENS headers declare the same functions differently; see toolchain notes).
 #include "autograd/blas.hpp"
@@ -6,18 +7,9 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <atomic>
 
 namespace attend {
 
-namespace {
-std::atomic<GemmObserver> gemm_observer{nullptr};
-std::atomic<GemmBackend> installed_backend{nullptr};
-}  // namespace
-
-void set_gemm_observer(GemmObserver observer) { gemm_observer = observer; }
-void set_gemm_backend(GemmBackend backend) { installed_backend = backend; }
-GemmBackend gemm_backend() { return installed_backend.load(std::memory_order_relaxed); }
 int blas_threads() { return openblas_get_num_threads(); }
 
 namespace {
@@ -55,12 +47,6 @@ void gemv_product(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std:
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed))
-    observe(trans_a, trans_b, m, n, k, a, b);
-  if (const GemmBackend backend = gemm_backend();
-      backend && backend(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, nullptr)) {
-    return;
-  }
   if (m <= gemv_rows || n == 1) return gemv_product(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
@@ -84,11 +70,6 @@ void linear_by_gemm(std::size_t m, std::size_t n, std::size_t k, const T* x, con
 void blas_linear(std::size_t m, std::size_t n, std::size_t k, const float* x, const float* w, const float* bias,
                  float* y) {
   if (m == 0 || n == 0) return;
-  const GemmBackend backend = gemm_backend();
-  if (bias != nullptr && k != 0 && backend && backend(false, true, m, n, k, 1.0f, x, k, w, k, 0.0f, y, n, bias)) {
-    if (const GemmObserver observe = gemm_observer.load(std::memory_order_relaxed)) observe(false, true, m, n, k, x, w);
-    return;
-  }
   linear_by_gemm(m, n, k, x, w, bias, y);
 }
 

@@ -85,41 +85,42 @@ inline double training_flops(const std::vector<Product>& products) {
   return f;
 }
 
-// --precision of a training benchmark (its flag admits "float32" and "bf16" only), as `attend train --precision`:
-// bfloat16 operands and float32 sums (fast/precision.hpp) for every product of the run, the BLAS-bound step's included.
-// Throws naming what is missing (no oneDNN, no AVX512-BF16).
-inline void use_bench_precision(const std::string& name) {
-  const Precision precision = parse_precision(name).value();
-  if (const std::string why = precision_unavailable(precision); !why.empty()) {
-    throw std::runtime_error("--precision " + name + ": " + why);
+// The products of a training benchmark's --precision for a model's `parameters`, as `attend train --precision` makes
+// them (fast/precision.hpp): given to the shards' tapes (nn::BatchParallel), and told of every optimizer step
+// (weights_updated). Throws naming what is missing (no oneDNN, no AVX512-BF16).
+template <class Parameters>
+std::unique_ptr<attend::Products> bench_products(const std::string& name, const Parameters& parameters) {
+  try {
+    return attend::make_products(name, attend::matrices_of(parameters));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("--precision ") + e.what());
   }
-  use_precision(precision);
 }
 
-// Under --precision bf16, the bfloat16 copies of a model's weights (fast/precision.hpp's BFloat16Weights: every
-// parameter of two or more axes), to be refreshed after each optimizer step, as `attend train` keeps them; nullptr in
-// float32 (or for a double model).
+// After an optimizer step: every weight of `parameters` changed (Products::updated), as nn::Trainer reports it.
 template <class Parameters>
-std::unique_ptr<attend::BFloat16Weights> bfloat16_copies(const Parameters& parameters) {
-  auto copies = std::make_unique<attend::BFloat16Weights>();
-  copies->add_matrices(parameters);
-  if (attend::current_precision() != attend::Precision::bfloat16 || copies->count() == 0) return nullptr;
-  return copies;
+void weights_updated(const attend::Products& products, const Parameters& parameters) {
+  if (!products.copies_weights()) return;
+  for (const auto& [name, parameter] : parameters) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, attend::Tensor<float>>) {
+      products.updated(parameter->value.data(), parameter->value.data() + parameter->value.size());
+    }
+  }
 }
 
 // The time the step's products take in sgemm alone (in bf16 under --precision bf16): each product and its two backward
 // products (dA = dC Bᵀ, dB = Aᵀ dC), timed on buffers of their shapes (median of repetitions, after a warm-up), times
 // its count.
-inline double blas_bound_seconds(const std::vector<Product>& products, int reps) {
+inline double blas_bound_seconds(const std::vector<Product>& products, int reps, const attend::Products* precision) {
   double total = 0;
   for (const Product& p : products) {
     std::vector<float> a(p.m * p.k, 0.5f), b(p.k * p.n, 0.25f), c(p.m * p.n, 0.f), da(p.m * p.k), db(p.k * p.n);
     const std::size_t m = p.m, n = p.n, k = p.k;
     auto run = [&] {
       // through the engine's wrapper, as the step's own products go (sgemm; sgemv for ≤ 4 rows or 1 column)
-      attend::blas_gemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
-      attend::blas_gemm(false, true, m, k, n, 1.f, c.data(), n, b.data(), n, 1.f, da.data(), k);
-      attend::blas_gemm(true, false, k, n, m, 1.f, a.data(), k, c.data(), n, 1.f, db.data(), n);
+      attend::gemm(precision, false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+      attend::gemm(precision, false, true, m, k, n, 1.f, c.data(), n, b.data(), n, 1.f, da.data(), k);
+      attend::gemm(precision, true, false, k, n, m, 1.f, a.data(), k, c.data(), n, 1.f, db.data(), n);
     };
     // enough calls per sample that one sample lasts ≥ ~2 ms
     const double flop = 6.0 * double(p.m) * double(p.n) * double(p.k);

@@ -370,8 +370,9 @@ std::vector<double> timed(const std::function<void()>& fn, int n) {
 void train_and_time(const Config& c, const Options& o, BenchModel& model, const Batch& batch, Run& run) {
   const nn::NamedParameters<float> params = model.parameters();
   nn::Adam<float> adam(params, nn::AdamOptions{1e-3});
-  const auto copies = bfloat16_copies(params);
-  nn::BatchParallel<float> parallel(o.parallelism == "batch" ? static_cast<std::size_t>(o.threads) : 1);
+  const std::unique_ptr<Products> precision = bench_products(o.precision, params);
+  nn::BatchParallel<float> parallel(o.parallelism == "batch" ? static_cast<std::size_t>(o.threads) : 1,
+                                    precision.get());
   // the loss on rows [begin, end): the mean over the shard's (end - begin)·T targets, weighted by their count
   const nn::BatchParallel<float>::ShardFn shard_loss = [&](Tape<float>& tape, std::size_t begin, std::size_t end) {
     const Variable<float> logits =
@@ -382,7 +383,7 @@ void train_and_time(const Config& c, const Options& o, BenchModel& model, const 
     adam.zero_grad();
     const float loss = parallel.step(c.B, shard_loss);
     adam.step();
-    if (copies) copies->refresh();
+    weights_updated(*precision, params);
     run.losses.push_back(loss);
   };
   std::size_t steps_done = 0;
@@ -461,7 +462,8 @@ void add_extras(json& res, const Options& o, const Run& run, const std::vector<P
   if (!o.no_blas) {
     // sgemm with the whole thread budget, on the whole batch's shapes
     openblas_set_num_threads(o.threads);
-    const double bound = blas_bound_seconds(products, o.blas_reps);
+    const double bound =
+        blas_bound_seconds(products, o.blas_reps, bench_products(o.precision, nn::NamedParameters<float>{}).get());
     res["blas_bound_step_s"] = bound;
     res["blas_bound_fraction"] = bound / median_of(run.wall);
   }
@@ -501,7 +503,6 @@ int main(int argc, char** argv) {
     if (o.flush_to_zero) _mm_setcsr(_mm_getcsr() | 0x8040);  // FTZ (bit 15) and DAZ (bit 6)
     if (o.cache_mib >= 0) set_tensor_cache_limit(static_cast<std::size_t>(o.cache_mib * mib));
     openblas_set_num_threads(o.parallelism == "batch" ? 1 : o.threads);
-    use_bench_precision(o.precision);
     const Config c = config_named(o.config_name);
     const nn::CellKind cell = o.cell_name == "gru" ? nn::CellKind::gru : nn::CellKind::lstm;
     const bool bahdanau = o.attn == "bahdanau";

@@ -162,8 +162,10 @@ Ids argmax_rows(const Tensor<T>& logits) {
 // position through the decoder; without it the whole prefix again (the causal mask makes its last position the
 // same). Returns the emitted ids (B, steps), so that the two ways can be compared.
 template <class T>
-Ids greedy(BenchModel<T>& model, const Ids& src, const Mask* keep, std::size_t steps, bool cached) {
-  Tape<T> tape;
+Ids greedy(BenchModel<T>& model, const Ids& src, const Mask* keep, std::size_t steps, bool cached,
+           const Products* precision) {
+  TapeWithContext<T> on(Context{nullptr, precision});  // the products of --precision
+  Tape<T>& tape = on.tape;
   NoGradGuard<T> no_grad(tape);
   const std::size_t B = src.shape()[0];
   const Variable<T> memory = model.transformer.encoder.forward(model.embed(tape, model.src_emb, src), keep);
@@ -201,7 +203,8 @@ Ids greedy(BenchModel<T>& model, const Ids& src, const Mask* keep, std::size_t s
 // key/value cache and by recomputing the prefix, alternately, `rounds` times each: sentences per second, and the check
 // that both ways give the same outputs.
 template <class T>
-void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, const Ids& src, int rounds, json& res) {
+void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, const Ids& src, int rounds,
+                   const Products* precision, json& res) {
   models::TransformerConfig config;
   config.source_vocab_size = source_vocab;
   config.target_vocab_size = target_vocab;
@@ -219,7 +222,9 @@ void time_searches(BenchModel<T>& trained, const Config& c, bool norm_first, con
   for (const std::size_t beam : {std::size_t{1}, std::size_t{5}}) {
     std::array<std::vector<models::Hypothesis>, 2> found;  // [0] with the cache, [1] recomputing
     const auto seconds = time_alternately(rounds, [&](int recompute) {
-      found[static_cast<std::size_t>(recompute)] = models::decode(model, src, lengths, {beam}, {}, recompute == 1);
+      models::SearchOptions search{beam};
+      search.products = precision;
+      found[static_cast<std::size_t>(recompute)] = models::decode(model, src, lengths, search, {}, recompute == 1);
     });
     for (std::size_t k = 0; k < found[0].size(); ++k) {
       if (found[0][k].tokens != found[1][k].tokens) {
@@ -302,8 +307,8 @@ json run(const Options& o) {
   const Mask* keep = batch.keep.size() ? &batch.keep : nullptr;
 
   nn::Adam<T> adam(model.parameters(), nn::AdamOptions{1e-3});
-  const auto copies = bfloat16_copies(model.parameters());
-  nn::BatchParallel<T> parallel(static_cast<std::size_t>(o.threads));
+  const std::unique_ptr<Products> precision = bench_products(o.precision, model.parameters());
+  nn::BatchParallel<T> parallel(static_cast<std::size_t>(o.threads), precision.get());
   std::vector<double> losses;
   auto train_step = [&] {
     adam.zero_grad();
@@ -314,7 +319,7 @@ json run(const Options& o) {
       return nn::ShardLoss<T>{cross_entropy(logits, rows_of(batch.tgt_out, begin, end)), double(end - begin)};
     });
     adam.step();
-    if (copies) copies->refresh();
+    weights_updated(*precision, model.parameters());
     losses.push_back(static_cast<double>(loss));
   };
   for (int w = 0; w < o.warmup; ++w) train_step();
@@ -358,7 +363,8 @@ json run(const Options& o) {
   if (o.decode_rounds > 0) {
     std::array<Ids, 2> emitted;  // [0] with the cache, [1] recomputing
     const auto seconds = time_alternately(o.decode_rounds, [&](int recompute) {
-      emitted[static_cast<std::size_t>(recompute)] = greedy(model, batch.src, keep, c.T, recompute == 0);
+      emitted[static_cast<std::size_t>(recompute)] =
+          greedy(model, batch.src, keep, c.T, recompute == 0, precision.get());
     });
     if (!std::equal(emitted[0].data(), emitted[0].data() + emitted[0].size(), emitted[1].data())) {
       throw std::logic_error("greedy decoding with the key/value cache emitted other tokens than recomputing");
@@ -367,11 +373,11 @@ json run(const Options& o) {
     res["decode_cached_median_s"] = median_of(seconds[0]);
     res["decode_recompute_median_s"] = median_of(seconds[1]);
     res["decode_speedup"] = median_of(seconds[1]) / median_of(seconds[0]);
-    time_searches(model, c, o.norm == "pre", batch.src, o.decode_rounds, res);
+    time_searches(model, c, o.norm == "pre", batch.src, o.decode_rounds, precision.get(), res);
   }
   if (!o.no_blas) {
     openblas_set_num_threads(o.threads);  // sgemm with the whole thread budget, on the whole batch's shapes
-    const double bound = blas_bound_seconds(products, o.blas_reps);
+    const double bound = blas_bound_seconds(products, o.blas_reps, precision.get());
     res["blas_bound_step_s"] = bound;
     res["blas_bound_fraction"] = bound / med;
   }
@@ -423,7 +429,6 @@ int main(int argc, char** argv) {
     if (o.double_precision && o.precision != "float32") {
       throw std::invalid_argument("--double computes in float64; --precision " + o.precision + " is for float32");
     }
-    use_bench_precision(o.precision);
     const json res = o.double_precision ? run<double>(o) : run<float>(o);
     std::printf("%s\n", res.dump().c_str());
   } catch (const std::exception& e) {

@@ -2,17 +2,18 @@
 // take in sgemm, on the shapes the steps run — for bench/compare_translate. It builds what `attend train` builds (the
 // data, the model, the batches in training order; parsed by attend's own command-line parser), runs forward and
 // backward of the first --steps batches, each cut into the command's --threads shards as `attend train` cuts them,
-// records the shape of every float product (autograd's set_gemm_observer), then times each distinct shape with
-// the engine's blas_gemm (sgemm; sgemv for ≤ 4 rows or 1 column) on one thread (the median of repetitions) and prints
+// records the shape of every float product (the tapes carry products that note each shape and leave the product to
+// OpenBLAS), then times each distinct shape in the precision asked for (float32: the engine's blas_gemm, sgemm; sgemv
+// for ≤ 4 rows or 1 column) on one thread (the median of repetitions) and prints
 // one JSON line:
 //   steps, target_tokens, gemm_gflop_per_step, products_per_step, weight_products_per_step (those reading a weight),
 //   floor_s_per_step   Σ over the step's products of their sgemm times, ÷ the threads (the shards run side by side)
 //   floor_tokens_per_s target tokens per second at that floor
 //
 // With --precision bf16 the products are timed in bfloat16 (fast/precision.hpp), their operands' conversion included
-// except the weights' (products read the copies `attend train` rounds once a step; that refresh is not timed).
+// except the weights' (products read the copies `attend train` rounds once a step; that rounding is not timed).
 //
-//   translate_floor [--steps N] [--reps R] [--precision float32|bf16] train --task pairs --data … --threads 2 …
+//   translate_floor [--steps N] [--reps R] [--precision float32|bf16|…] train --task pairs --data … --threads 2 …
 #include <cblas.h>
 
 #include <algorithm>
@@ -36,6 +37,7 @@
 #include "bench/measure.hpp"
 #include "fast/block_cache.hpp"
 #include "fast/precision.hpp"
+#include "fast/products.hpp"
 
 namespace {
 
@@ -53,25 +55,35 @@ bool is_weight(const float* operand) {
                      [operand](const auto& w) { return operand >= w.first && operand < w.second; });
 }
 
-void record(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, const float* a, const float* b) {
-  const GemmShape shape{trans_a, trans_b, m, n, k, is_weight(a), is_weight(b)};
-  const std::lock_guard<std::mutex> lock(shapes_mutex);
-  ++shapes[shape];
-}
+// Float32's products, noting the shape of each: every product declined (left to OpenBLAS) after its shape is noted —
+// a product with a bias once, when it is asked again without (products.hpp).
+class ShapeRecorder final : public Products {
+ public:
+  std::string name() const override { return "float32"; }
+  bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float, const float* a, std::size_t,
+            const float* b, std::size_t, float, float*, std::size_t, const float* bias) const override {
+    if (bias != nullptr) return false;
+    const GemmShape shape{trans_a, trans_b, m, n, k, is_weight(a), is_weight(b)};
+    const std::lock_guard<std::mutex> lock(shapes_mutex);
+    ++shapes[shape];
+    return false;
+  }
+};
 
 // Seconds of one sgemm of this shape on one thread: the median of `reps` samples, each long enough to time (≥ ~2 ms).
-// In bf16 a weight operand is registered (fast/precision.hpp's BFloat16Weights), so the product reads its copy, rounded
-// once before timing; the others are rounded at every product, as in a step.
-double sgemm_seconds(const GemmShape& shape, int reps) {
+// A weight operand is one of the products' weights (fast/precision.hpp), so that in bf16 the product reads its copy,
+// rounded once before timing; the others are rounded at every product, as in a step.
+double sgemm_seconds(const GemmShape& shape, int reps, const std::string& precision) {
   const auto [ta, tb, m, n, k, a_weight, b_weight] = shape;
   const Tensor<float> a(Shape{m * k}, 0.5f), b(Shape{k * n}, 0.25f);
   std::vector<float> c(m * n, 0.f);
-  BFloat16Weights copies;
-  if (a_weight) copies.add("A", a);
-  if (b_weight) copies.add("B", b);
+  Matrices weights_of_product;
+  if (a_weight) weights_of_product.emplace_back("A", &a);
+  if (b_weight) weights_of_product.emplace_back("B", &b);
+  const std::unique_ptr<Products> products = make_products(precision, weights_of_product);
   // the shape by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
   const auto run = [&, ta = ta, tb = tb, m = m, n = n, k = k] {
-    attend::blas_gemm(ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
+    gemm(products.get(), ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
   };
   const double flop = 2.0 * double(m) * double(n) * double(k);
   const int inner = std::max(1, int(2e-3 * 50e9 / std::max(flop, 1.0)));
@@ -88,7 +100,7 @@ double sgemm_seconds(const GemmShape& shape, int reps) {
 int run(int argc, char** argv) {
   std::size_t steps = 20;
   int reps = 5;
-  Precision timed_precision = Precision::float32;
+  std::string timed_precision = "float32";
   int k = 1;
   for (; k < argc && std::string(argv[k]) != "train"; k += 2) {
     const std::string flag = argv[k];
@@ -98,9 +110,8 @@ int run(int argc, char** argv) {
     } else if (flag == "--reps") {
       reps = std::stoi(argv[k + 1]);
     } else if (flag == "--precision") {
-      const std::optional<Precision> precision = parse_precision(argv[k + 1]);
-      if (!precision) throw std::invalid_argument("--precision: float32 or bf16");
-      timed_precision = *precision;
+      timed_precision = argv[k + 1];
+      if (find_precision(timed_precision) == nullptr) throw std::invalid_argument("--precision " + timed_precision);
     } else {
       throw std::invalid_argument("unknown option " + flag);
     }
@@ -122,10 +133,10 @@ int run(int argc, char** argv) {
   openblas_set_num_threads(1);
   const std::size_t threads = options.settings.threads;
   std::size_t tokens = 0, done = 0;
-  for_each_matrix(file.model->module().parameters(), [](const std::string&, const Tensor<float>& w) {
-    weights.emplace_back(w.data(), w.data() + w.size());
-  });
-  set_gemm_observer(record);
+  for (const auto& [name, w] : matrices_of(file.model->module().parameters())) {
+    weights.emplace_back(w->data(), w->data() + w->size());
+  }
+  const ShapeRecorder recorder;
   file.model->module().train();
   for (; done < steps && done < order.size(); ++done) {
     const app::TrainingBatch batch = batches->batch(1, order[done]);
@@ -134,17 +145,17 @@ int run(int argc, char** argv) {
     for (std::size_t s = 0; s < shards; ++s) {
       const std::size_t begin = batch.rows() * s / shards, end = batch.rows() * (s + 1) / shards;
       const app::TrainingBatch shard = shards == 1 ? batch : app::shard_of(batch, begin, end);
-      Tape<float> tape;
+      TapeWithContext<float> on(Context{nullptr, &recorder});
+      Tape<float>& tape = on.tape;
       tape.set_retain_gradients(false);
       tape.backward(file.model->loss(tape, shard));
     }
   }
-  set_gemm_observer(nullptr);
-  use_precision(timed_precision);  // the shapes are recorded in float32, timed in the precision asked for
+  // the shapes are recorded in float32, timed in the precision asked for
   double seconds = 0, flop = 0;
   std::size_t products = 0, weight_products = 0;
   for (const auto& [shape, count] : shapes) {
-    seconds += sgemm_seconds(shape, reps) * double(count);
+    seconds += sgemm_seconds(shape, reps, timed_precision) * double(count);
     flop += 2.0 * double(std::get<2>(shape)) * double(std::get<3>(shape)) * double(std::get<4>(shape)) * double(count);
     products += count;
     if (std::get<5>(shape) || std::get<6>(shape)) weight_products += count;
@@ -152,7 +163,7 @@ int run(int argc, char** argv) {
   const double per_step = seconds / double(done) / double(threads);
   const nlohmann::json result = {{"steps", done},
                                  {"threads", threads},
-                                 {"precision", precision_name(timed_precision)},
+                                 {"precision", timed_precision},
                                  {"target_tokens", tokens},
                                  {"gemm_gflop_per_step", flop / double(done) / 1e9},
                                  {"products_per_step", double(products) / double(done)},

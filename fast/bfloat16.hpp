@@ -16,7 +16,7 @@ float to_float(std::uint16_t h);
 // y[i] = from_float(x[i]) for i < n; by VCVTNE2PS2BF16 on a CPU that has it, the same bits either way.
 void from_float(const float* x, std::uint16_t* y, std::size_t n);
 // The same numbers, y written past the cache (streaming stores) from its first 64-byte boundary on: for a copy of
-// millions of weights that nothing reads before the next step's products (BFloat16Weights::refresh), whose lines a
+// millions of weights that nothing reads before the next step's products (bf16.cpp's copies), whose lines a
 // plain store would first read in.
 void from_float_streamed(const float* x, std::uint16_t* y, std::size_t n);
 

@@ -1,13 +1,13 @@
-// The int8 products of Precision::int8 (precision.hpp): the registry of quantized weights (QuantizedWeights), and the
-// backend that finds a product's B in it, quantizes op(A)'s rows (kernels::quantize_u8), multiplies in oneDNN's
-// u8 × s8 → s32 matmul and turns the sums back into floats (kernels::dequantize).
-#include "fast/int8.hpp"
+// The int8 precision (precision.hpp): the model's weights quantized per output channel when its products are made,
+// and the products that find their B among them, quantize op(A)'s rows (kernels::quantize_u8), multiply in oneDNN's
+// u8 × s8 → s32 matmul and turn the sums back into floats (kernels::dequantize).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fast/kernels.hpp"
@@ -33,14 +33,9 @@ struct QuantizedMatrix {
   std::size_t size() const { return rows * cols; }
 };
 
-WeightRegistry<const QuantizedMatrix>& registry() {
-  static WeightRegistry<const QuantizedMatrix> r;
-  return r;
-}
-
 std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const Tensor<float>& matrix) {
   if (matrix.rank() != 2) {
-    throw std::invalid_argument("QuantizedWeights: " + name + " has shape " + to_string(matrix.shape()) +
+    throw std::invalid_argument("int8: " + name + " has shape " + to_string(matrix.shape()) +
                                 ", not a matrix (rows, cols)");
   }
   auto w = std::make_shared<QuantizedMatrix>();
@@ -53,8 +48,8 @@ std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const T
     float largest = 0.0f;
     for (std::size_t c = 0; c < w->cols; ++c) {
       if (!std::isfinite(row[c])) {
-        throw std::invalid_argument("QuantizedWeights: " + name + " holds " + std::to_string(row[c]) + " at (" +
-                                    std::to_string(r) + ", " + std::to_string(c) + ")");
+        throw std::invalid_argument("int8: " + name + " holds " + std::to_string(row[c]) + " at (" + std::to_string(r) +
+                                    ", " + std::to_string(c) + ")");
       }
       largest = std::max(largest, std::fabs(row[c]));
     }
@@ -93,22 +88,6 @@ int int8_weight_levels() {
 #else
   return 127;
 #endif
-}
-
-void QuantizedWeights::add(const std::string& name, const Tensor<float>& matrix) {
-  const float* key = matrix.data();
-  if (std::find(registered_.begin(), registered_.end(), key) != registered_.end()) return;
-  std::shared_ptr<const QuantizedMatrix> w = quantize(name, matrix);
-  if (w->q.empty()) return;  // an empty matrix: no product reads it
-  if (!registry().add(key, w)) {
-    throw std::invalid_argument("QuantizedWeights: " + name + " is registered already, by another QuantizedWeights");
-  }
-  registered_.push_back(key);
-  bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
-}
-
-QuantizedWeights::~QuantizedWeights() {
-  for (const float* key : registered_) registry().remove(key);
 }
 
 namespace int8 {
@@ -158,10 +137,13 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 
 }  // namespace
 
-bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-          std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias) {
+// The product when B is the transpose of one of `weights` (or of a block of it) and every row of op(A) can be
+// quantized: true; otherwise false having written nothing. A bias is added as the sums are turned back into floats.
+bool gemm(const WeightRegistry<const QuantizedMatrix>& weights, bool trans_a, bool trans_b, std::size_t m,
+          std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b, std::size_t ldb,
+          float beta, float* c, std::size_t ldc, const float* bias) {
   if (!trans_b || k > max_terms) return false;
-  const auto [base, w] = registry().find(b, b + (n - 1) * ldb + k);
+  const auto [base, w] = weights.find(b, b + (n - 1) * ldb + k);
   if (w == nullptr) return false;
   // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
   const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w->cols, c0 = offset % w->cols;
@@ -203,5 +185,65 @@ bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t 
 #endif
 
 }  // namespace int8
+
+namespace {
+
+class Int8Products final : public Products {
+ public:
+  explicit Int8Products(const Matrices& weights) {
+    for (const auto& [name, tensor] : weights) {
+      if (tensor->rank() != 2) continue;  // a convolution's kernels: never a product's Wᵀ
+      std::shared_ptr<const QuantizedMatrix> w = quantize(name, *tensor);
+      if (w->q.empty() || !matrices_.add(tensor->data(), w)) continue;  // empty, or a weight shared by two layers
+      ++count_;
+      bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
+    }
+  }
+  std::string name() const override { return "int8"; }
+  bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
+            const float* bias) const override {
+#if ATTEND_ONEDNN
+    return int8::gemm(matrices_, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+#else
+    (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
+    (void)beta, (void)c, (void)ldc, (void)bias;
+    return false;  // unreachable: int8 is unavailable without oneDNN
+#endif
+  }
+  std::string kept() const override {
+    return std::to_string(count_) + (count_ == 1 ? " weight matrix" : " weight matrices") +
+           " quantized per output channel (" + std::to_string((bytes_ + 500000) / 1000000) + " MB)";
+  }
+
+ private:
+  WeightRegistry<const QuantizedMatrix> matrices_;
+  std::size_t count_ = 0, bytes_ = 0;  // matrices quantized; bytes of their copies, scales and sums included
+};
+
+std::string int8_unavailable() {
+#if ATTEND_ONEDNN
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (isa == dnnl::cpu_isa::sse41 || isa == dnnl::cpu_isa::avx) {
+    return "oneDNN's int8 products run on AVX2 or later, which this CPU lacks (or ONEDNN_MAX_CPU_ISA forbids); with "
+           "SSE4.1 alone they take longer than float32's";
+  }
+  return "";
+#else
+  return "this attend was built without oneDNN, which its int8 products need (Debian: apt-get install libdnnl-dev, "
+         "then configure again; meson option onednn)";
+#endif
+}
+
+std::unique_ptr<Products> make_int8(const Matrices& weights) { return std::make_unique<Int8Products>(weights); }
+
+}  // namespace
+
+PrecisionBackend int8_precision() {
+  return {"int8",
+          "for decoding: activations quantized per row to u8, weights per output channel to s8, int32 sums (oneDNN; "
+          "fastest with VNNI)",
+          false, int8_unavailable, make_int8};
+}
 
 }  // namespace attend

@@ -10,11 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/blas.hpp"
 #include "fast/bfloat16.hpp"
 #include "fast/fused.hpp"
 #include "fast/kernels.hpp"
-#include "fast/precision.hpp"
+#include "fast/products.hpp"
 
 namespace attend {
 
@@ -116,14 +115,14 @@ void keep_row(const T* row, S* kept, std::size_t n) {
   }
 }
 
-// C (+)= alpha · op(G) · B, G as kept: a bfloat16 product for bfloat16, blas_gemm's for T.
+// C (+)= alpha · op(G) · B, G as kept: a bfloat16 product for bfloat16, the products' own for T.
 template <class T, class S>
-void product_of_kept(bool trans_g, std::size_t m, std::size_t n, std::size_t k, T alpha, const S* g, std::size_t ldg,
-                     const T* b, T beta, T* c) {
+void product_of_kept(const Products* products, bool trans_g, std::size_t m, std::size_t n, std::size_t k, T alpha,
+                     const S* g, std::size_t ldg, const T* b, T beta, T* c) {
   if constexpr (std::is_same_v<S, T>) {
-    blas_gemm(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+    gemm(products, trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
   } else {
-    gemm_with_bfloat16_a(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+    products->gemm_bfloat16_a(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
   }
 }
 
@@ -132,6 +131,7 @@ template <class T, class S>
 Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const Variable<T>& b, const Ids& targets,
                              std::int64_t ignore_id, T eps, std::size_t counted) {
   Tape<T>& tape = b.empty() ? tape_of("linear_cross_entropy", {&x, &W}) : tape_of("linear_cross_entropy", {&x, &W, &b});
+  const Products* products = products_of(tape);
   const std::size_t rows = x.value().shape()[0], in = W.value().shape()[1], classes = W.value().shape()[0];
   const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
   // neither G nor the block of logits is zero-filled first: every number of each is written before it is read
@@ -143,8 +143,8 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   T total = 0;
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
     const std::size_t count = std::min(block, rows - r0);
-    blas_linear(count, classes, in, x.value().data() + r0 * in, W.value().data(),
-                b.empty() ? nullptr : b.value().data(), logits.get());
+    linear_product(products, count, classes, in, x.value().data() + r0 * in, W.value().data(),
+                   b.empty() ? nullptr : b.value().data(), logits.get());
     for (std::size_t n = r0; n < r0 + count; ++n) {
       T* row = logits.get() + (n - r0) * classes;
       const std::int64_t t = targets.data()[n];
@@ -165,25 +165,26 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   const T loss = counted > 0 ? total / static_cast<T>(counted) : T(0);
   std::vector<Variable<T>> inputs{x, W};
   if (!b.empty()) inputs.push_back(b);
-  return tape.record("linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
-                     [rows, in, classes, counted, g, column_sums = std::move(column_sums)](BackwardContext<T>& c) {
-                       if (counted == 0) return;
-                       const T scale = c.dy().item() / static_cast<T>(counted);
-                       if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
-                         const bool add = c.has_dx(0);
-                         product_of_kept(false, rows, in, classes, scale, g.get(), classes, c.x(1).data(),
-                                         add ? T(1) : T(0), add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
-                       }
-                       if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
-                         const bool add = c.has_dx(1);
-                         product_of_kept(true, classes, in, rows, scale, g.get(), classes, c.x(0).data(),
-                                         add ? T(1) : T(0), add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
-                       }
-                       if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
-                         T* db = c.dx(2).data();
-                         for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column_sums[k];
-                       }
-                     });
+  return tape.record(
+      "linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
+      [products, rows, in, classes, counted, g, column_sums = std::move(column_sums)](BackwardContext<T>& c) {
+        if (counted == 0) return;
+        const T scale = c.dy().item() / static_cast<T>(counted);
+        if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
+          const bool add = c.has_dx(0);
+          product_of_kept(products, false, rows, in, classes, scale, g.get(), classes, c.x(1).data(), add ? T(1) : T(0),
+                          add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+        }
+        if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
+          const bool add = c.has_dx(1);
+          product_of_kept(products, true, classes, in, rows, scale, g.get(), classes, c.x(0).data(), add ? T(1) : T(0),
+                          add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+        }
+        if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
+          T* db = c.dx(2).data();
+          for (std::size_t k = 0; k < classes; ++k) db[k] += scale * column_sums[k];
+        }
+      });
 }
 
 }  // namespace
@@ -203,9 +204,10 @@ Variable<T> linear_cross_entropy(const Variable<T>& x, const Variable<T>& W, con
   const std::size_t counted = counted_targets("linear_cross_entropy", Shape{xs[0], ws[0]}, targets, ignore_id);
   const T eps = static_cast<T>(label_smoothing);
   if constexpr (std::is_same_v<T, float>) {
-    // float32 products keep the two nodes: float32 training's bits, as they have always been
-    if (current_precision() != Precision::bfloat16) {
-      return cross_entropy(linear(x, W, b), targets, ignore_id, label_smoothing);
+    // products that do not round to bfloat16 keep the two nodes: float32 training's bits, as they have always been
+    const Products* products = products_of(tape_of("linear_cross_entropy", {&x, &W}));
+    if (products == nullptr || !products->rounds_to_bfloat16()) {
+      return cross_entropy(dense(x, W, b), targets, ignore_id, label_smoothing);
     }
     return output_loss_node<T, std::uint16_t>(x, W, b, targets, ignore_id, eps, counted);
   } else {

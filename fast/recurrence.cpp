@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/blas.hpp"
 #include "fast/cell_rows.hpp"
 #include "fast/fused.hpp"
+#include "fast/products.hpp"
 
 namespace attend {
 
@@ -112,11 +112,11 @@ void add_column_sums(T* db, const T* g, std::size_t rows, std::size_t n) {
 
 // dW_hh (G·H, H) += dghᵀ (G·H, B·T) · h_prev (B·T, H): every step's contribution in one product
 template <class T>
-void add_weight_gradient(BackwardContext<T>& c, const T* dgh, const T* h_prev, std::size_t rows, std::size_t GH,
-                         std::size_t H) {
+void add_weight_gradient(const Products* products, BackwardContext<T>& c, const T* dgh, const T* h_prev,
+                         std::size_t rows, std::size_t GH, std::size_t H) {
   const bool add = c.has_dx(1) || rows == 0;
-  blas_gemm(true, false, GH, H, rows, T(1), dgh, GH, h_prev, H, add ? T(1) : T(0),
-            add ? c.dx(1).data() : c.dx_for_overwrite(1).data(), H);
+  gemm(products, true, false, GH, H, rows, T(1), dgh, GH, h_prev, H, add ? T(1) : T(0),
+       add ? c.dx(1).data() : c.dx_for_overwrite(1).data(), H);
 }
 
 // ---- the cells: what differs between the GRU and the LSTM -----------------------------------------------------------
@@ -173,7 +173,7 @@ struct Forward {
     for (std::size_t k = 0; k < Cell::states; ++k) prev.emplace_back(Shape{B, Tn, H}, uninitialized);
   }
 
-  void run(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
+  void run(const Products* products, const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh,
            const std::vector<const Variable<T>*>& initial, const Recurrence& options) {
     Tensor<T> gh(Shape{B, GH}, uninitialized);
     std::vector<const T*> state(Cell::states);  // the previous states' rows: the initial ones, then a step of y
@@ -185,7 +185,7 @@ struct Forward {
       const std::size_t t = time_of(options, s, Tn);
       // gh = b_hh + h W_hhᵀ: (B, G·H)
       fill_rows(gh.data(), b_hh.value().data(), B, GH);
-      blas_gemm(false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
+      gemm(products, false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
       for (std::size_t b = 0; b < B; ++b) {
         const std::size_t bt = b * Tn + t;
         for (std::size_t k = 0; k < Cell::states; ++k) {
@@ -212,8 +212,8 @@ struct Forward {
 // and from the step after), the cell rows' gate gradients into one (B, T, G·H) buffer (∂loss/∂gx), and dh += dgh_t W_hh
 // as one gemm a step; then dW_hh as one gemm over all B·T rows and db_hh as one column sum.
 template <class Cell, class T>
-void backward(BackwardContext<T>& c, std::size_t B, std::size_t Tn, std::size_t H, const Recurrence& options,
-              const Tensor<T>& saved, const std::vector<Tensor<T>>& prev) {
+void backward(const Products* products, BackwardContext<T>& c, std::size_t B, std::size_t Tn, std::size_t H,
+              const Recurrence& options, const Tensor<T>& saved, const std::vector<Tensor<T>>& prev) {
   const std::size_t GH = Cell::gates * H;
   const T* W = c.x(1).data();
   Tensor<T> dgx(Shape{B, Tn, GH});
@@ -244,9 +244,9 @@ void backward(BackwardContext<T>& c, std::size_t B, std::size_t Tn, std::size_t 
       }
     }
     // dh += dgh_t W_hh: (B, G·H)·(G·H, H)
-    blas_gemm(false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dstate[0].data(), H);
+    gemm(products, false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dstate[0].data(), H);
   }
-  if (c.wants(1)) add_weight_gradient(c, dgh.data(), prev[0].data(), B * Tn, GH, H);
+  if (c.wants(1)) add_weight_gradient(products, c, dgh.data(), prev[0].data(), B * Tn, GH, H);
   if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
   for (std::size_t k = 0; k < Cell::states; ++k) {
     if (c.wants(3 + k)) c.accumulate(3 + k, std::move(dstate[k]));
@@ -261,13 +261,15 @@ Variable<T> recurrence(const Variable<T>& gx, const Variable<T>& W_hh, const Var
   Tape<T>& tape = tape_of(Cell::name, {&gx, &W_hh, &b_hh});
   for (const Variable<T>* state : initial) tape.check(*state, Cell::name);
   const Sizes n = check_inputs<T>(Cell::name, Cell::gates, gx, W_hh, b_hh, initial, options);
+  const Products* products = products_of(tape);
   Forward<Cell, T> f(n.B, n.T, n.H);
-  f.run(gx, W_hh, b_hh, initial, options);
+  f.run(products, gx, W_hh, b_hh, initial, options);
   std::vector<Variable<T>> inputs = {gx, W_hh, b_hh};
   for (const Variable<T>* state : initial) inputs.push_back(*state);
-  return tape.record(Cell::name, std::move(f.y), inputs,
-                     [B = n.B, Tn = n.T, H = n.H, options, saved = std::move(f.saved), prev = std::move(f.prev)](
-                         BackwardContext<T>& c) { backward<Cell>(c, B, Tn, H, options, saved, prev); });
+  return tape.record(
+      Cell::name, std::move(f.y), inputs,
+      [products, B = n.B, Tn = n.T, H = n.H, options, saved = std::move(f.saved), prev = std::move(f.prev)](
+          BackwardContext<T>& c) { backward<Cell>(products, c, B, Tn, H, options, saved, prev); });
 }
 
 }  // namespace
@@ -287,14 +289,14 @@ Variable<T> lstm_sequence(const Variable<T>& gx, const Variable<T>& W_hh, const 
 template <class T>
 Variable<T> gru_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h) {
   check_step_inputs("gru_step", 3, gx, W_hh, b_hh, {&h});
-  return gru_cell(gx, linear(h, W_hh, b_hh), h);
+  return gru_cell(gx, dense(h, W_hh, b_hh), h);
 }
 
 template <class T>
 LstmState<T> lstm_step(const Variable<T>& gx, const Variable<T>& W_hh, const Variable<T>& b_hh, const Variable<T>& h,
                        const Variable<T>& c) {
   check_step_inputs("lstm_step", 4, gx, W_hh, b_hh, {&h, &c});
-  return hidden_and_cell(lstm_cell(gx, linear(h, W_hh, b_hh), c));
+  return hidden_and_cell(lstm_cell(gx, dense(h, W_hh, b_hh), c));
 }
 
 template <class T>

@@ -16,8 +16,8 @@
 #include <string>
 #include <utility>
 
-#include "autograd/blas.hpp"
 #include "fast/fused.hpp"
+#include "fast/products.hpp"
 
 namespace attend {
 
@@ -161,6 +161,7 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
                                          const AttentionOptions& options, Tensor<T>* weights) {
   Tape<T>& tape = tape_of("scaled_dot_product_attention", {&q, &k, &v});
   const AttentionSizes n = check_attention(q, k, v, options);
+  const Products* products = products_of(tape);
   const std::size_t B = n.B, H = n.H, Tq = n.Tq, Tk = n.Tk, d = n.d, dv = n.dv;
   const std::size_t ldq = H * d, ldv = H * dv;
   const T scale = options.scale > 0.0 ? static_cast<T>(options.scale) : T(1) / std::sqrt(static_cast<T>(d));
@@ -180,7 +181,7 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
       const T* K = k.value().data() + b * Tk * ldq + h * d;
       const T* V = v.value().data() + b * Tk * ldv + h * dv;
       // e = Q Kᵀ / √d: (T_q, T_k)
-      blas_gemm(false, true, Tq, Tk, d, scale, Q, ldq, K, ldq, T(0), a, Tk);
+      gemm(products, false, true, Tq, Tk, d, scale, Q, ldq, K, ldq, T(0), a, Tk);
       // α = softmax(e) over the keys each query may see (padding and, if causal, k ≤ i)
       for (std::size_t i = 0; i < Tq; ++i) masked_softmax_row(a + i * Tk, Tk, pad, options.causal ? i : Tk);
       const T* used = a;
@@ -193,58 +194,61 @@ Variable<T> scaled_dot_product_attention(const Variable<T>& q, const Variable<T>
         used = dropped.data();
       }
       // y_bh = α V: (T_q, d_v), written into its head's columns
-      blas_gemm(false, false, Tq, dv, Tk, T(1), used, Tk, V, ldv, T(0), y.data() + b * Tq * ldv + h * dv, ldv);
+      gemm(products, false, false, Tq, dv, Tk, T(1), used, Tk, V, ldv, T(0), y.data() + b * Tq * ldv + h * dv, ldv);
     }
   }
   if (weights != nullptr) *weights = alpha;
-  return tape.record(
-      "scaled_dot_product_attention", std::move(y), {q, k, v},
-      [n, scale, alpha = std::move(alpha), keep = std::move(keep)](BackwardContext<T>& c) {
-        const std::size_t B = n.B, H = n.H, Tq = n.Tq, Tk = n.Tk, d = n.d, dv = n.dv, ldq = H * d, ldv = H * dv;
-        const bool dropping = keep.size() > 0;
-        T* dq = c.wants(0) ? c.dx(0).data() : nullptr;
-        T* dk = c.wants(1) ? c.dx(1).data() : nullptr;
-        T* dvv = c.wants(2) ? c.dx(2).data() : nullptr;
-        std::vector<T> dalpha(Tq * Tk), used(dropping ? Tq * Tk : 0);
-        for (std::size_t b = 0; b < B; ++b) {
-          for (std::size_t h = 0; h < H; ++h) {
-            const std::size_t bh = (b * H + h) * Tq * Tk;
-            const T* a = alpha.data() + bh;
-            const T* m = dropping ? keep.data() + bh : nullptr;
-            const T* dY = c.dy().data() + b * Tq * ldv + h * dv;
-            const T* Q = c.x(0).data() + b * Tq * ldq + h * d;
-            const T* K = c.x(1).data() + b * Tk * ldq + h * d;
-            const T* V = c.x(2).data() + b * Tk * ldv + h * dv;
-            // dV += α'ᵀ dY  (α' = α ⊙ m / (1 − p), or α)
-            if (dvv) {
-              const T* a_used = a;
-              if (dropping) {
-                for (std::size_t j = 0; j < Tq * Tk; ++j) used[j] = a[j] * m[j];
-                a_used = used.data();
-              }
-              blas_gemm(true, false, Tk, dv, Tq, T(1), a_used, Tk, dY, ldv, T(1), dvv + b * Tk * ldv + h * dv, ldv);
-            }
-            if (!dq && !dk) continue;
-            // dα = dY Vᵀ (⊙ m / (1 − p)): (T_q, T_k)
-            blas_gemm(false, true, Tq, Tk, dv, T(1), dY, ldv, V, ldv, T(0), dalpha.data(), Tk);
-            // de_ik = α_ik (dα_ik − Σ_j dα_ij α_ij), times the scale: the gradient of e = Q Kᵀ · scale
-            for (std::size_t i = 0; i < Tq; ++i) {
-              T* row = dalpha.data() + i * Tk;
-              const T* arow = a + i * Tk;
-              if (dropping)
-                for (std::size_t j = 0; j < Tk; ++j) row[j] *= m[i * Tk + j];
-              T dot = 0;
-              for (std::size_t j = 0; j < Tk; ++j) dot += row[j] * arow[j];
-              for (std::size_t j = 0; j < Tk; ++j) row[j] = arow[j] * (row[j] - dot) * scale;
-            }
-            // dQ += de K,  dK += deᵀ Q
-            if (dq)
-              blas_gemm(false, false, Tq, d, Tk, T(1), dalpha.data(), Tk, K, ldq, T(1), dq + b * Tq * ldq + h * d, ldq);
-            if (dk)
-              blas_gemm(true, false, Tk, d, Tq, T(1), dalpha.data(), Tk, Q, ldq, T(1), dk + b * Tk * ldq + h * d, ldq);
-          }
-        }
-      });
+  return tape.record("scaled_dot_product_attention", std::move(y), {q, k, v},
+                     [products, n, scale, alpha = std::move(alpha), keep = std::move(keep)](BackwardContext<T>& c) {
+                       const std::size_t B = n.B, H = n.H, Tq = n.Tq, Tk = n.Tk, d = n.d, dv = n.dv, ldq = H * d,
+                                         ldv = H * dv;
+                       const bool dropping = keep.size() > 0;
+                       T* dq = c.wants(0) ? c.dx(0).data() : nullptr;
+                       T* dk = c.wants(1) ? c.dx(1).data() : nullptr;
+                       T* dvv = c.wants(2) ? c.dx(2).data() : nullptr;
+                       std::vector<T> dalpha(Tq * Tk), used(dropping ? Tq * Tk : 0);
+                       for (std::size_t b = 0; b < B; ++b) {
+                         for (std::size_t h = 0; h < H; ++h) {
+                           const std::size_t bh = (b * H + h) * Tq * Tk;
+                           const T* a = alpha.data() + bh;
+                           const T* m = dropping ? keep.data() + bh : nullptr;
+                           const T* dY = c.dy().data() + b * Tq * ldv + h * dv;
+                           const T* Q = c.x(0).data() + b * Tq * ldq + h * d;
+                           const T* K = c.x(1).data() + b * Tk * ldq + h * d;
+                           const T* V = c.x(2).data() + b * Tk * ldv + h * dv;
+                           // dV += α'ᵀ dY  (α' = α ⊙ m / (1 − p), or α)
+                           if (dvv) {
+                             const T* a_used = a;
+                             if (dropping) {
+                               for (std::size_t j = 0; j < Tq * Tk; ++j) used[j] = a[j] * m[j];
+                               a_used = used.data();
+                             }
+                             gemm(products, true, false, Tk, dv, Tq, T(1), a_used, Tk, dY, ldv, T(1),
+                                  dvv + b * Tk * ldv + h * dv, ldv);
+                           }
+                           if (!dq && !dk) continue;
+                           // dα = dY Vᵀ (⊙ m / (1 − p)): (T_q, T_k)
+                           gemm(products, false, true, Tq, Tk, dv, T(1), dY, ldv, V, ldv, T(0), dalpha.data(), Tk);
+                           // de_ik = α_ik (dα_ik − Σ_j dα_ij α_ij), times the scale: the gradient of e = Q Kᵀ · scale
+                           for (std::size_t i = 0; i < Tq; ++i) {
+                             T* row = dalpha.data() + i * Tk;
+                             const T* arow = a + i * Tk;
+                             if (dropping)
+                               for (std::size_t j = 0; j < Tk; ++j) row[j] *= m[i * Tk + j];
+                             T dot = 0;
+                             for (std::size_t j = 0; j < Tk; ++j) dot += row[j] * arow[j];
+                             for (std::size_t j = 0; j < Tk; ++j) row[j] = arow[j] * (row[j] - dot) * scale;
+                           }
+                           // dQ += de K,  dK += deᵀ Q
+                           if (dq)
+                             gemm(products, false, false, Tq, d, Tk, T(1), dalpha.data(), Tk, K, ldq, T(1),
+                                  dq + b * Tq * ldq + h * d, ldq);
+                           if (dk)
+                             gemm(products, true, false, Tk, d, Tq, T(1), dalpha.data(), Tk, Q, ldq, T(1),
+                                  dk + b * Tk * ldq + h * d, ldq);
+                         }
+                       }
+                     });
 }
 
 #define ATTEND_INSTANTIATE(T)                                                                                   \

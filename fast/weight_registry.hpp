@@ -1,5 +1,7 @@
-// Internal to fast/ (not installed): the registry that the bfloat16 and int8 products (precision.cpp, int8.cpp) keep of
-// their weights' copies, found by the address of the weight's numbers.
+// Internal to fast/ (not installed): the table in which a bf16 or int8 Products object (bf16.cpp, int8.cpp) keeps the
+// copies of its model's weights, each under the address of the weight's numbers, so that a product finds the copy of
+// an operand that lies in a weight — the weight, its transpose, or a block of their rows and columns. One table a
+// Products object: nothing here is shared by two models.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +35,12 @@ class WeightRegistry {
   void remove(const float* key) {
     const std::unique_lock lock(mutex_);
     copies_.erase(key);
+  }
+  // f(copy) for every copy registered, in the order of their addresses.
+  template <class F>
+  void for_each(F&& f) const {
+    const std::shared_lock lock(mutex_);
+    for (const auto& entry : copies_) f(*entry.second);
   }
 
  private:

@@ -100,7 +100,7 @@ template <class T>
 Keys<T> AdditiveScore<T>::keys(const Variable<T>& annotations) {
   check_annotations("additive", annotations, U_a.value.shape()[1]);
   // U_a h_i for every i at once: (batch, S, H_a) → (batch, S, A)
-  return Keys<T>(linear(annotations, tape_of("additive score", {&annotations}).param(U_a)), ScoreKind::additive);
+  return Keys<T>(dense(annotations, tape_of("additive score", {&annotations}).param(U_a)), ScoreKind::additive);
 }
 
 template <class T>
@@ -110,7 +110,7 @@ Variable<T> AdditiveScore<T>::score(const Variable<T>& query, const Keys<T>& key
   check_query("additive", query, k, W_a.value.shape()[1], W_a.value.shape()[0]);
   Tape<T>& tape = tape_of("additive score", {&query, &k});
   // e_ij = v_aᵀ tanh(W_a s_{j-1} + U_a h_i)
-  return additive_energy(linear(query, tape.param(W_a)), k, tape.param(v_a));
+  return additive_energy(dense(query, tape.param(W_a)), k, tape.param(v_a));
 }
 
 template <class T>
@@ -139,7 +139,7 @@ template <class T>
 Keys<T> GeneralScore<T>::keys(const Variable<T>& annotations) {
   check_annotations("general", annotations, W_a.value.shape()[1]);
   // W_a h_i for every i at once: (batch, S, H_a) → (batch, S, Q)
-  return Keys<T>(linear(annotations, tape_of("general score", {&annotations}).param(W_a)), ScoreKind::general);
+  return Keys<T>(dense(annotations, tape_of("general score", {&annotations}).param(W_a)), ScoreKind::general);
 }
 
 template <class T>
@@ -169,7 +169,7 @@ Keys<T> ConcatScore<T>::keys(const Variable<T>& annotations) {
   check_annotations("concat", annotations, columns - query_size_);
   Tape<T>& tape = tape_of("concat score", {&annotations});
   // W_a[:, Q:] h_i for every i at once: (batch, S, H_a) → (batch, S, A)
-  return Keys<T>(linear(annotations, slice(tape.param(W_a), 1, query_size_, columns)), ScoreKind::concat);
+  return Keys<T>(dense(annotations, slice(tape.param(W_a), 1, query_size_, columns)), ScoreKind::concat);
 }
 
 template <class T>
@@ -179,7 +179,7 @@ Variable<T> ConcatScore<T>::score(const Variable<T>& query, const Keys<T>& keys)
   check_query("concat", query, k, query_size_, W_a.value.shape()[0]);
   Tape<T>& tape = tape_of("concat score", {&query, &k});
   // e_ij = v_aᵀ tanh(W_a[:, :Q] s_j + W_a[:, Q:] h_i) = v_aᵀ tanh(W_a [s_j; h_i])
-  return additive_energy(linear(query, slice(tape.param(W_a), 1, 0, query_size_)), k, tape.param(v_a));
+  return additive_energy(dense(query, slice(tape.param(W_a), 1, 0, query_size_)), k, tape.param(v_a));
 }
 
 template <class T>

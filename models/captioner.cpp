@@ -376,7 +376,8 @@ bool moves_left_to_right(const CaptionerConfig& config, const Hypothesis& hypoth
 template <class T>
 std::vector<Hypothesis> decode(Captioner<T>& model, const Tensor<T>& images, const SearchOptions& options) {
   check_images(images, model.config(), "decode");
-  Tape<T> tape;
+  TapeWithContext<T> on(Context{nullptr, options.products});  // the products of the search's precision
+  Tape<T>& tape = on.tape;
   NoGradGuard<T> no_grad(tape);
   const Encoded<T> encoded = model.encode(tape, images);
   const auto L = static_cast<std::int64_t>(encoded.memory.annotations.shape()[1]);

@@ -244,7 +244,7 @@ DecoderStep<T> LuongDecoder<T>::step(const Ids& y_prev, const DecoderState<T>& s
   // c_j = Σ_i α_ij h_i: (B, A)
   Variable<T> c_j = context(alpha_ij, memory.annotations);
   // h̃_j = tanh(W_c [c_j; s_j]): (B, H)
-  Variable<T> h_tilde = tanh(linear(concat<T>({c_j, s_j}, 1), s_j.tape().param(W_c)));
+  Variable<T> h_tilde = tanh(dense(concat<T>({c_j, s_j}, 1), s_j.tape().param(W_c)));
   if (this->config_.input_feeding) out.state.feed = h_tilde;
   out.output = h_tilde;
   out.energies = e_ij;

@@ -446,7 +446,8 @@ template <class T>
 std::vector<Hypothesis> decode(Seq2seq<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
                                const SearchOptions& options) {
   check_source(source, lengths);
-  Tape<T> tape;
+  TapeWithContext<T> on(Context{nullptr, options.products});  // the products of the search's precision
+  Tape<T>& tape = on.tape;
   NoGradGuard<T> no_grad(tape);
   const Encoded<T> encoded = model.encode(tape, source, lengths);
   return decode(*model.decoder, encoded, lengths, options, model.config().max_target_length);

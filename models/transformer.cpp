@@ -183,7 +183,7 @@ template <class T>
 Variable<T> TransformerModel<T>::logits(const Variable<T>& y) {
   if (!config_.tie_embeddings) return out(y);
   Tape<T>& tape = y.tape();
-  return linear(y, tape.param(tgt_emb.W), tape.param(out.b));
+  return dense(y, tape.param(tgt_emb.W), tape.param(out.b));
 }
 
 template <class T>
@@ -398,7 +398,8 @@ void RecomputeStepper<T>::reorder(const std::vector<std::int64_t>& parents) {
 template <class T>
 std::vector<Hypothesis> decode(TransformerModel<T>& model, const Ids& source, const std::vector<std::int64_t>& lengths,
                                const SearchOptions& options, AttentionView view, bool recompute) {
-  Tape<T> tape;
+  TapeWithContext<T> on(Context{nullptr, options.products});  // the products of the search's precision
+  Tape<T>& tape = on.tape;
   NoGradGuard<T> no_grad(tape);
   const TransformerEncoded<T> encoded = model.encode(tape, source, lengths);
   const std::size_t longest = options.max_length ? options.max_length : model.config().max_target_length;

@@ -25,7 +25,7 @@ Linear<T>::Linear(std::size_t in_features, std::size_t out_features, Rng& rng, b
 template <class T>
 Variable<T> Linear<T>::forward(const Variable<T>& x) {
   Tape<T>& tape = tape_of("Linear", {&x});
-  return has_bias_ ? linear(x, tape.param(W), tape.param(b)) : linear(x, tape.param(W));
+  return has_bias_ ? dense(x, tape.param(W), tape.param(b)) : dense(x, tape.param(W));
 }
 
 template <class T>

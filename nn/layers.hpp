@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "fast/fused.hpp"
+#include "fast/images.hpp"
+#include "fast/products.hpp"
 #include "nn/generator.hpp"
 #include "nn/module.hpp"
 

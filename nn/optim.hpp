@@ -57,7 +57,8 @@ struct StepExtras {
   // (std::invalid_argument otherwise). Not PyTorch's fused `grad_scale`, a loss scale that its optimizers divide by.
   double gradient_factor = 1.0;
   // Called as updated(i, begin, end) once elements [begin, end) of parameter i hold their new values, on the thread
-  // that updated them, while they are still in its cache (BFloat16Weights::refresh(first, last) rounds them there).
+  // that updated them, while they are still in its cache (nn::Trainer passes Products::updated, which rounds a bf16
+  // copy there).
   // Every element of every parameter is in exactly one call; calls on different threads overlap.
   std::function<void(std::size_t, std::size_t, std::size_t)> updated;
 };

@@ -41,9 +41,10 @@ double waited(const std::vector<double>& seconds, std::size_t count) {
 }  // namespace
 
 template <class T>
-BatchParallel<T>::BatchParallel(std::size_t threads) {
+BatchParallel<T>::BatchParallel(std::size_t threads, const Products* products) {
   if (threads == 0) throw std::invalid_argument("BatchParallel: threads must be at least 1");
   contexts_.resize(threads);  // never resized again: each tape points at its own
+  for (Context& context : contexts_) context.products = products;
   for (std::size_t k = 0; k < threads; ++k) {
     tapes_.push_back(std::make_unique<Tape<T>>());
     tapes_.back()->set_retain_gradients(false);

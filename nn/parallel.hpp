@@ -67,8 +67,9 @@ class BatchParallel {
   using ShardFn = std::function<ShardLoss<T>(Tape<T>& tape, std::size_t begin, std::size_t end)>;
 
   // threads ≥ 1 (std::invalid_argument otherwise); threads - 1 worker threads are started here, the caller's thread
-  // runs shard 0.
-  explicit BatchParallel(std::size_t threads);
+  // runs shard 0. Every shard's tape carries `products` (fast/products.hpp: the precision of its float products;
+  // nullptr: float32), which must outlive the pool.
+  explicit BatchParallel(std::size_t threads, const Products* products = nullptr);
   ~BatchParallel();
   BatchParallel(const BatchParallel&) = delete;
   BatchParallel& operator=(const BatchParallel&) = delete;
@@ -135,7 +136,7 @@ class BatchParallel {
   void worker(std::size_t index);
 
   std::vector<std::unique_ptr<Tape<T>>> tapes_;
-  std::vector<Context> contexts_;      // one a tape: its shard's generator
+  std::vector<Context> contexts_;      // one a tape: its shard's generator and the products
   std::vector<Rng> generators_;        // one a shard, while seed_ is in use
   StepTimes times_;                    // of the last step()
   std::vector<double> shard_seconds_;  // each shard's time in the phase that ran last

@@ -43,7 +43,7 @@ RecurrentCell<T>::RecurrentCell(const char* name, std::size_t input_size, std::s
 template <class T>
 Variable<T> RecurrentCell<T>::input_gates(const Variable<T>& x) {
   Tape<T>& tape = tape_of(name_, {&x});
-  return linear(x, tape.param(W_ih), tape.param(b_ih));
+  return dense(x, tape.param(W_ih), tape.param(b_ih));
 }
 
 template <class T>
@@ -82,7 +82,7 @@ Variable<T> RnnCell<T>::step(const Variable<T>& gx, const Variable<T>& h) {
   Tape<T>& tape = tape_of("RnnCell", {&gx, &h});
   this->check_step(gx, {&h});
   // a = (W x + b_ih) + (U h + b_hh): (batch, H)
-  const Variable<T> a = gx + linear(h, tape.param(this->W_hh), tape.param(this->b_hh));
+  const Variable<T> a = gx + dense(h, tape.param(this->W_hh), tape.param(this->b_hh));
   // h' = φ(a)
   return nonlinearity_ == Nonlinearity::tanh ? tanh(a) : relu(a);
 }
@@ -101,7 +101,7 @@ Variable<T> GruCell<T>::step(const Variable<T>& gx, const Variable<T>& h) {
   Tape<T>& tape = tape_of("GruCell", {&gx, &h});
   this->check_step(gx, {&h});
   // gh = [U_r h + b_hr, U_z h + b_hz, U_n h + b_hn]: (batch, 3H)
-  const Variable<T> gh = linear(h, tape.param(this->W_hh), tape.param(this->b_hh));
+  const Variable<T> gh = dense(h, tape.param(this->W_hh), tape.param(this->b_hh));
   // the rest of the step in one node (gru_step_composed writes it op by op):
   //   r = σ(gx_r + gh_r), z = σ(gx_z + gh_z), n = tanh(gx_n + r ⊙ gh_n), h' = n + z ⊙ (h - n)
   return gru_cell(gx, gh, h);
@@ -121,7 +121,7 @@ LstmState<T> LstmCell<T>::step(const Variable<T>& gx, const LstmState<T>& state)
   Tape<T>& tape = tape_of("LstmCell", {&gx, &state.h, &state.c});
   this->check_step(gx, {&state.h, &state.c});
   // gh = U h + b_hh for the four gates: (batch, 4H) in the order i, f, g, o
-  const Variable<T> gh = linear(state.h, tape.param(this->W_hh), tape.param(this->b_hh));
+  const Variable<T> gh = dense(state.h, tape.param(this->W_hh), tape.param(this->b_hh));
   // the rest of the step in one node (lstm_step_composed writes it op by op), y = [h', c']: (2, batch, H)
   //   i, f, o = σ(gx + gh), g = tanh(gx + gh) (their parts), c' = f ⊙ c + i ⊙ g, h' = o ⊙ tanh(c')
   return hidden_and_cell(lstm_cell(gx, gh, state.c));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace attend::nn {
 
@@ -45,6 +46,20 @@ Trainer<T>::Trainer(Optimizer<T>& optimizer, GradientStrategy<T>& gradients, dou
 }
 
 template <class T>
+std::function<void(std::size_t, std::size_t, std::size_t)> Trainer<T>::copies_to_update() const {
+  if constexpr (std::is_same_v<T, float>) {
+    // the products' copies of the weights (bf16's, rounded) made again where the update wrote, while it is in cache
+    if (const Products* products = gradients_.products(); products != nullptr && products->copies_weights()) {
+      return [products, &parameters = optimizer_.parameters()](std::size_t i, std::size_t begin, std::size_t end) {
+        const float* w = parameters[i].second->value.data();
+        products->updated(w + begin, w + end);
+      };
+    }
+  }
+  return {};
+}
+
+template <class T>
 StepReport<T> Trainer<T>::step(std::size_t rows, const RowsLoss<T>& loss) {
   // [docs:step]
   const bool clip = max_grad_norm_ > 0;
@@ -59,7 +74,7 @@ StepReport<T> Trainer<T>::step(std::size_t rows, const RowsLoss<T>& loss) {
   // clip: the update reads g · max_norm / (n + 1e-6) when that factor is < 1 — the numbers clip_grad_norm followed by
   // step() gives, without a pass over the gradients of its own
   if (clip) extras.gradient_factor = clip_factor<T>(std::sqrt(squares), max_grad_norm_);
-  extras.updated = updated;
+  extras.updated = copies_to_update();  // a precision that keeps copies of the weights (bf16) hears of the update
   optimizer_.step(gradients_.executor(), extras);  // update: w ← w − η · (Adam's, SGD's … direction)
   for (const auto& schedule : schedules_) schedule();
   report.updated = true;

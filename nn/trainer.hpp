@@ -19,6 +19,7 @@
 #include <functional>
 #include <vector>
 
+#include "fast/products.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
 
@@ -41,19 +42,30 @@ class GradientStrategy {
                               const NamedParameters<T>& parameters, double* squares) = 0;
   // Where the optimizer's elementwise work may run (empty: on the calling thread).
   virtual Executor executor() { return {}; }
+  // The products the strategy's tapes multiply with (fast/products.hpp; nullptr: float32): the Trainer tells them
+  // which weights each update wrote (Products::updated), so that a copy they keep of a weight is never stale.
+  virtual const Products* products() const { return nullptr; }
 };
 
 // The whole batch on one tape, on the calling thread: the loop docs/03-encoder-decoder.md teaches. Random numbers come
-// from the modules' own generators.
+// from the modules' own generators; the products are `products`' (nullptr: float32), which must outlive the strategy.
 template <class T>
 class OneTape final : public GradientStrategy<T> {
  public:
+  explicit OneTape(const Products* products = nullptr) {
+    context_.products = products;
+    tape_.set_context(&context_);
+  }
+  OneTape(const OneTape&) = delete;  // the tape points at the context
+  OneTape& operator=(const OneTape&) = delete;
   T loss_and_gradient(std::int64_t step, std::size_t rows, const RowsLoss<T>& loss,
                       const NamedParameters<T>& parameters, double* squares) override;
+  const Products* products() const override { return context_.products; }
   // The tape of the last step, e.g. to read values recorded on it; valid until the next step.
   Tape<T>& tape() { return tape_; }
 
  private:
+  Context context_;
   Tape<T> tape_;
 };
 
@@ -65,19 +77,23 @@ std::uint64_t step_seed(std::uint64_t seed, std::int64_t step);
 // in shard order), weighted by ShardLoss::weight. On more than one thread, the shards of step s draw their random
 // numbers from generators seeded from step_seed(seed, s) and the shard's index (BatchParallel::seed_shards): the same
 // numbers whichever thread runs first, never one module's stream from two threads at once; on one thread, from the
-// modules' own streams, as OneTape. The optimizer's elementwise work runs on the same threads.
+// modules' own streams, as OneTape. The optimizer's elementwise work runs on the same threads. Every shard multiplies
+// with `products` (nullptr: float32), which must outlive the strategy.
 template <class T>
 class ThreadShards final : public GradientStrategy<T> {
  public:
-  ThreadShards(std::size_t threads, std::uint64_t seed) : parallel_(threads), seed_(seed) {}
+  ThreadShards(std::size_t threads, std::uint64_t seed, const Products* products = nullptr)
+      : parallel_(threads, products), seed_(seed), products_(products) {}
   T loss_and_gradient(std::int64_t step, std::size_t rows, const RowsLoss<T>& loss,
                       const NamedParameters<T>& parameters, double* squares) override;
   Executor executor() override { return parallel_.executor(); }
+  const Products* products() const override { return products_; }
   BatchParallel<T>& parallel() { return parallel_; }
 
  private:
   BatchParallel<T> parallel_;
   std::uint64_t seed_;
+  const Products* products_;
 };
 
 // What a step did.
@@ -107,14 +123,14 @@ class Trainer {
   // (a NaN or ∞ anywhere), nothing is updated and the schedules are not stepped: the caller decides what then.
   StepReport<T> step(std::size_t rows, const RowsLoss<T>& loss);
 
-  // Called as StepExtras::updated (optim.hpp) during every update: BFloat16Weights::refresh for a run whose products
-  // read bfloat16 copies of the weights. Empty: not called.
-  std::function<void(std::size_t, std::size_t, std::size_t)> updated;
-
   Optimizer<T>& optimizer() { return optimizer_; }
   double max_grad_norm() const { return max_grad_norm_; }
 
  private:
+  // StepExtras::updated for the strategy's products: Products::updated when they keep copies of the weights (bf16);
+  // empty otherwise.
+  std::function<void(std::size_t, std::size_t, std::size_t)> copies_to_update() const;
+
   Optimizer<T>& optimizer_;
   GradientStrategy<T>& gradients_;
   double max_grad_norm_;

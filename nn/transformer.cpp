@@ -59,8 +59,8 @@ Variable<T> MultiHeadAttention<T>::project(const Variable<T>& x, std::size_t par
   Tape<T>& tape = tape_of("MultiHeadAttention", {&x});
   const std::size_t D = d_model_;
   // W_q, W_k or W_v: rows part·D … (part+1)·D − 1 of W_in (and of b_in)
-  return linear(x, slice(tape.param(W_in), 0, part * D, (part + 1) * D),
-                slice(tape.param(b_in), 0, part * D, (part + 1) * D));
+  return dense(x, slice(tape.param(W_in), 0, part * D, (part + 1) * D),
+               slice(tape.param(b_in), 0, part * D, (part + 1) * D));
 }
 
 template <class T>
@@ -98,7 +98,7 @@ Variable<T> MultiHeadAttention<T>::forward(const Variable<T>& x, const Attention
   }
   // [Q K V] = x W_inᵀ + b_in: one product for the three projections, then each is a third of the columns
   const std::size_t D = d_model_;
-  const Variable<T> qkv = linear(x, tape.param(W_in), tape.param(b_in));
+  const Variable<T> qkv = dense(x, tape.param(W_in), tape.param(b_in));
   return attend(slice(qkv, -1, 0, D), slice(qkv, -1, D, 2 * D), slice(qkv, -1, 2 * D, 3 * D), mask, weights);
 }
 
@@ -122,7 +122,7 @@ std::pair<Variable<T>, Variable<T>> MultiHeadAttention<T>::project_kv(const Vari
   Tape<T>& tape = tape_of("MultiHeadAttention", {&memory});
   // [K V] = memory [W_k; W_v]ᵀ + [b_k; b_v] in one product
   const std::size_t D = d_model_;
-  const Variable<T> kv = linear(memory, slice(tape.param(W_in), 0, D, 3 * D), slice(tape.param(b_in), 0, D, 3 * D));
+  const Variable<T> kv = dense(memory, slice(tape.param(W_in), 0, D, 3 * D), slice(tape.param(b_in), 0, D, 3 * D));
   return {slice(kv, -1, 0, D), slice(kv, -1, D, 2 * D)};
 }
 

@@ -60,7 +60,8 @@ class Seq2seqModel : public Model {
   Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
     Explanation result = Model::explain(one, search);
     if (!has_attention()) return result;
-    Tape<float> tape;
+    TapeWithContext<float> on(Context{nullptr, search.products});  // the products of the search's precision
+    Tape<float>& tape = on.tape;
     NoGradGuard<float> no_grad(tape);
     const models::Batch batch = models::make_batch({one.sources.at(0)}, {result.output.tokens});
     const models::TeacherForced<float> forced = model_.forward(tape, batch);

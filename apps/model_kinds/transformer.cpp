@@ -88,7 +88,8 @@ class TransformerKindModel : public Model {
   // teacher-forced pass of the input and the output (whose cross-attention rows are the search's: a models test).
   Explanation explain(const ModelInputs& one, models::SearchOptions search) override {
     Explanation result = Model::explain(one, search);
-    Tape<float> tape;
+    TapeWithContext<float> on(Context{nullptr, search.products});  // the products of the search's precision
+    Tape<float>& tape = on.tape;
     NoGradGuard<float> no_grad(tape);
     nn::AttentionWeights<float> weights;
     model_.forward(tape, models::make_batch({one.sources.at(0)}, {result.output.tokens}), &weights);

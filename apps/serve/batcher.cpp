@@ -3,10 +3,14 @@
 
 namespace attend::app::serve {
 
-Batcher::Batcher(Model& model, BatchSettings settings, Metrics& metrics, std::function<bool()> more_coming)
-    : model_(model), settings_(settings), metrics_(metrics), more_coming_(std::move(more_coming)), worker_([this] {
-        work();
-      }) {}
+Batcher::Batcher(Model& model, const Products* products, BatchSettings settings, Metrics& metrics,
+                 std::function<bool()> more_coming)
+    : model_(model),
+      products_(products),
+      settings_(settings),
+      metrics_(metrics),
+      more_coming_(std::move(more_coming)),
+      worker_([this] { work(); }) {}
 
 Batcher::~Batcher() { stop(); }
 
@@ -95,7 +99,9 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
   try {
     model_.record_every_attention(attention);
     layout = model_.attention_layout();
-    outputs = model_.decode(inputs, {jobs.front()->beam, 0, 1.0});
+    models::SearchOptions search{jobs.front()->beam, 0, 1.0};
+    search.products = products_;
+    outputs = model_.decode(inputs, search);
   } catch (const std::exception& e) {
     for (const auto& job : jobs) job->failed(std::string("decoding failed: ") + e.what());
     return;
@@ -114,7 +120,9 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
 void Batcher::explain(Job& job, const ModelInputs& inputs) {
   Explanation explanation;
   try {
-    explanation = model_.explain(inputs, {job.beam, 0, 1.0});
+    models::SearchOptions search{job.beam, 0, 1.0};
+    search.products = products_;
+    explanation = model_.explain(inputs, search);
   } catch (const std::exception& e) {
     return job.failed(std::string("decoding failed: ") + e.what());
   }

@@ -47,7 +47,9 @@ class Batcher {
   // `more_coming` says whether another request may arrive soon (a client connected and not waiting for an answer):
   // when none can, waiting for one is only delay, and the batch is decoded at once — a lone client is never slowed
   // down by --max-wait-ms. Empty: always wait.
-  Batcher(Model& model, BatchSettings settings, Metrics& metrics, std::function<bool()> more_coming = {});
+  // The model decodes with `products` (its precision's; nullptr: float32), which must outlive the batcher.
+  Batcher(Model& model, const Products* products, BatchSettings settings, Metrics& metrics,
+          std::function<bool()> more_coming = {});
   ~Batcher();  // stop()
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -65,6 +67,7 @@ class Batcher {
   void explain(Job& job, const ModelInputs& inputs);
 
   Model& model_;
+  const Products* products_;
   BatchSettings settings_;
   Metrics& metrics_;
   std::function<bool()> more_coming_;

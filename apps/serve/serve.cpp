@@ -31,8 +31,8 @@ int run_serve(const ServeOptions& options) {
   }
   std::vector<ModelFile*> files;
   for (serve::ServedModel& m : models) files.push_back(&m.file);
-  // the weights stay where they are when the models move into the server: registered by address until it stops
-  const auto quantized = use_decoding_precision(options.precision, files, "serve");
+  // each model's products (int8's quantized copies) move into the server with it
+  use_decoding_precision(options.precision, files, "serve");
   serve::ServerSettings settings;
   settings.host = options.host;
   settings.port = options.port;

@@ -553,9 +553,9 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
   core.examples.resize(core.models.size());
   for (ServedModel& m : core.models) {
     core.parameters.push_back(m.file.model->module().parameter_count());
-    core.batchers.push_back(std::make_unique<Batcher>(*m.file.model, settings.batch, core.metrics, [&core] {
-      return core.open_sessions.load() > core.waiting_sessions.load();
-    }));
+    core.batchers.push_back(
+        std::make_unique<Batcher>(*m.file.model, m.file.products.get(), settings.batch, core.metrics,
+                                  [&core] { return core.open_sessions.load() > core.waiting_sessions.load(); }));
   }
   const std::string address = settings.host + ":" + std::to_string(settings.port);
   beast::error_code ec;

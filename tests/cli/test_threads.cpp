@@ -88,10 +88,12 @@ void check_eval_threads_agree(const std::string& training, const std::vector<std
   }
 }
 
+// Every precision this process can run (fast/precision.hpp's list).
 std::vector<std::string> decoding_precisions() {
-  std::vector<std::string> precisions{"float32"};
-  if (attend::precision_unavailable(attend::Precision::bfloat16).empty()) precisions.push_back("bf16");
-  if (attend::precision_unavailable(attend::Precision::int8).empty()) precisions.push_back("int8");
+  std::vector<std::string> precisions;
+  for (const std::string& name : attend::precision_names()) {
+    if (attend::find_precision(name)->unavailable().empty()) precisions.push_back(name);
+  }
   return precisions;
 }
 

@@ -11,10 +11,12 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fast/composed.hpp"
 #include "fast/fused.hpp"
+#include "fast/products.hpp"
 #include "tests/fast/inputs.hpp"
 
 using namespace attend;
@@ -230,9 +232,29 @@ void losses(std::vector<Pair<T>>& table) {
   }
 }
 
+// dense (fast/products.hpp) without a context: linear's products, bit for bit — with and without a bias, inputs of rank
+// 2 and 3, one row.
+template <class T>
+void layers(std::vector<Pair<T>>& table) {
+  for (const auto& [what, x_shape, out] : {std::tuple{"(5,7)·(4,7)ᵀ", Shape{5, 7}, std::size_t{4}},
+                                           std::tuple{"(2,3,6)·(9,6)ᵀ", Shape{2, 3, 6}, std::size_t{9}},
+                                           std::tuple{"one row", Shape{1, 5}, std::size_t{3}}}) {
+    const std::size_t in = x_shape[x_shape.rank() - 1];
+    add<T>(
+        table, "dense", std::string(what) + " + b", [](const auto& x) { return dense(x[0], x[1], x[2]); },
+        [](const auto& x) { return linear(x[0], x[1], x[2]); },
+        {mixed_tensor(x_shape, 30), random_tensor(Shape{out, in}, 31), random_tensor(Shape{out}, 32)}, 0.0, 0.0);
+    add<T>(
+        table, "dense", what, [](const auto& x) { return dense(x[0], x[1]); },
+        [](const auto& x) { return linear(x[0], x[1]); },
+        {mixed_tensor(x_shape, 33), random_tensor(Shape{out, in}, 34)}, 0.0, 0.0);
+  }
+}
+
 template <class T>
 std::vector<Pair<T>> table() {
   std::vector<Pair<T>> t;
+  layers(t);
   cells(t);
   recurrences_over_time(t);
   attention_products(t);
@@ -294,25 +316,27 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_fused_op_equals_its_composition, T, float_ty
   BOOST_TEST_MESSAGE(runs << " fused-against-composed runs");
 }
 
-// Every op fast/fused.hpp declares (a function returning a Variable or an LstmState, but for hidden_and_cell, which
-// only splits an output) has rows in the table, and the table names no other: a new fused op fails here until its
-// pair is added.
+// Every op fast/fused.hpp and fast/products.hpp declare (a function returning a Variable or an LstmState, but for
+// hidden_and_cell, which only splits an output) has rows in the table, and the table names no other: a new fused op
+// fails here until its pair is added.
 BOOST_AUTO_TEST_CASE(the_table_covers_every_fused_op) {
-  std::ifstream header(std::string(ATTEND_SOURCE_DIR) + "/fast/fused.hpp");
-  BOOST_TEST_REQUIRE(header.good(), "cannot read fast/fused.hpp");
   std::set<std::string> declared;
-  for (std::string line; std::getline(header, line);) {
-    for (const std::string type : {"Variable<T> ", "LstmState<T> "}) {
-      if (line.rfind(type, 0) != 0) continue;
-      const std::string name = line.substr(type.size(), line.find('(') - type.size());
-      if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos &&
-          name != "hidden_and_cell")
-        declared.insert(name);
+  for (const std::string file : {"fused.hpp", "products.hpp"}) {
+    std::ifstream header(std::string(ATTEND_SOURCE_DIR) + "/fast/" + file);
+    BOOST_TEST_REQUIRE(header.good(), "cannot read fast/" + file);
+    for (std::string line; std::getline(header, line);) {
+      for (const std::string type : {"Variable<T> ", "LstmState<T> "}) {
+        if (line.rfind(type, 0) != 0) continue;
+        const std::string name = line.substr(type.size(), line.find('(') - type.size());
+        if (!name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos &&
+            name != "hidden_and_cell")
+          declared.insert(name);
+      }
     }
   }
   std::set<std::string> ops;
   for (const Pair<double>& p : table<double>()) ops.insert(p.op);
-  BOOST_TEST(declared.size() >= 12u);
+  BOOST_TEST(declared.size() >= 13u);
   BOOST_TEST(ops == declared, boost::test_tools::per_element());
 }
 

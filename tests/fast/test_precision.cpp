@@ -1,12 +1,12 @@
-// The precision of the float products (fast/precision.hpp): the bfloat16 rounding bit for bit (the scalar rule against
-// hand-worked cases, the AVX512-BF16 instruction against the scalar rule), and the bfloat16 products of blas_gemm
+// The precisions of the float products (fast/precision.hpp, fast/products.hpp): the bfloat16 rounding bit for bit (the
+// scalar rule against hand-worked cases, the AVX512-BF16 instruction against the scalar rule), and the bf16 products
 // against float64 products of the same float operands, within precision.hpp's bound — and outside float32's, so that
 // a silent fall back to float32 fails too — for every transposition, strided operands, alpha and beta (beta 0 over a
-// C of NaN), one row and many, one column, one term; how they are cut into blocks, with registered operands across
-// the blocks. The int8 products likewise, with weights registered by
-// QuantizedWeights (whole, and blocks of their rows and columns), and every other product left to OpenBLAS bit for
-// bit. On a CPU or build that cannot run bfloat16 or int8, the cases check that asking for it is refused with the
-// reason.
+// C of NaN), one row and many, one column, one term; how they are cut into blocks, with operands read from the
+// weights' copies across the blocks, and the copies made again where Products::updated says. The int8 products
+// likewise, with the model's weights quantized (whole, and blocks of their rows and columns), and every other product
+// left to OpenBLAS bit for bit. Products belong to their object: two precisions in one process at once. On a CPU or
+// build that cannot run bf16 or int8, the cases check that asking for it is refused with the reason.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -14,14 +14,17 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "autograd/blas.hpp"
 #include "autograd/tensor.hpp"
+#include "fast/bf16.hpp"
 #include "fast/bfloat16.hpp"
 #include "fast/fused.hpp"
 #include "fast/precision.hpp"
+#include "fast/products.hpp"
 
 using namespace attend;
 
@@ -33,23 +36,14 @@ float from_bits(std::uint32_t bits) {
   return x;
 }
 
-// Sets the precision for one scope and puts float32 back after it.
-struct PrecisionScope {
-  explicit PrecisionScope(Precision p) { use_precision(p); }
-  ~PrecisionScope() { use_precision(Precision::float32); }
-  PrecisionScope(const PrecisionScope&) = delete;
-  PrecisionScope& operator=(const PrecisionScope&) = delete;
-};
-
-// When `p` cannot be used here: checks that asking for it is refused with precision_unavailable's reason (and leaves
-// float32), and returns true.
-bool refused(Precision p) {
-  const std::string why = precision_unavailable(p);
+// When precision `name` cannot be used here: checks that asking for its products is refused with its reason, and
+// returns true.
+bool refused(const std::string& name) {
+  const std::string why = find_precision(name)->unavailable();
   if (why.empty()) return false;
-  BOOST_CHECK_EXCEPTION(use_precision(p), std::runtime_error, [&](const std::runtime_error& e) {
-    return std::string(e.what()) == std::string("precision ") + precision_name(p) + ": " + why;
+  BOOST_CHECK_EXCEPTION(make_products(name, {}), std::runtime_error, [&](const std::runtime_error& e) {
+    return std::string(e.what()) == "precision " + name + ": " + why;
   });
-  BOOST_TEST((current_precision() == Precision::float32));
   return true;
 }
 
@@ -89,14 +83,14 @@ float b_at(const Product& p, std::size_t l, std::size_t j) {
   return p.trans_b ? p.b[j * p.ldb + l] : p.b[l * p.ldb + j];
 }
 
-// Runs blas_gemm on p and compares every element with the float64 result: returns the largest error as a fraction
-// of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound. The
-// product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere).
-double worst_fraction_of_bound(const Product& p, bool& beyond_float32, const float* a = nullptr,
-                               const float* b = nullptr) {
+// Runs p through `products` and compares every element with the float64 result: returns the largest error as a
+// fraction of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
+// The product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere).
+double worst_fraction_of_bound(const Products* products, const Product& p, bool& beyond_float32,
+                               const float* a = nullptr, const float* b = nullptr) {
   std::vector<float> c = p.c;
-  blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a ? a : p.a.data(), p.lda, b ? b : p.b.data(), p.ldb, p.beta,
-            c.data(), p.ldc);
+  gemm(products, p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a ? a : p.a.data(), p.lda, b ? b : p.b.data(), p.ldb,
+       p.beta, c.data(), p.ldc);
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -166,10 +160,10 @@ BOOST_AUTO_TEST_CASE(bfloat16_arrays_equal_the_scalar_rule) {
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
-  if (refused(Precision::bfloat16)) return;
+  if (refused("bf16")) return;
   Rng rng(11);
-  const PrecisionScope scope(Precision::bfloat16);
-  BOOST_TEST((current_precision() == Precision::bfloat16));
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {});
+  BOOST_TEST(bf16->name() == "bf16");
   struct Case {
     std::size_t m, n, k;
     bool strided;
@@ -184,7 +178,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, s.m, s.n, s.k, s.strided, s.alpha, s.beta, rng);
         bool beyond_float32 = false;
-        const double fraction = worst_fraction_of_bound(p, beyond_float32);
+        const double fraction = worst_fraction_of_bound(bf16.get(), p, beyond_float32);
         BOOST_TEST_CONTEXT("m " << s.m << " n " << s.n << " k " << s.k << " ta " << ta << " tb " << tb << " strided "
                                 << s.strided << " alpha " << s.alpha << " beta " << s.beta) {
           BOOST_TEST(fraction <= 1.0);
@@ -226,14 +220,13 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_cut_operands_read_in_place_into_fewer_blo
   }
 }
 
-// Products with operands read from registered bfloat16 copies (weights), cut into those larger blocks: every element
-// of C within the bound — beta 0 over a C of NaN (an element left out shows), beta 0.5 over numbers (an element
-// computed twice shows) — for each transposition, with A, B or both registered, sides cut into unequal last blocks
-// (2,101 = 1,051 + 1,050), and the copies made and read.
-BOOST_AUTO_TEST_CASE(bfloat16_products_of_registered_operands_in_larger_blocks) {
-  if (refused(Precision::bfloat16)) return;
+// Products with operands read from the bfloat16 copies of the model's weights, cut into those larger blocks: every
+// element of C within the bound — beta 0 over a C of NaN (an element left out shows), beta 0.5 over numbers (an
+// element computed twice shows) — for each transposition, with A, B or both weights, sides cut into unequal last
+// blocks (2,101 = 1,051 + 1,050), and the copies made and read.
+BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks) {
+  if (refused("bf16")) return;
   Rng rng(19);
-  const PrecisionScope scope(Precision::bfloat16);
   // C's 2,101 columns from B's copy in 2 blocks (1,497 at most); 2,101 rows from A's; sums of 1,100 terms in blocks of
   // 512 with both registered and B's 700 columns whole (2,048 at most; 512 for a rounded operand)
   for (const auto& [m, n, k, registered_a, registered_b, beta] :
@@ -243,37 +236,39 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_registered_operands_in_larger_blocks) 
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, m, n, k, true, 1.f, beta, rng);
         const Tensor<float> a(Shape{p.a.size()}, p.a), b(Shape{p.b.size()}, p.b);  // the operands in tensors
-        BFloat16Weights weights;
-        if (registered_a) weights.add("A", a);
-        if (registered_b) weights.add("B", b);
+        Matrices weights;
+        if (registered_a) weights.emplace_back("A", &a);
+        if (registered_b) weights.emplace_back("B", &b);
+        const std::unique_ptr<Products> bf16 = make_products("bf16", weights);
         bool beyond_float32 = false;
-        const double fraction = worst_fraction_of_bound(p, beyond_float32, a.data(), b.data());
+        const double fraction = worst_fraction_of_bound(bf16.get(), p, beyond_float32, a.data(), b.data());
         BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
           BOOST_TEST(fraction <= 1.0);
           BOOST_TEST(beyond_float32);
-          BOOST_TEST(weights.bytes() == 2 * ((registered_a ? a.size() : 0) + (registered_b ? b.size() : 0)));
+          BOOST_TEST(bfloat16_copy_bytes(*bf16) == 2 * ((registered_a ? a.size() : 0) + (registered_b ? b.size() : 0)));
         }
       }
     }
   }
 }
 
-// An A given in bfloat16 already (gemm_with_bfloat16_a) is what every bfloat16 product rounds A to: blas_gemm's
-// product of the float A within float32's rounding of the sums — the same rounded operands, which oneDNN may add in
+// An A given in bfloat16 already (Products::gemm_bfloat16_a) is what every bfloat16 product rounds A to: the bf16
+// products of the float A within float32's rounding of the sums — the same rounded operands, which oneDNN may add in
 // another order for another row stride (the float A is packed first; seen: strided A, untransposed) — for each
 // transposition, strided operands, alpha and beta, sums and rows cut into blocks; the same bits when A is stored as
-// the float path packs it (contiguous, whole sums). The function refuses to run when the products are not bfloat16.
+// the float path packs it (contiguous, whole sums). Products that do not round to bfloat16 refuse it.
 BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
   const std::vector<std::uint16_t> one(4, 0x3f80);
   std::vector<float> out(4, 0.f);
   BOOST_CHECK_EXCEPTION(
-      gemm_with_bfloat16_a(false, false, 2, 2, 2, 1.f, one.data(), 2, out.data(), 2, 0.f, out.data(), 2),
+      make_products("float32", {})
+          ->gemm_bfloat16_a(false, false, 2, 2, 2, 1.f, one.data(), 2, out.data(), 2, 0.f, out.data(), 2),
       std::logic_error, [](const std::logic_error& e) {
-        return std::string(e.what()) == "gemm_with_bfloat16_a: an operand in bfloat16 while the products are float32";
+        return std::string(e.what()) == "gemm_bfloat16_a: an operand in bfloat16 while the products are float32";
       });
-  if (refused(Precision::bfloat16)) return;
+  if (refused("bf16")) return;
   Rng rng(13);
-  const PrecisionScope scope(Precision::bfloat16);
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   // (4300, 40, 248): 4,228 rows of C a block at most, so A's rows are read in two, as the output layer's dW reads G
   for (const auto& [m, n, k, strided] :
        {std::tuple{5, 33, 70, true}, std::tuple{37, 65, 1100, false}, std::tuple{2100, 4, 40, true},
@@ -284,9 +279,10 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
         std::vector<std::uint16_t> a16(p.a.size());
         bf16::from_float(p.a.data(), a16.data(), a16.size());
         std::vector<float> by_float = p.c, by_bf16 = p.c;
-        blas_gemm(ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, by_float.data(), p.ldc);
-        gemm_with_bfloat16_a(ta, tb, p.m, p.n, p.k, p.alpha, a16.data(), p.lda, p.b.data(), p.ldb, p.beta,
-                             by_bf16.data(), p.ldc);
+        gemm(bf16.get(), ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, by_float.data(),
+             p.ldc);
+        bf16->gemm_bfloat16_a(ta, tb, p.m, p.n, p.k, p.alpha, a16.data(), p.lda, p.b.data(), p.ldb, p.beta,
+                              by_bf16.data(), p.ldc);
         double worst = 0;  // the largest difference as a fraction of float32's bound on the sum
         for (std::size_t i = 0; i < p.m; ++i) {
           for (std::size_t j = 0; j < p.n; ++j) {
@@ -331,7 +327,7 @@ double relative_difference(const Tensor<float>& a, const Tensor<float>& b) {
 // rounding to bfloat16, which the two softmaxes can tip either way) — while the float32 products' two nodes give
 // others.
 BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_two_nodes_rounding) {
-  if (refused(Precision::bfloat16)) return;
+  if (refused("bf16")) return;
   Rng rng(19);
   const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 40}, -2.0, 2.0);
   const Tensor<float> W = rng.uniform_tensor<float>(Shape{300, 40}, -0.5, 0.5);
@@ -342,18 +338,19 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_tw
     Tensor<float> dx, dW, db;
     std::size_t nodes;
   };
-  const auto run = [&](bool one_node) {
-    Tape<float> tape;
+  const auto run = [&](bool one_node, const Products* products) {
+    TapeWithContext<float> on(Context{nullptr, products});
+    Tape<float>& tape = on.tape;
     const Variable<float> vx = tape.leaf(x), vW = tape.leaf(W), vb = tape.leaf(b);
     const Variable<float> loss = one_node ? linear_cross_entropy(vx, vW, vb, targets, -100, 0.1)
-                                          : cross_entropy(linear(vx, vW, vb), targets, -100, 0.1);
+                                          : cross_entropy(dense(vx, vW, vb), targets, -100, 0.1);
     tape.backward(loss);
     return Result{loss.value().item(), vx.grad(), vW.grad(), vb.grad(), tape.size()};
   };
-  const Result float32 = run(true);
+  const Result float32 = run(true, nullptr);
   BOOST_TEST(float32.nodes == 5u);  // float32 products: linear_cross_entropy records the two nodes
-  const PrecisionScope scope(Precision::bfloat16);
-  const Result one = run(true), two = run(false);
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {});
+  const Result one = run(true, bf16.get()), two = run(false, bf16.get());
   BOOST_TEST(one.nodes == 4u);
   BOOST_TEST(two.nodes == 5u);
   BOOST_TEST(one.loss == two.loss);
@@ -369,21 +366,22 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_tw
 // exactly): the one node within float32's rounding of the two nodes, which round s·G where it rounds G — a few units
 // of bfloat16's last place of G's largest numbers, 2⁻⁸ relative, at most.
 BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
-  if (refused(Precision::bfloat16)) return;
+  if (refused("bf16")) return;
   Rng rng(23);
   const std::size_t C = 65537;
   const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 8}, -2.0, 2.0);
   const Tensor<float> W = rng.uniform_tensor<float>(Shape{C, 8}, -2.0, 2.0);
   const Ids targets(Shape{9}, {0, 65536, -100, 30000, -100, 12, -100, 7, 65535});
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   const auto run = [&](bool one_node) {
-    Tape<float> tape;
+    TapeWithContext<float> on(Context{nullptr, bf16.get()});
+    Tape<float>& tape = on.tape;
     const Variable<float> vx = tape.leaf(x), vW = tape.leaf(W);
     const Variable<float> loss =
-        one_node ? linear_cross_entropy(vx, vW, Variable<float>(), targets) : cross_entropy(linear(vx, vW), targets);
+        one_node ? linear_cross_entropy(vx, vW, Variable<float>(), targets) : cross_entropy(dense(vx, vW), targets);
     tape.backward(loss);
     return std::tuple{loss.value().item(), vx.grad(), vW.grad(), tape.size()};
   };
-  const PrecisionScope scope(Precision::bfloat16);
   const auto [loss1, dx1, dW1, nodes1] = run(true);
   const auto [loss2, dx2, dW2, nodes2] = run(false);
   BOOST_TEST(nodes1 == 3u);
@@ -398,75 +396,66 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
 // An alpha other than 1 is given to oneDNN when the product runs: products with nine different alphas (the loss's
 // dy/N changes with every batch) add at most one primitive to the thread's cache, not nine.
 BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha) {
-  if (refused(Precision::bfloat16)) return;
-  const PrecisionScope scope(Precision::bfloat16);
+  if (refused("bf16")) return;
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   std::vector<float> a(6 * 5, 0.5f), b(5 * 7, 0.25f), c(6 * 7, 0.f);
-  blas_gemm(false, false, 6, 7, 5, 1.f, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
+  gemm(bf16.get(), false, false, 6, 7, 5, 1.f, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
   const std::size_t before = bfloat16_primitives();
   for (int i = 1; i <= 9; ++i) {
     const float alpha = 1.0f / static_cast<float>(i + 300);
-    blas_gemm(false, false, 6, 7, 5, alpha, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
+    gemm(bf16.get(), false, false, 6, 7, 5, alpha, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
     BOOST_TEST(c[0] == alpha * 5 * 0.5f * 0.25f, boost::test_tools::tolerance(1e-6f));  // the alpha of this product
   }
   BOOST_TEST(bfloat16_primitives() <= before + 1);  // + 1 unless an earlier product of this thread made it
 }
 
-BOOST_AUTO_TEST_CASE(registered_bfloat16_weights_are_rounded_once_until_refreshed) {
-  if (refused(Precision::bfloat16)) return;
-  const PrecisionScope scope(Precision::bfloat16);
+// A weight's bfloat16 copy is made when a product first reads it and read by every product after: the same bits as
+// rounding the operand at each product, for W read as Wᵀ (y = x·Wᵀ, its sum of 1100 terms cut into blocks), as W
+// (dx = dy·W), as a block of Wᵀ (W's rows 3 … 32, columns 7 … 506, as a recurrence's gates) and as A (W·z). A weight
+// listed twice (shared by two layers) has one copy; one no product reads (an embedding's table) has none. After an
+// optimizer step the copy is stale until Products::updated reports the change; another object's copy of the same
+// weight is its own.
+BOOST_AUTO_TEST_CASE(bfloat16_weights_are_rounded_once_until_updated) {
+  if (refused("bf16")) return;
   Rng rng(17);
   Tensor<float> W(Shape{40, 1100});
   for (float& x : W.flat()) x = static_cast<float>(rng.uniform(-2.0, 2.0));
   std::vector<float> x(5 * 1100), dy(5 * 40), z(1100 * 6);
   for (auto* v : {&x, &dy, &z})
     for (float& e : *v) e = static_cast<float>(rng.uniform(-2.0, 2.0));
-  // W read as Wᵀ (y = x·Wᵀ, its sum of 1100 terms cut into blocks), as W (dx = dy·W), as a block of Wᵀ (W's rows
-  // 3 … 32, columns 7 … 506, as a recurrence's gates) and as A (W·z)
-  const auto products = [&] {
+  const auto products = [&](const Products* bf16) {
     std::vector<std::vector<float>> c{std::vector<float>(5 * 40), std::vector<float>(5 * 1100),
                                       std::vector<float>(5 * 30), std::vector<float>(40 * 6)};
-    blas_gemm(false, true, 5, 40, 1100, 1.f, x.data(), 1100, W.data(), 1100, 0.f, c[0].data(), 40);
-    blas_gemm(false, false, 5, 1100, 40, 1.f, dy.data(), 40, W.data(), 1100, 0.f, c[1].data(), 1100);
-    blas_gemm(false, true, 5, 30, 500, 1.f, x.data(), 1100, W.data() + 3 * 1100 + 7, 1100, 0.f, c[2].data(), 30);
-    blas_gemm(false, false, 40, 6, 1100, 1.f, W.data(), 1100, z.data(), 6, 0.f, c[3].data(), 6);
+    gemm(bf16, false, true, 5, 40, 1100, 1.f, x.data(), 1100, W.data(), 1100, 0.f, c[0].data(), 40);
+    gemm(bf16, false, false, 5, 1100, 40, 1.f, dy.data(), 40, W.data(), 1100, 0.f, c[1].data(), 1100);
+    gemm(bf16, false, true, 5, 30, 500, 1.f, x.data(), 1100, W.data() + 3 * 1100 + 7, 1100, 0.f, c[2].data(), 30);
+    gemm(bf16, false, false, 40, 6, 1100, 1.f, W.data(), 1100, z.data(), 6, 0.f, c[3].data(), 6);
     return c;
   };
-  const auto rounded_each_time = products();
-  std::vector<std::vector<float>> refreshed;
-  std::size_t ranges = 0;
-  {
-    BFloat16Weights weights;
-    weights.add("W", W);
-    weights.add("W again", W);                  // the same tensor twice (a shared weight): registered once
-    const Tensor<float> unread(Shape{300, 2});  // registered, never a product's operand (an embedding's table)
-    weights.add("unread", unread);
-    BOOST_TEST(weights.count() == 2u);
-    BOOST_TEST(weights.bytes() == 0u);                // nothing rounded before a product reads it
-    BOOST_TEST((products() == rounded_each_time));    // the copy's bits are the rounding's
-    BOOST_TEST(weights.bytes() == 40u * 1100u * 2u);  // made once
-    for (float& e : W.flat()) e += 0.75f;             // an optimizer step
-    BOOST_TEST((products() == rounded_each_time));    // before refresh(): the old values
-    weights.refresh([&](std::size_t count, const std::function<void(std::size_t, std::size_t)>& f) {
-      f(0, count / 3), f(count / 3, count);  // two threads' shares
-      ranges += 2;
-    });
-    refreshed = products();
-    BOOST_TEST(weights.bytes() == 40u * 1100u * 2u);  // the unread tensor is still not copied
-    BFloat16Weights other;
-    BOOST_CHECK_EXCEPTION(other.add("decoder.W", W), std::invalid_argument,
-                          says("BFloat16Weights: decoder.W is registered already, by another BFloat16Weights"));
-  }
-  BOOST_TEST(ranges == 2u);
-  BOOST_TEST((refreshed != rounded_each_time));
-  BOOST_TEST((products() == refreshed));  // unregistered: the new values rounded at each product, the same bits
+  const std::unique_ptr<Products> rounding = make_products("bf16", {});  // no weights: every operand rounded
+  const auto rounded_each_time = products(rounding.get());
+  const Tensor<float> unread(Shape{300, 2});
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {{"W", &W}, {"W again", &W}, {"unread", &unread}});
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 0u);                // nothing rounded before a product reads it
+  BOOST_TEST((products(bf16.get()) == rounded_each_time));     // the copy's bits are the rounding's
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 1100u * 2u);  // made once, for W alone
+  for (float& e : W.flat()) e += 0.75f;                        // an optimizer step
+  BOOST_TEST((products(bf16.get()) == rounded_each_time));     // not reported: the old values
+  const std::unique_ptr<Products> other = make_products("bf16", {{"W", &W}});
+  const auto rounded_now = products(rounding.get());
+  BOOST_TEST((rounded_now != rounded_each_time));
+  BOOST_TEST((products(other.get()) == rounded_now));  // another object's copy, made from the new values
+  BOOST_TEST(bf16->copies_weights());
+  bf16->updated(W.data(), W.data() + W.size());  // what nn::Trainer reports after the step
+  BOOST_TEST((products(bf16.get()) == rounded_now));
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 1100u * 2u);  // the unread tensor is still not copied
 }
 
-// refresh(first, last), as an optimizer's update calls it for the numbers it has just written (StepExtras::updated):
-// after every changed range is refreshed, products read exactly the new values' rounding; numbers of a copy no product
-// has read, of another object's tensor or of no registered tensor are left alone.
-BOOST_AUTO_TEST_CASE(bfloat16_weights_refreshed_in_parts) {
-  if (refused(Precision::bfloat16)) return;
-  const PrecisionScope scope(Precision::bfloat16);
+// updated(first, last), as nn::Trainer reports the numbers an optimizer's update has just written (StepExtras::
+// updated): after every changed range is reported, products read exactly the new values' rounding; numbers of a copy
+// no product has read, of another object's weight or of no weight are left alone.
+BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts) {
+  if (refused("bf16")) return;
   Rng rng(23);
   const auto filled = [&](Shape shape) {
     Tensor<float> t(shape);
@@ -475,66 +464,80 @@ BOOST_AUTO_TEST_CASE(bfloat16_weights_refreshed_in_parts) {
   };
   Tensor<float> W = filled(Shape{40, 700}), V = filled(Shape{30, 20}), elsewhere = filled(Shape{40, 700});
   const Tensor<float> x = filled(Shape{5, 700});
-  const auto product = [&](const Tensor<float>& M) {  // y = x·Mᵀ
+  const auto product = [&](const Products& products, const Tensor<float>& M) {  // y = x·Mᵀ
     std::vector<float> y(5 * 40);
-    blas_gemm(false, true, 5, 40, 700, 1.f, x.data(), 700, M.data(), 700, 0.f, y.data(), 40);
+    gemm(&products, false, true, 5, 40, 700, 1.f, x.data(), 700, M.data(), 700, 0.f, y.data(), 40);
     return y;
   };
-  BFloat16Weights weights, other;
-  weights.add("W", W);
-  weights.add("V", V);  // never read: no copy to refresh
-  other.add("elsewhere", elsewhere);
-  const std::vector<float> old_elsewhere = product(elsewhere);  // the copies made
-  product(W);
-  BOOST_TEST(weights.bytes() == 40u * 700u * 2u);
+  const std::unique_ptr<Products> bf16 = make_products("bf16", {{"W", &W}, {"V", &V}});  // V never read: no copy
+  const std::unique_ptr<Products> other = make_products("bf16", {{"elsewhere", &elsewhere}});
+  const std::unique_ptr<Products> rounding = make_products("bf16", {});
+  const std::vector<float> old_elsewhere = product(*other, elsewhere);  // the copies made
+  product(*bf16, W);
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 700u * 2u);
   for (float& e : W.flat()) e *= -1.5f;  // an optimizer step, in three uneven parts
   for (float& e : elsewhere.flat()) e += 1.0f;
   const std::size_t cuts[] = {0, 1, 9001, W.size()};
-  for (std::size_t k = 3; k-- > 0;) weights.refresh(W.data() + cuts[k], W.data() + cuts[k + 1]);
-  weights.refresh(V.data(), V.data() + V.size());
-  weights.refresh(elsewhere.data(), elsewhere.data() + elsewhere.size());  // not this object's
-  weights.refresh(x.data(), x.data() + x.size());                          // no registered tensor's
-  BOOST_TEST(weights.bytes() == 40u * 700u * 2u);                          // V is still not copied
-  Tensor<float> unregistered = W;                                          // the new values, rounded at the product
-  BOOST_TEST((product(W) == product(unregistered)));
-  BOOST_TEST((product(elsewhere) == old_elsewhere));  // its owner has not refreshed it
-  other.refresh(elsewhere.data(), elsewhere.data() + elsewhere.size());
-  Tensor<float> new_elsewhere = elsewhere;
-  BOOST_TEST((product(elsewhere) == product(new_elsewhere)));
-  BOOST_TEST((product(elsewhere) != old_elsewhere));
+  for (std::size_t k = 3; k-- > 0;) bf16->updated(W.data() + cuts[k], W.data() + cuts[k + 1]);
+  bf16->updated(V.data(), V.data() + V.size());
+  bf16->updated(elsewhere.data(), elsewhere.data() + elsewhere.size());  // not this object's
+  bf16->updated(x.data(), x.data() + x.size());                          // no weight's
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 700u * 2u);             // V is still not copied
+  BOOST_TEST((product(*bf16, W) == product(*rounding, W)));              // the new values, rounded
+  BOOST_TEST((product(*other, elsewhere) == old_elsewhere));             // its owner has not heard of the step
+  other->updated(elsewhere.data(), elsewhere.data() + elsewhere.size());
+  BOOST_TEST((product(*other, elsewhere) == product(*rounding, elsewhere)));
+  BOOST_TEST((product(*other, elsewhere) != old_elsewhere));
 }
 
-BOOST_AUTO_TEST_CASE(float32_again_after_bfloat16) {
-  // back in float32, blas_gemm is OpenBLAS's again: the same bits as before bfloat16 was ever used
+// Products belong to their object, not to the process: a product without products (nullptr) or with float32's is
+// OpenBLAS's, the same bits before, while and after other precisions' products are made and run — on two threads at
+// once, each precision giving the bits it gives alone.
+BOOST_AUTO_TEST_CASE(precisions_run_side_by_side) {
   Rng rng(3);
   const Product p = make_product(false, true, 9, 31, 57, false, 1.f, 0.f, rng);
-  const auto run = [&p] {
+  const Tensor<float> w(Shape{31, 57}, p.b);
+  const auto run = [&p, &w](const Products* products) {
     std::vector<float> c = p.c;
-    blas_gemm(p.trans_a, p.trans_b, p.m, p.n, p.k, 1.f, p.a.data(), p.lda, p.b.data(), p.ldb, 0.f, c.data(), p.ldc);
+    gemm(products, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.f, p.a.data(), p.lda, w.data(), p.ldb, 0.f, c.data(), p.ldc);
     return c;
   };
-  const std::vector<float> before = run();
-  if (precision_unavailable(Precision::bfloat16).empty()) {
-    use_precision(Precision::bfloat16);
-    BOOST_TEST((run() != before));
+  const std::vector<float> before = run(nullptr);
+  std::vector<std::unique_ptr<Products>> all;
+  for (const std::string& name : precision_names()) {
+    if (!find_precision(name)->unavailable().empty()) continue;
+    all.push_back(make_products(name, {{"w", &w}}));
   }
-  use_precision(Precision::float32);
-  BOOST_TEST((run() == before));
-  BOOST_TEST((current_precision() == Precision::float32));
+  BOOST_TEST_REQUIRE(all.size() >= 1u);
+  std::vector<std::vector<float>> alone;
+  for (const auto& products : all) alone.push_back(run(products.get()));
+  BOOST_TEST((alone.front() == before));  // float32's
+  for (std::size_t i = 1; i < all.size(); ++i) BOOST_TEST((alone[i] != before), all[i]->name());
+  std::vector<std::vector<float>> together(all.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int repeat = 0; repeat < 50; ++repeat) together[i] = run(all[i].get());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < all.size(); ++i) BOOST_TEST((together[i] == alone[i]), all[i]->name());
+  BOOST_TEST((run(nullptr) == before));
 }
 
 namespace {
 
-// A registered weight W (rows × cols, values in ±2) and the product C = alpha·op(A)·Bᵀ + beta·C whose B is W's block
-// at rows r0 …, columns c0 … (n rows, k columns, row stride cols). Returns the largest error as a fraction of
+// A weight W of `int8`'s model (rows × cols, values in ±2) and the product C = alpha·op(A)·Bᵀ + beta·C whose B is W's
+// block at rows r0 …, columns c0 … (n rows, k columns, row stride cols). Returns the largest error as a fraction of
 // precision.hpp's int8 bound (per element: the row's scale s_a from op(A)'s row, 0 included; s_w from W's whole row)
 // and sets `beyond_float32` when some error exceeds float32's bound.
-double int8_worst_fraction(Product p, const Tensor<float>& w, std::size_t r0, std::size_t c0, bool& beyond_float32) {
+double int8_worst_fraction(const Products& int8, Product p, const Tensor<float>& w, std::size_t r0, std::size_t c0,
+                           bool& beyond_float32) {
   const std::size_t cols = w.shape()[1];
   p.b.clear();
   std::vector<float> c = p.c;
   const float* b = w.data() + r0 * cols + c0;
-  blas_gemm(p.trans_a, true, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, b, cols, p.beta, c.data(), p.ldc);
+  gemm(&int8, p.trans_a, true, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, b, cols, p.beta, c.data(), p.ldc);
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -578,16 +581,14 @@ Tensor<float> random_matrix(std::size_t rows, std::size_t cols, Rng& rng) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
-  if (refused(Precision::int8)) return;
+  if (refused("int8")) return;
   Rng rng(13);
   // W's rows of very different sizes (a scale per row), one row of zeros
   Tensor<float> w = random_matrix(2300, 700, rng);
   for (std::size_t r = 0; r < 2300; ++r)
     for (std::size_t c = 0; c < 700; ++c) w.data()[r * 700 + c] *= r == 5 ? 0.0f : std::ldexp(1.0f, int(r % 9) - 4);
-  QuantizedWeights weights;
-  weights.add("w", w);
-  const PrecisionScope scope(Precision::int8);
-  BOOST_TEST((current_precision() == Precision::int8));
+  const std::unique_ptr<Products> int8 = make_products("int8", {{"w", &w}});
+  BOOST_TEST(int8->name() == "int8");
   struct Case {
     std::size_t m, n, k, r0, c0;
     bool strided;
@@ -609,7 +610,7 @@ BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
         }
       }
       bool beyond_float32 = false;
-      const double fraction = int8_worst_fraction(p, w, s.r0, s.c0, beyond_float32);
+      const double fraction = int8_worst_fraction(*int8, p, w, s.r0, s.c0, beyond_float32);
       BOOST_TEST_CONTEXT("m " << s.m << " n " << s.n << " k " << s.k << " rows from " << s.r0 << " columns from "
                               << s.c0 << " ta " << ta << " strided " << s.strided << " alpha " << s.alpha << " beta "
                               << s.beta) {
@@ -621,15 +622,17 @@ BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
 }
 
 BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
-  // an unregistered B, a registered one not transposed (a backward product) or read with another row stride, a row of
-  // A holding a NaN, and every product once the weights are unregistered: OpenBLAS's bits exactly, NaN included
+  // a B that is no weight of the model, a weight not transposed (a backward product) or read with another row stride,
+  // a row of A holding a NaN, and every product of another model's int8 products: OpenBLAS's bits exactly, NaN
+  // included
   Rng rng(17);
   const Tensor<float> w = random_matrix(40, 30, rng);
   Product p = make_product(false, true, 9, 40, 30, false, 1.f, 0.f, rng);
-  const auto run = [&p](const float* b, bool tb) {
+  const Products* products = nullptr;  // float32 first
+  const auto run = [&p, &products](const float* b, bool tb) {
     std::vector<float> c = p.c;
-    blas_gemm(p.trans_a, tb, p.m, tb ? 40 : 30, tb ? 30 : 40, 1.f, p.a.data(), tb ? 30 : 40, b, 30, 0.f, c.data(),
-              p.ldc);
+    gemm(products, p.trans_a, tb, p.m, tb ? 40 : 30, tb ? 30 : 40, 1.f, p.a.data(), tb ? 30 : 40, b, 30, 0.f, c.data(),
+         p.ldc);
     return c;
   };
   const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
@@ -638,9 +641,9 @@ BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
   const std::vector<float> other = p.b;  // (40, 30) too
   const std::vector<float> registered = run(w.data(), true), unregistered = run(other.data(), true);
   // W's numbers read with another row stride: (40, 15) rows that are not W's
-  const auto run_strided = [&p, &w] {
+  const auto run_strided = [&p, &w, &products] {
     std::vector<float> c(9 * 40);
-    blas_gemm(false, true, 9, 40, 15, 1.f, p.a.data(), 30, w.data(), 15, 0.f, c.data(), 40);
+    gemm(products, false, true, 9, 40, 15, 1.f, p.a.data(), 30, w.data(), 15, 0.f, c.data(), 40);
     return c;
   };
   const std::vector<float> strided = run_strided();
@@ -651,11 +654,10 @@ BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
   p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> with_nan = run(w.data(), true);
   p.a[4 * 30 + 7] = kept;
-  if (!precision_unavailable(Precision::int8).empty()) return;  // the refusal is checked above
+  if (!find_precision("int8")->unavailable().empty()) return;  // the refusal is checked above
+  const std::unique_ptr<Products> int8 = make_products("int8", {{"w", &w}});
   {
-    QuantizedWeights weights;
-    weights.add("w", w);
-    const PrecisionScope scope(Precision::int8);
+    products = int8.get();
     BOOST_TEST(!same(run(w.data(), true), registered));  // (the check below can fail)
     BOOST_TEST(same(run(other.data(), true), unregistered));
     BOOST_TEST(same(run_strided(), strided));
@@ -668,34 +670,33 @@ BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
     BOOST_TEST(std::isnan(c[4 * 40]));
     p.a[4 * 30 + 7] = kept;
   }
-  const PrecisionScope scope(Precision::int8);  // the weights are unregistered now
+  const std::unique_ptr<Products> another = make_products("int8", {});  // another model's: w is not its weight
+  products = another.get();
   BOOST_TEST(same(run(w.data(), true), registered));
 }
 
-BOOST_AUTO_TEST_CASE(blas_linear_adds_the_bias_as_copy_then_gemm_does) {
-  // y = x·Wᵀ + bias (blas.hpp): in float32 and bfloat16 the bits of the bias copied into y and gemm with beta = 1; an
-  // int8 backend adds the bias as it writes y, so there within a rounding of the terms' size
+BOOST_AUTO_TEST_CASE(linear_product_adds_the_bias_as_copy_then_gemm_does) {
+  // y = x·Wᵀ + bias (products.hpp): in float32 and bfloat16 the bits of the bias copied into y and gemm with beta = 1;
+  // int8 products add the bias as they write y, so there within a rounding of the terms' size
   Rng rng(23);
   const Tensor<float> w = random_matrix(70, 50, rng), bias = random_matrix(1, 70, rng), x = random_matrix(9, 50, rng);
-  const auto linear = [&] {
+  const auto linear = [&](const Products* products) {
     std::vector<float> y(9 * 70, std::numeric_limits<float>::quiet_NaN());
-    blas_linear(9, 70, 50, x.data(), w.data(), bias.data(), y.data());
+    linear_product(products, 9, 70, 50, x.data(), w.data(), bias.data(), y.data());
     return y;
   };
-  const auto copy_then_gemm = [&] {
+  const auto copy_then_gemm = [&](const Products* products) {
     std::vector<float> y(9 * 70);
     for (std::size_t r = 0; r < 9; ++r) std::copy(bias.data(), bias.data() + 70, y.data() + r * 70);
-    blas_gemm(false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 1.f, y.data(), 70);
+    gemm(products, false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 1.f, y.data(), 70);
     return y;
   };
-  QuantizedWeights weights;
-  weights.add("w", w);
-  for (Precision p : {Precision::float32, Precision::bfloat16, Precision::int8}) {
-    if (!precision_unavailable(p).empty()) continue;  // refusals: checked above
-    const PrecisionScope scope(p);
-    const std::vector<float> y = linear(), expected = copy_then_gemm();
-    BOOST_TEST_CONTEXT(precision_name(p)) {
-      if (p != Precision::int8) {
+  for (const std::string name : {"float32", "bf16", "int8"}) {
+    if (!find_precision(name)->unavailable().empty()) continue;  // refusals: checked above
+    const std::unique_ptr<Products> products = make_products(name, {{"w", &w}});
+    const std::vector<float> y = linear(products.get()), expected = copy_then_gemm(products.get());
+    BOOST_TEST_CONTEXT(name) {
+      if (name != "int8") {
         BOOST_TEST(std::memcmp(y.data(), expected.data(), y.size() * sizeof(float)) == 0);
         continue;
       }
@@ -706,37 +707,43 @@ BOOST_AUTO_TEST_CASE(blas_linear_adds_the_bias_as_copy_then_gemm_does) {
     }
   }
   std::vector<float> none(9 * 70, std::numeric_limits<float>::quiet_NaN()), expected(9 * 70);
-  blas_linear(9, 70, 50, x.data(), w.data(), nullptr, none.data());  // no bias: x·Wᵀ alone
+  linear_product(nullptr, 9, 70, 50, x.data(), w.data(), nullptr, none.data());  // no bias: x·Wᵀ alone
   blas_gemm(false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 0.f, expected.data(), 70);
   BOOST_TEST(std::memcmp(none.data(), expected.data(), none.size() * sizeof(float)) == 0);
 }
 
-BOOST_AUTO_TEST_CASE(quantized_weights_refuse_what_they_cannot_hold) {
+BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
   Tensor<float> vector({4});
   Tensor<float> matrix({3, 4});
-  QuantizedWeights weights;
-  BOOST_CHECK_EXCEPTION(weights.add("bias", vector), std::invalid_argument,
-                        says("QuantizedWeights: bias has shape (4,), not a matrix (rows, cols)"));
+  Tensor<float> kernels({2, 3, 3, 3});  // a convolution's: never a product's Wᵀ, left out
+  if (refused("int8")) return;
   matrix.data()[6] = std::numeric_limits<float>::infinity();
-  BOOST_CHECK_EXCEPTION(weights.add("W", matrix), std::invalid_argument,
-                        says("QuantizedWeights: W holds inf at (1, 2)"));
+  BOOST_CHECK_EXCEPTION(make_products("int8", {{"W", &matrix}}), std::invalid_argument,
+                        says("int8: W holds inf at (1, 2)"));
   matrix.data()[6] = 1.0f;
-  weights.add("W", matrix);
-  weights.add("W again", matrix);  // the same object: skipped
-  BOOST_TEST(weights.count() == 1u);
-  BOOST_TEST(weights.bytes() == 12u + 3u * 8u);
-  QuantizedWeights other;
-  BOOST_CHECK_EXCEPTION(other.add("W", matrix), std::invalid_argument,
-                        says("QuantizedWeights: W is registered already, by another QuantizedWeights"));
+  // the same matrix twice (a weight shared by two layers): quantized once; 12 int8 numbers, 3 scales and 3 sums
+  const std::unique_ptr<Products> int8 =
+      make_products("int8", {{"bias", &vector}, {"W", &matrix}, {"W again", &matrix}, {"conv", &kernels}});
+  BOOST_TEST(int8->kept() == "1 weight matrix quantized per output channel (0 MB)");
 }
 
-BOOST_AUTO_TEST_CASE(precision_names) {
-  BOOST_TEST(precision_name(Precision::int8) == std::string("int8"));
-  BOOST_TEST((parse_precision("int8") == Precision::int8));
-  BOOST_TEST(precision_name(Precision::bfloat16) == std::string("bf16"));
-  BOOST_TEST((parse_precision("bf16") == Precision::bfloat16));
-  BOOST_TEST((parse_precision("float32") == Precision::float32));
-  BOOST_TEST(!parse_precision("fp16").has_value());
+// Every precision is found by its name, float32 first; a name no precision has is refused with the list.
+BOOST_AUTO_TEST_CASE(precisions_by_name) {
+  const std::vector<std::string> names = precision_names();
+  BOOST_TEST_REQUIRE(!names.empty());
+  BOOST_TEST(names.front() == "float32");
+  std::string list;
+  for (const std::string& name : names) {
+    BOOST_TEST(find_precision(name)->name == name);
+    BOOST_TEST(std::count(names.begin(), names.end(), name) == 1);
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  BOOST_TEST(find_precision("fp16") == nullptr);
+  BOOST_CHECK_EXCEPTION(make_products("fp16", {}), std::invalid_argument,
+                        says("precision fp16: no such precision (" + list + ")"));
+  const std::vector<std::string> training = precision_names(true);
+  BOOST_TEST(std::count(training.begin(), training.end(), "int8") == 0);  // int8 decodes only
+  BOOST_TEST(std::count(training.begin(), training.end(), "bf16") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

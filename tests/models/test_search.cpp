@@ -6,9 +6,13 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/helpers.hpp"
+#include "fast/precision.hpp"
 #include "models/search.hpp"
 #include "nn/optim.hpp"
 
@@ -158,6 +162,51 @@ BOOST_AUTO_TEST_CASE(the_search_on_several_threads_gives_the_same_results) {
         }
       }
     }
+  }
+}
+
+// The precision travels with the search (SearchOptions::products), never through the process: one model a precision
+// (every precision this machine runs: float32, f64products, and int8 or bf16 where the CPU and build have them), each
+// decoding 40 sources by beam search on a thread of its own, all at once, gives the bytes it gives alone — and every
+// precision but float32 gives other scores than float32's, so that products that never arrived would fail.
+BOOST_AUTO_TEST_CASE(models_of_different_precisions_decode_side_by_side) {
+  const Batch batch = make_batch(random_sources(40, 13));
+  std::vector<std::string> names;
+  for (const std::string& name : precision_names()) {
+    if (find_precision(name)->unavailable().empty()) names.push_back(name);
+  }
+  BOOST_TEST_REQUIRE(names.size() >= 2u);  // float32 and f64products run everywhere
+  std::vector<std::unique_ptr<Seq2seq<float>>> models;
+  std::vector<std::unique_ptr<Products>> products;
+  for (const std::string& name : names) {
+    models.push_back(std::make_unique<Seq2seq<float>>(search_model("bahdanau", nn::CellKind::gru, 40)));
+    models.back()->eval();
+    favour_end_token(*models.back(), 1.0f);
+    products.push_back(make_products(name, matrices_of(models.back()->parameters())));
+  }
+  const auto search = [&](std::size_t m) {
+    SearchOptions options{3, 0, 1.0};
+    options.products = products[m].get();
+    return decode(*models[m], batch.source, batch.source_lengths, options);
+  };
+  std::vector<std::vector<Hypothesis>> alone, together(names.size());
+  for (std::size_t m = 0; m < names.size(); ++m) alone.push_back(search(m));
+  std::vector<std::thread> threads;
+  for (std::size_t m = 0; m < names.size(); ++m) {
+    threads.emplace_back([&, m] {
+      for (int repeat = 0; repeat < 3; ++repeat) together[m] = search(m);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (std::size_t m = 0; m < names.size(); ++m) {
+    std::size_t same = 0, same_as_float32 = 0;
+    for (std::size_t s = 0; s < alone[m].size(); ++s) {
+      same += together[m][s].tokens == alone[m][s].tokens && together[m][s].score == alone[m][s].score &&
+              together[m][s].attention == alone[m][s].attention;
+      same_as_float32 += alone[m][s].score == alone[0][s].score;
+    }
+    BOOST_TEST(same == alone[m].size(), names[m]);
+    if (m > 0) BOOST_TEST(same_as_float32 < alone[m].size(), names[m] << " gives float32's scores");
   }
 }
 

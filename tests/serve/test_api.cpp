@@ -164,7 +164,7 @@ BOOST_AUTO_TEST_CASE(answers_equal_attend_predict_across_many_clients) {
 // int8`'s, and the scores are not float32's (the products were quantized). Without oneDNN: one line, exit 2.
 BOOST_AUTO_TEST_CASE(int8_answers_equal_attend_predict_int8) {
   const std::vector<std::string> inputs = date_inputs();
-  const std::string unavailable = attend::precision_unavailable(attend::Precision::int8);
+  const std::string unavailable = attend::find_precision("int8")->unavailable();
   for (const std::string& model : {models().rnn, models().transformer}) {
     Server server("--model '" + model + "' --precision int8");
     if (!unavailable.empty()) {

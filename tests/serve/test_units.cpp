@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   settings.max_batch = 4;
   settings.max_wait = std::chrono::seconds(2);  // ample time to queue the others beside the first
   settings.max_queue = 8;
-  Batcher batcher(model, settings, metrics);
+  Batcher batcher(model, nullptr, settings, metrics);
   std::vector<std::promise<std::vector<attend::models::Hypothesis>>> done(5);
   BOOST_TEST(batcher.submit(job({{1}, {2}}, 1, done[0])));
   BOOST_TEST(batcher.submit(job({{3}}, 2, done[1])));  // another beam: not with the others
@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(a_lone_client_is_not_kept_waiting) {
   BatchSettings settings;
   settings.max_wait = std::chrono::seconds(60);
   std::atomic<bool> others{false};
-  Batcher batcher(model, settings, metrics, [&others] { return others.load(); });
+  Batcher batcher(model, nullptr, settings, metrics, [&others] { return others.load(); });
   std::promise<std::vector<attend::models::Hypothesis>> first;
   BOOST_TEST(batcher.submit(job({{1}}, 1, first)));
   BOOST_TEST((first.get_future().wait_for(std::chrono::seconds(30)) == std::future_status::ready));

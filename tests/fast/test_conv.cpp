@@ -1,4 +1,4 @@
-// Tests of the image ops (autograd/conv.cpp): conv2d (im2col + gemm) and max_pool2d. Values on small cases computed
+// Tests of the image ops (fast/conv.cpp): conv2d (im2col + gemm) and max_pool2d. Values on small cases computed
 // by hand and one computed by PyTorch, equality with a direct 7-loop convolution on random data, finite-difference
 // gradient checks in double over strides, paddings, channel counts and kernel shapes, the first-maximum and NaN
 // rules of pooling, a reused input, and the shape errors.
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fast/images.hpp"
 #include "tests/autograd/helpers.hpp"
 
 using namespace attend;

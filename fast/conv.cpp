@@ -1,13 +1,13 @@
-// The image ops of a small convolutional encoder: conv2d as im2col + one BLAS gemm per image (backward: the two
-// products of that gemm, then col2im), and max_pool2d, which saves the position of each window's maximum. Layouts are
-// PyTorch's (x (B,C,H,W), weight (O,C,kh,kw)). Chapter 13's convolutional encoder is built from them
-// (docs/13-visual-attention.md); formulas: ops.hpp, table: docs/reference/ops.md.
+// The image ops of a small convolutional encoder (images.hpp): conv2d as im2col + one gemm per image, asked of the
+// tape's products (backward: the two products of that gemm, then col2im), and max_pool2d, which saves the position of
+// each window's maximum. Layouts are PyTorch's (x (B,C,H,W), weight (O,C,kh,kw)). Chapter 13's convolutional encoder
+// is built from them (docs/13-visual-attention.md); table: docs/reference/ops.md.
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "autograd/blas.hpp"
-#include "autograd/ops.hpp"
+#include "fast/images.hpp"
+#include "fast/products.hpp"
 
 namespace attend {
 
@@ -105,6 +105,7 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   g.out_h = (g.height + 2 * g.padding - g.kernel_h) / g.stride + 1;
   g.out_w = (g.width + 2 * g.padding - g.kernel_w) / g.stride + 1;
   const std::size_t O = g.out_channels, K = g.rows(), N = g.positions();
+  const Products* products = products_of(tape);
 
   // gemm with beta = 0 overwrites y_b, except when K = 0 (no input channels: gemm writes nothing, y = b or 0)
   Tensor<T> y = (bs == nullptr && K == 0) ? Tensor<T>(Shape{g.batch, O, g.out_h, g.out_w})
@@ -117,7 +118,7 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
       for (std::size_t o = 0; o < O; ++o) std::fill(y_b + o * N, y_b + (o + 1) * N, b.value().data()[o]);
     }
     im2col(g, x.value().data() + n * g.image_size(), cols.data());
-    blas_gemm(false, false, O, N, K, T(1), W.value().data(), K, cols.data(), N, bs ? T(1) : T(0), y_b, N);
+    gemm(products, false, false, O, N, K, T(1), W.value().data(), K, cols.data(), N, bs ? T(1) : T(0), y_b, N);
   }
 
   std::vector<Variable<T>> inputs{x, W};
@@ -125,7 +126,7 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   // Backward recomputes each image's columns instead of keeping all B of them from forward: the saved columns would
   // be kh·kw times the size of x (9× for a 3×3 kernel), held on the tape until backward, for the price of one more
   // im2col per image, which is cheap next to the two gemms.
-  return tape.record("conv2d", std::move(y), inputs, [g](BackwardContext<T>& c) {
+  return tape.record("conv2d", std::move(y), inputs, [products, g](BackwardContext<T>& c) {
     const std::size_t O = g.out_channels, K = g.rows(), N = g.positions();
     const bool want_x = c.wants(0) && O > 0, want_W = c.wants(1);
     // one scratch buffer (K, H'W') per backward: first the columns of x_b (for dW), then dcols (for dx)
@@ -135,11 +136,11 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
       if (want_W) {
         // dW (O, K) += dy_b (O, H'W') · cols_bᵀ (H'W', K)
         im2col(g, c.x(0).data() + n * g.image_size(), scratch.data());
-        blas_gemm(false, true, O, K, N, T(1), dy_b, N, scratch.data(), N, T(1), c.dx(1).data(), K);
+        gemm(products, false, true, O, K, N, T(1), dy_b, N, scratch.data(), N, T(1), c.dx(1).data(), K);
       }
       if (want_x) {
         // dcols (K, H'W') = Wᵀ (K, O) · dy_b (O, H'W'), then dx_b (C,H,W) += col2im(dcols)
-        blas_gemm(true, false, K, N, O, T(1), c.x(1).data(), K, dy_b, N, T(0), scratch.data(), N);
+        gemm(products, true, false, K, N, O, T(1), c.x(1).data(), K, dy_b, N, T(0), scratch.data(), N);
         col2im_add(g, scratch.data(), c.dx(0).data() + n * g.image_size());
       }
     }
