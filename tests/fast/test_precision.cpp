@@ -712,6 +712,59 @@ BOOST_AUTO_TEST_CASE(linear_product_adds_the_bias_as_copy_then_gemm_does) {
   BOOST_TEST(std::memcmp(none.data(), expected.data(), none.size() * sizeof(float)) == 0);
 }
 
+// f64products: each product computed in double and rounded to float once — every element within half a unit in the
+// last place of float of the exact result (plus the double sums' own error, k·2⁻⁵² of Σ|a||b|), beta 0 over a C of
+// NaN and beta ≠ 0, every transposition, strided operands, a bias; float32's sgemm falls outside that bound on the long
+// sums (so that a silent fall back fails).
+BOOST_AUTO_TEST_CASE(f64products_round_once) {
+  Rng rng(29);
+  const std::unique_ptr<Products> f64 = make_products("f64products", {});
+  BOOST_TEST(!f64->copies_weights());
+  const auto worst = [](const Product& p, const std::vector<float>& c, const float* bias) {
+    double fraction = 0;
+    for (std::size_t i = 0; i < p.m; ++i) {
+      for (std::size_t j = 0; j < p.n; ++j) {
+        double exact = 0, magnitude = 0;
+        for (std::size_t l = 0; l < p.k; ++l) {
+          exact += double(a_at(p, i, l)) * double(b_at(p, l, j));
+          magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
+        }
+        const double added = bias != nullptr ? double(bias[j]) : p.beta == 0.0f ? 0.0 : p.beta * p.c[i * p.ldc + j];
+        const double total = p.alpha * exact + added;
+        const double bound =
+            std::ldexp(std::fabs(total), -24) +
+            double(p.k + 2) * std::ldexp(1.0, -52) * (std::fabs(p.alpha) * magnitude + std::fabs(added));
+        const double error = std::fabs(double(c[i * p.ldc + j]) - total);
+        fraction = std::isnan(error) ? std::numeric_limits<double>::infinity() : std::max(fraction, error / bound);
+      }
+    }
+    return fraction;
+  };
+  double float32_worst = 0;
+  for (const auto& [m, n, k, strided, alpha, beta] :
+       {std::tuple{1, 70, 40, false, 1.f, 0.f}, std::tuple{5, 33, 700, true, 0.5f, 1.f},
+        std::tuple{37, 65, 2000, false, 1.f, -0.5f}, std::tuple{6, 9, 1, true, 2.f, 0.f}}) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const Product p = make_product(ta, tb, m, n, k, strided, alpha, beta, rng);
+        std::vector<float> c = p.c, by_float32 = p.c;
+        gemm(f64.get(), ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, c.data(), p.ldc);
+        gemm(nullptr, ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, by_float32.data(),
+             p.ldc);
+        BOOST_TEST(worst(p, c, nullptr) <= 1.0, "m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb);
+        float32_worst = std::max(float32_worst, worst(p, by_float32, nullptr));
+      }
+    }
+  }
+  BOOST_TEST(float32_worst > 1.0);  // float32's sums round at every term
+  // y = x·Wᵀ + bias: the bias added in double, before the one rounding
+  const Product p = make_product(false, true, 7, 30, 500, false, 1.f, 0.f, rng);
+  std::vector<float> bias(30), y(7 * 30, std::numeric_limits<float>::quiet_NaN());
+  for (float& b : bias) b = static_cast<float>(rng.uniform(-3.0, 3.0));
+  linear_product(f64.get(), 7, 30, 500, p.a.data(), p.b.data(), bias.data(), y.data());
+  BOOST_TEST(worst(p, y, bias.data()) <= 1.0);
+}
+
 BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
   Tensor<float> vector({4});
   Tensor<float> matrix({3, 4});
