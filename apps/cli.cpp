@@ -54,7 +54,9 @@ std::string precision_help(bool training) {
     if (training && !p.trains) continue;
     help += std::string(p.name) + " (" + p.summary + "); ";
   }
-  return help + "everything else stays float32 (default: float32)";
+  return help +
+         "everything else stays float32; a precision a build or CPU lacks is refused saying why (default: "
+         "float32)";
 }
 
 // eval, predict, serve: --precision, any precision

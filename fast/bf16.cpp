@@ -336,8 +336,7 @@ std::size_t bfloat16_copy_bytes(const Products& products) {
 }
 
 PrecisionBackend bf16_precision() {
-  return {"bf16", "bfloat16 operands, float32 sums (a CPU with AVX512-BF16)", true, bfloat16_unavailable,
-          make_bfloat16};
+  return {"bf16", "bfloat16 operands, float32 sums; a CPU with AVX512-BF16", true, bfloat16_unavailable, make_bfloat16};
 }
 
 }  // namespace attend

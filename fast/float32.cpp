@@ -18,7 +18,7 @@ class Float32Products final : public Products {
 }  // namespace
 
 PrecisionBackend float32_precision() {
-  return {"float32", "OpenBLAS's sgemm: float32 operands and sums (the default)", true, [] { return std::string(); },
+  return {"float32", "OpenBLAS's sgemm, float32 operands and sums", true, [] { return std::string(); },
           [](const Matrices&) -> std::unique_ptr<Products> { return std::make_unique<Float32Products>(); }};
 }
 

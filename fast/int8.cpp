@@ -241,8 +241,8 @@ std::unique_ptr<Products> make_int8(const Matrices& weights) { return std::make_
 
 PrecisionBackend int8_precision() {
   return {"int8",
-          "for decoding: activations quantized per row to u8, weights per output channel to s8, int32 sums (oneDNN; "
-          "fastest with VNNI)",
+          "for decoding: activations quantized per row to u8, weights per output channel to s8, int32 sums; "
+          "fastest with VNNI",
           false, int8_unavailable, make_int8};
 }
 
