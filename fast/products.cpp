@@ -66,12 +66,9 @@ Variable<T> dense(const Variable<T>& x, const Variable<T>& W, const Variable<T>&
   Tape<T>& tape = b.empty() ? tape_of("linear", {&x, &W}) : tape_of("linear", {&x, &W, &b});
   const Shape& xs = x.value().shape();
   const Shape& ws = W.value().shape();
-  if ((xs.rank() != 2 && xs.rank() != 3) || ws.rank() != 2 || xs[xs.rank() - 1] != ws[1] ||
-      (!b.empty() && (b.value().rank() != 1 || b.value().shape()[0] != ws[0]))) {
-    throw std::invalid_argument("linear: input " + to_string(xs) + ", weight " + to_string(ws) + ", bias " +
-                                (b.empty() ? std::string("none") : to_string(b.value().shape())) +
-                                ": expected input (..., in) of rank 2 or 3, weight (out, in), bias (out,)");
-  }
+  const bool fits = (xs.rank() == 2 || xs.rank() == 3) && ws.rank() == 2 && xs[xs.rank() - 1] == ws[1] &&
+                    (b.empty() || (b.value().rank() == 1 && b.value().shape()[0] == ws[0]));
+  if (!fits) return linear(x, W, b);  // which throws its error, naming the shapes
   const Products* products = products_of(tape);
   const std::size_t rows = xs.size() / ws[1], in = ws[1], out = ws[0];
   Shape y_shape = xs;

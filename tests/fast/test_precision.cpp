@@ -83,6 +83,19 @@ float b_at(const Product& p, std::size_t l, std::size_t j) {
   return p.trans_b ? p.b[j * p.ldb + l] : p.b[l * p.ldb + j];
 }
 
+// Element (i, j) of op(A)·op(B) in double, and Σ_l |a_il b_lj|.
+struct Exact {
+  double value = 0, magnitude = 0;
+};
+Exact exact_at(const Product& p, std::size_t i, std::size_t j) {
+  Exact e;
+  for (std::size_t l = 0; l < p.k; ++l) {
+    e.value += double(a_at(p, i, l)) * double(b_at(p, l, j));
+    e.magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
+  }
+  return e;
+}
+
 // Runs p through `products` and compares every element with the float64 result: returns the largest error as a
 // fraction of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
 // The product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere).
@@ -95,11 +108,7 @@ double worst_fraction_of_bound(const Products* products, const Product& p, bool&
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
     for (std::size_t j = 0; j < p.n; ++j) {
-      double exact = 0, magnitude = 0;
-      for (std::size_t l = 0; l < p.k; ++l) {
-        exact += double(a_at(p, i, l)) * double(b_at(p, l, j));
-        magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
-      }
+      const auto [exact, magnitude] = exact_at(p, i, j);
       const double c0 = p.beta == 0.0f ? 0.0 : p.c[i * p.ldc + j];  // with beta 0, C's NaN must not show
       const double error = std::fabs(double(c[i * p.ldc + j]) - (p.alpha * exact + p.beta * c0));
       // precision.hpp's bound on the product, scaled by alpha, plus one float rounding of the sum with beta·C
@@ -724,11 +733,7 @@ BOOST_AUTO_TEST_CASE(f64products_round_once) {
     double fraction = 0;
     for (std::size_t i = 0; i < p.m; ++i) {
       for (std::size_t j = 0; j < p.n; ++j) {
-        double exact = 0, magnitude = 0;
-        for (std::size_t l = 0; l < p.k; ++l) {
-          exact += double(a_at(p, i, l)) * double(b_at(p, l, j));
-          magnitude += std::fabs(double(a_at(p, i, l)) * double(b_at(p, l, j)));
-        }
+        const auto [exact, magnitude] = exact_at(p, i, j);
         const double added = bias != nullptr ? double(bias[j]) : p.beta == 0.0f ? 0.0 : p.beta * p.c[i * p.ldc + j];
         const double total = p.alpha * exact + added;
         const double bound =
@@ -763,6 +768,22 @@ BOOST_AUTO_TEST_CASE(f64products_round_once) {
   for (float& b : bias) b = static_cast<float>(rng.uniform(-3.0, 3.0));
   linear_product(f64.get(), 7, 30, 500, p.a.data(), p.b.data(), bias.data(), y.data());
   BOOST_TEST(worst(p, y, bias.data()) <= 1.0);
+}
+
+// dense's shapes are linear's, and so are its errors: every mismatch named as linear names it.
+BOOST_AUTO_TEST_CASE(dense_refuses_what_linear_refuses) {
+  Tape<float> tape;
+  const Variable<float> x = tape.leaf(Tensor<float>(Shape{2, 3})), v = tape.leaf(Tensor<float>(Shape{3}));
+  const Variable<float> W = tape.leaf(Tensor<float>(Shape{4, 3})), W5 = tape.leaf(Tensor<float>(Shape{4, 5}));
+  const Variable<float> b = tape.leaf(Tensor<float>(Shape{4})), b3 = tape.leaf(Tensor<float>(Shape{3}));
+  const std::string expected = ": expected input (..., in) of rank 2 or 3, weight (out, in), bias (out,)";
+  BOOST_CHECK_EXCEPTION(dense(x, W5, b), std::invalid_argument,
+                        says("linear: input (2,3), weight (4,5), bias (4,)" + expected));
+  BOOST_CHECK_EXCEPTION(dense(x, W, b3), std::invalid_argument,
+                        says("linear: input (2,3), weight (4,3), bias (3,)" + expected));
+  BOOST_CHECK_EXCEPTION(dense(v, W), std::invalid_argument,
+                        says("linear: input (3,), weight (4,3), bias none" + expected));
+  BOOST_TEST((dense(x, W, b).shape() == Shape{2, 4}));
 }
 
 BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
