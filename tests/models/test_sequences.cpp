@@ -4,6 +4,8 @@
 // its limits, report every step and pass, and drop the learning rate after exactly the steps it is told.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <limits>
 #include <set>
 
 #include "models/search.hpp"
@@ -234,6 +236,37 @@ BOOST_AUTO_TEST_CASE(training_learns_a_tiny_copy_task_and_repeats_itself) {
   BOOST_TEST(repeated == losses, boost::test_tools::per_element());
   BOOST_CHECK_EXCEPTION(seq::train(again, {}, options), std::invalid_argument, message_has({"no examples"}));
   BOOST_CHECK_EXCEPTION(seq::predict(again, examples, 0), std::invalid_argument, message_has({"batch size 0"}));
+}
+
+// A step whose loss is not finite updates nothing and stops training with an error naming the step: a NaN in the
+// output layer's bias gives a NaN loss at the first step; every weight (and the bias's NaN) is as it was, and no step
+// was reported.
+BOOST_AUTO_TEST_CASE(the_shared_loop_stops_on_a_diverged_step_without_updating) {
+  const auto task = task_of(seq::Task::reverse, 4, 1, 5);
+  Rng rng(9);
+  std::vector<Tokens> sources, targets;
+  for (const auto& example : seq::generate(task, 20, rng)) {
+    sources.push_back(example.source);
+    targets.push_back(example.target);
+  }
+  Seq2seq<float> model(tiny_model(task, 8));
+  model.decoder->output.b.value.data()[3] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<Tensor<float>> before;
+  for (const auto& [name, p] : model.parameters()) before.push_back(p->value);
+  TrainOptions options;
+  options.batch_size = 8;
+  options.epochs = 1;
+  std::size_t reported = 0;
+  options.on_step = [&reported](const TrainStep&) { ++reported; };
+  BOOST_CHECK_EXCEPTION(train(model, sources, targets, options), std::runtime_error,
+                        message_has({"models::train: training diverged at step 1", "nothing was updated"}));
+  BOOST_TEST(reported == 0u);
+  std::size_t k = 0, same = 0;
+  for (const auto& [name, p] : model.parameters()) {
+    const Tensor<float>& old = before[k++];
+    same += std::memcmp(old.data(), p->value.data(), old.size() * sizeof(float)) == 0;
+  }
+  BOOST_TEST(same == before.size());
 }
 
 // models::train's limits and reports: 40 pairs in batches of 16 are 3 batches a pass (16, 16, 8).
