@@ -85,12 +85,9 @@ inline std::vector<pid_t> children_of(pid_t parent) {
   return children;
 }
 
-// Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
-// there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
-// `launcher`: what starts the program (e.g. "mpirun -np 2 "); the signal then goes to the launcher's children, the
-// program's processes, as a cluster's scheduler sends it to every process of a job.
-inline int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number,
-                            const std::string& launcher = "") {
+// Starts `attend <args>` with standard error to `err` and returns its process id. `launcher`: what starts the program
+// (e.g. "mpirun -np 2 ").
+inline pid_t start_attend(const std::string& args, const std::string& err, const std::string& launcher = "") {
   const pid_t pid = fork();
   BOOST_TEST_REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -99,23 +96,35 @@ inline int train_and_signal(const std::string& args, const std::string& err, std
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  return pid;
+}
+
+// Waits until the progress line of `step` is in `err` (or two minutes have passed): true; false when the program
+// ended by itself first (its status then in `raw`).
+inline bool wait_for_step(pid_t pid, const std::string& err, std::size_t step, int& raw) {
   const std::string mark = "step " + std::to_string(step) + "/";
-  bool sent = false;
-  for (int polls = 0; polls < 600000 && !sent; ++polls) {
-    int raw = 0;
-    if (waitpid(pid, &raw, WNOHANG) == pid) return -1;
-    if (read_file(err).find(mark) != std::string::npos) {
-      if (launcher.empty()) {
-        kill(pid, signal_number);
-      } else {
-        for (const pid_t child : children_of(pid)) kill(child, signal_number);
-      }
-      sent = true;
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
+  for (int polls = 0; polls < 600000; ++polls) {
+    if (waitpid(pid, &raw, WNOHANG) == pid) return false;
+    if (read_file(err).find(mark) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+  return true;
+}
+
+// Starts `attend <args>` with standard error to `err`, sends `signal_number` once the progress line of `step` is
+// there, and returns the exit status (-1 if the program ended by itself before the signal could be sent).
+// `launcher`: what starts the program (e.g. "mpirun -np 2 "); the signal then goes to the launcher's children, the
+// program's processes, as a cluster's scheduler sends it to every process of a job.
+inline int train_and_signal(const std::string& args, const std::string& err, std::size_t step, int signal_number,
+                            const std::string& launcher = "") {
+  const pid_t pid = start_attend(args, err, launcher);
   int raw = 0;
+  if (!wait_for_step(pid, err, step, raw)) return -1;
+  if (launcher.empty()) {
+    kill(pid, signal_number);
+  } else {
+    for (const pid_t child : children_of(pid)) kill(child, signal_number);
+  }
   waitpid(pid, &raw, 0);
   return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }

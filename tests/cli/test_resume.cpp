@@ -78,21 +78,9 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_ends_with_the_same_bits) {
 // is there (nothing is finished, saved or flushed), and returns whether SIGKILL ended it.
 bool train_and_kill(const std::string& args, const std::string& err, std::size_t step,
                     std::chrono::microseconds delay) {
-  const pid_t pid = fork();
-  BOOST_TEST_REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const std::string command =
-        std::string("exec env OPENBLAS_NUM_THREADS=1 '") + ATTEND_EXE + "' " + args + " > /dev/null 2> '" + err + "'";
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  const std::string mark = "step " + std::to_string(step) + "/";
+  const pid_t pid = start_attend(args, err);
   int raw = 0;
-  for (int polls = 0; polls < 600000; ++polls) {
-    if (waitpid(pid, &raw, WNOHANG) == pid) return false;  // it ended by itself
-    if (read_file(err).find(mark) != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+  if (!wait_for_step(pid, err, step, raw)) return false;  // it ended by itself
   std::this_thread::sleep_for(delay);
   kill(pid, SIGKILL);
   waitpid(pid, &raw, 0);
