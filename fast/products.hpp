@@ -1,8 +1,7 @@
 // The float matrix products of a forward and backward pass, in the precision their work is given: an object passed
 // with the work — the context of the tape it records on (fast/context.hpp) — never a process-wide setting, so that
 // two models in one process (a float32 one and an int8 one, served side by side) each multiply in their own. The
-// backends (float32, bf16, int8, f64products) and how one is chosen by name: fast/precision.hpp; how to add one:
-// docs/reference/adding-a-precision.md.
+// backends and how one is chosen by name: fast/precision.hpp; how to add one: docs/reference/adding-a-precision.md.
 //
 // Every float product of the fused ops (fast/fused.hpp), of `dense` and `conv2d` (below) and of the fused loss is
 // asked of the tape's Products first; one it declines is OpenBLAS's (autograd/blas.hpp's blas_gemm, which is what a
