@@ -273,8 +273,8 @@ void add_flags(CLI::App& app, Options& o) {
       ->check(CLI::Range(1, 1000000));
   app.add_option("--seed", o.seed, "initial weights and the random batch");
   app.add_option("--precision", o.precision,
-                 "the products' precision, as attend train's: float32, or bf16 (bfloat16 operands, float32 sums)")
-      ->check(CLI::IsMember({"float32", "bf16"}));
+                 "the products' precision, any that attend train takes (docs/reference/adding-a-precision.md)")
+      ->check(CLI::IsMember(precision_names(true)));
   app.add_option("--init", o.init_file,
                  "safetensors file with the initial weights and the batch (batch.src, batch.tgt), as written by "
                  "bench/torch_same_loss.py")

@@ -412,9 +412,8 @@ int main(int argc, char** argv) {
                "compute in float64 (for the same-computation check: float32 rounding differences grow chaotically "
                "in post-norm training)");
   app.add_option("--precision", o.precision,
-                 "the float32 products' precision, as attend train's: float32, or bf16 (bfloat16 operands, float32 "
-                 "sums)")
-      ->check(CLI::IsMember({"float32", "bf16"}));
+                 "the float32 products' precision, any that attend train takes (docs/reference/adding-a-precision.md)")
+      ->check(CLI::IsMember(precision_names(true)));
   app.add_flag("--no-blas-bound", o.no_blas, "skip timing the sgemm-only step");
   app.add_option("--blas-reps", o.blas_reps, "samples per shape for the sgemm-only step")->check(CLI::Range(1, 1000));
   app.add_option("--decode", o.decode_rounds,

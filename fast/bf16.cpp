@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -242,7 +241,7 @@ class BFloat16Products final : public Products {
       copy->source = tensor->data();
       copy->count = tensor->size();
       copies_.add(copy->source, copy);  // a weight shared by two layers: once
-      bytes_ += copy->count;
+      numbers_ += copy->count;
     }
   }
   std::string name() const override { return "bf16"; }
@@ -282,7 +281,7 @@ class BFloat16Products final : public Products {
     const auto [source, copy] = copies_.find(first, last);
     if (copy == nullptr || !copy->made.load(std::memory_order_acquire)) return;
     round_copy(first, copy->values.data() + (first - source), static_cast<std::size_t>(last - first),
-               bytes_ * sizeof(std::uint16_t) > kernels::streaming_bytes);
+               numbers_ * sizeof(std::uint16_t) > kernels::streaming_bytes);
   }
 
   // The bytes of the copies made so far.
@@ -296,7 +295,7 @@ class BFloat16Products final : public Products {
 
  private:
   WeightRegistry<Copy> copies_;
-  std::size_t bytes_ = 0;  // numbers of all the copies, when made
+  std::size_t numbers_ = 0;  // of all the copies, when made
 };
 
 std::string bfloat16_unavailable() {

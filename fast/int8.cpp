@@ -33,11 +33,8 @@ struct QuantizedMatrix {
   std::size_t size() const { return rows * cols; }
 };
 
+// `matrix` is of rank 2 (Int8Products leaves the others out).
 std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const Tensor<float>& matrix) {
-  if (matrix.rank() != 2) {
-    throw std::invalid_argument("int8: " + name + " has shape " + to_string(matrix.shape()) +
-                                ", not a matrix (rows, cols)");
-  }
   auto w = std::make_shared<QuantizedMatrix>();
   w->rows = matrix.shape()[0], w->cols = matrix.shape()[1];
   w->q.resize(w->rows * w->cols);

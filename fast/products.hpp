@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "autograd/ops.hpp"
 #include "fast/context.hpp"
