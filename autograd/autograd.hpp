@@ -3,6 +3,5 @@
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/select.hpp"
 #include "autograd/tape.hpp"
 #include "autograd/tensor.hpp"

@@ -53,30 +53,15 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
               static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
 
-namespace {
-
 template <class T>
-void linear_by_gemm(std::size_t m, std::size_t n, std::size_t k, const T* x, const T* w, const T* bias, T* y) {
+void blas_linear(std::size_t m, std::size_t n, std::size_t k, const T* x, const T* w, const T* bias, T* y) {
+  if (m == 0 || n == 0) return;
   if (bias != nullptr) {
     for (std::size_t r = 0; r < m; ++r) std::copy(bias, bias + n, y + r * n);
   } else if (k == 0) {
     std::fill(y, y + m * n, T(0));  // gemm writes nothing when k is 0
   }
   blas_gemm(false, true, m, n, k, T(1), x, k, w, k, bias != nullptr ? T(1) : T(0), y, n);
-}
-
-}  // namespace
-
-void blas_linear(std::size_t m, std::size_t n, std::size_t k, const float* x, const float* w, const float* bias,
-                 float* y) {
-  if (m == 0 || n == 0) return;
-  linear_by_gemm(m, n, k, x, w, bias, y);
-}
-
-void blas_linear(std::size_t m, std::size_t n, std::size_t k, const double* x, const double* w, const double* bias,
-                 double* y) {
-  if (m == 0 || n == 0) return;
-  linear_by_gemm(m, n, k, x, w, bias, y);
 }
 
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
@@ -86,5 +71,8 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
               static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha, a, static_cast<int>(lda), b,
               static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
 }
+
+template void blas_linear(std::size_t, std::size_t, std::size_t, const float*, const float*, const float*, float*);
+template void blas_linear(std::size_t, std::size_t, std::size_t, const double*, const double*, const double*, double*);
 
 }  // namespace attend

@@ -20,10 +20,9 @@ void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
 // y = x·Wᵀ + bias, the bias (n values, or nullptr for none) added to every row: what a linear layer computes, with x
 // (m, k), W (n, k) and y (m, n) contiguous. The bias is copied into each row of y and blas_gemm adds x·Wᵀ to it
 // (beta = 1).
-void blas_linear(std::size_t m, std::size_t n, std::size_t k, const float* x, const float* w, const float* bias,
-                 float* y);
-void blas_linear(std::size_t m, std::size_t n, std::size_t k, const double* x, const double* w, const double* bias,
-                 double* y);
+// For float and double.
+template <class T>
+void blas_linear(std::size_t m, std::size_t n, std::size_t k, const T* x, const T* w, const T* bias, T* y);
 
 // How many threads OpenBLAS runs one product on (openblas_set_num_threads); another precision's products run on as
 // many.

@@ -1,4 +1,4 @@
-// Elementwise ops: binary with NumPy broadcasting, with a scalar, unary, and dropout. Each op's value is one xtensor
+// Elementwise ops: binary with NumPy broadcasting, with a scalar, and unary. Each op's value is one xtensor
 // expression over the flat storage (static rank 1, vectorised by xsimd); broadcast inputs are expanded first.
 // Formulas: ops.hpp. Chapter: docs/01-autograd.md.
 #include <xtensor/xmath.hpp>
@@ -182,23 +182,6 @@ Variable<T> pow(const Variable<T>& x, scalar_t<T> p) {
                      });
 }
 
-template <class T>
-Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng) {
-  Tape<T>& tape = tape_of("dropout", {&x});
-  if (!(p >= 0.0 && p <= 1.0)) {
-    throw std::invalid_argument("dropout: probability p = " + std::to_string(p) + " is outside [0, 1]");
-  }
-  if (!training || p == 0.0) return x;
-  // m_i / (1 - p): the kept values are scaled so that the expected output equals x; p = 1 drops everything.
-  Tensor<T> scale(x.shape());
-  const T keep_scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
-  for (auto& m : scale.flat()) m = rng.uniform() >= p ? keep_scale : T(0);
-  Tensor<T> y = binary("dropout", x.value(), scale, [](const auto& v, const auto& m) { return v * m; });
-  return tape.record("dropout", std::move(y), {x}, [scale = std::move(scale)](BackwardContext<T>& c) {
-    xt::noalias(c.dx(0).flat()) += c.dy().flat() * scale.flat();
-  });
-}
-
 #define ATTEND_INSTANTIATE(T)                                       \
   template Variable<T> add(const Variable<T>&, const Variable<T>&); \
   template Variable<T> sub(const Variable<T>&, const Variable<T>&); \
@@ -213,8 +196,7 @@ Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng) {
   template Variable<T> exp(const Variable<T>&);                     \
   template Variable<T> log(const Variable<T>&);                     \
   template Variable<T> sqrt(const Variable<T>&);                    \
-  template Variable<T> pow(const Variable<T>&, scalar_t<T>);        \
-  template Variable<T> dropout(const Variable<T>&, double, bool, Rng&);
+  template Variable<T> pow(const Variable<T>&, scalar_t<T>);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

@@ -194,10 +194,6 @@ Variable<T> nll_loss(const Variable<T>& log_probs, const Ids& targets, std::int6
 // dW[ids[...], :] += dy[..., :] (scatter-add: a repeated id accumulates), except for ids equal to padding_id (if ≥ 0)
 template <class T>
 Variable<T> embedding(const Variable<T>& weight, const Ids& ids, std::int64_t padding_id = -1);
-// y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0
-// dx += dy ⊙ m / (1 - p)
-template <class T>
-Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
 
 // ---- operators: the same ops, written as arithmetic ------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 // Shape ops: reshape, transpose/permute, concat/stack, slice/select. They move elements without arithmetic; each
 // backward moves the gradient back the same way. Formulas: ops.hpp.
+#include <algorithm>
 #include <numeric>
 
 #include "autograd/ops.hpp"
@@ -89,11 +90,9 @@ template <class T>
 Variable<T> permute(const Variable<T>& x, const std::vector<std::size_t>& perm) {
   Tape<T>& tape = tape_of("permute", {&x});
   const std::size_t rank = x.value().rank();
-  std::vector<std::size_t> sorted = perm;
-  std::sort(sorted.begin(), sorted.end());
   std::vector<std::size_t> identity(rank);
   std::iota(identity.begin(), identity.end(), 0);
-  if (sorted != identity) {
+  if (!std::is_permutation(perm.begin(), perm.end(), identity.begin(), identity.end())) {
     std::string p;
     for (auto a : perm) p += (p.empty() ? "" : ",") + std::to_string(a);
     throw std::invalid_argument("permute: (" + p + ") is not a permutation of the axes of shape " +

@@ -33,10 +33,6 @@ struct StorageAllocator {
   StorageAllocator() noexcept = default;
   template <class U>
   StorageAllocator(const StorageAllocator<U>&) noexcept {}  // NOLINT: converting, as allocators must be
-  template <class U>
-  struct rebind {
-    using other = StorageAllocator<U>;
-  };
   T* allocate(std::size_t n) {
     if (n == 0) return static_cast<T*>(detail::empty_block());
     if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
@@ -45,8 +41,7 @@ struct StorageAllocator {
   void deallocate(T* p, std::size_t n) noexcept {
     if (n != 0) detail::deallocate_storage(p, n * sizeof(T));
   }
-  friend bool operator==(const StorageAllocator&, const StorageAllocator&) noexcept { return true; }
-  friend bool operator!=(const StorageAllocator&, const StorageAllocator&) noexcept { return false; }
+  bool operator==(const StorageAllocator&) const noexcept { return true; }  // every block may go back to any
 };
 
 }  // namespace attend

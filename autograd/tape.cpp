@@ -23,11 +23,6 @@ Tape<T>& Variable<T>::tape() const {
 }
 
 template <class T>
-const Tensor<T>& Variable<T>::value() const {
-  return tape().value_of(index_);
-}
-
-template <class T>
 Tensor<T> Variable<T>::grad() const {
   const Node<T>& n = tape().node(index_);
   if (n.grad_released) {
@@ -38,62 +33,12 @@ Tensor<T> Variable<T>::grad() const {
   return Tensor<T>(value().shape());
 }
 
-template <class T>
-bool Variable<T>::requires_grad() const {
-  return tape().node(index_).requires_grad;
-}
-
 // ---- BackwardContext ---------------------------------------------------------------------------------------------
 
 template <class T>
-std::uint32_t BackwardContext<T>::input_index(std::size_t k) const {
-  return tape_.input_of(node_, k);
-}
-
-template <class T>
-const Tensor<T>& BackwardContext<T>::y() const {
-  return tape_.value_of(node_);
-}
-
-template <class T>
-const Tensor<T>& BackwardContext<T>::dy() const {
-  return tape_.nodes_[node_].grad;
-}
-
-template <class T>
-const Tensor<T>& BackwardContext<T>::x(std::size_t k) const {
-  return tape_.value_of(input_index(k));
-}
-
-template <class T>
-std::size_t BackwardContext<T>::input_count() const {
-  return tape_.nodes_[node_].input_count;
-}
-
-template <class T>
-bool BackwardContext<T>::wants(std::size_t k) const {
-  return tape_.nodes_[input_index(k)].requires_grad;
-}
-
-template <class T>
-Tensor<T>& BackwardContext<T>::dx(std::size_t k) {
-  return tape_.grad_slot(input_index(k));
-}
-
-template <class T>
-bool BackwardContext<T>::has_dx(std::size_t k) const {
-  return tape_.nodes_[input_index(k)].has_grad;
-}
-
-template <class T>
-Tensor<T>& BackwardContext<T>::dx_for_overwrite(std::size_t k) {
-  return tape_.grad_slot_uninitialized(input_index(k));
-}
-
-template <class T>
 void BackwardContext<T>::accumulate(std::size_t k, Tensor<T>&& g) {
-  Node<T>& n = tape_.nodes_[input_index(k)];
-  if (!n.has_grad && g.shape() == tape_.value_of(input_index(k)).shape()) {
+  Node<T>& n = tape_.nodes_[input(k)];
+  if (!n.has_grad && g.shape() == tape_.value_of(input(k)).shape()) {
     n.grad = std::move(g);
     n.has_grad = true;
     return;
@@ -168,20 +113,10 @@ const Tensor<T>& Tape<T>::value_of(std::uint32_t index) const {
 }
 
 template <class T>
-Tensor<T>& Tape<T>::grad_slot(std::uint32_t index) {
+Tensor<T>& Tape<T>::grad_slot(std::uint32_t index, bool zeroed) {
   Node<T>& n = nodes_[index];
   if (!n.has_grad) {
-    n.grad = Tensor<T>(value_of(index).shape());
-    n.has_grad = true;
-  }
-  return n.grad;
-}
-
-template <class T>
-Tensor<T>& Tape<T>::grad_slot_uninitialized(std::uint32_t index) {
-  Node<T>& n = nodes_[index];
-  if (!n.has_grad) {
-    n.grad = Tensor<T>(value_of(index).shape(), uninitialized);
+    n.grad = zeroed ? Tensor<T>(value_of(index).shape()) : Tensor<T>(value_of(index).shape(), uninitialized);
     n.has_grad = true;
   }
   return n.grad;

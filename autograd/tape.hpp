@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -48,13 +47,13 @@ class Variable {
  public:
   Variable() = default;
 
-  Tape<T>& tape() const;           // throws std::logic_error for an empty or stale handle
-  const Tensor<T>& value() const;  // the node's output; the reference stays valid until the tape is cleared
+  Tape<T>& tape() const;  // throws std::logic_error for an empty or stale handle
+  const Tensor<T>& value() const { return tape().value_of(index_); }  // valid until the tape is cleared
   const Shape& shape() const { return value().shape(); }
   // ∂loss/∂(this node) after tape.backward(loss); zeros when no gradient reached it. Throws std::logic_error when
   // backward freed it (an op node on a tape with retain_gradients off).
   Tensor<T> grad() const;
-  bool requires_grad() const;
+  bool requires_grad() const { return tape().node(index_).requires_grad; }
   std::uint32_t index() const { return index_; }
   bool empty() const { return tape_ == nullptr; }
   Tape<T>* owner() const { return tape_; }  // unchecked; tape() is the checked way
@@ -69,35 +68,8 @@ class Variable {
   std::uint32_t generation_ = 0;
 };
 
-// What a node's backward function sees: its own output y and gradient dy, its inputs' values x(k), and the gradient
-// accumulators dx(k) of the inputs that need one (wants(k)). Backward functions always add into dx(k), never assign:
-// a value used twice receives both contributions.
 template <class T>
-class BackwardContext {
- public:
-  const Tensor<T>& y() const;
-  const Tensor<T>& dy() const;
-  const Tensor<T>& x(std::size_t k) const;
-  std::size_t input_count() const;
-  bool wants(std::size_t k) const;  // does input k need a gradient?
-  Tensor<T>& dx(std::size_t k);     // input k's gradient, zero-filled on first use
-  // For a backward that writes every element of dx(k) itself (a gemm): whether input k already holds a gradient
-  // (then add to it, e.g. gemm with beta = 1), and its slot without the zero fill when it does not (then assign).
-  bool has_dx(std::size_t k) const;
-  Tensor<T>& dx_for_overwrite(std::size_t k);  // uninitialised when new; the caller must write every element
-  // dx(k) += g, where g has the broadcast shape of the op's output: sums g over the axes along which input k was
-  // broadcast. The one place broadcasting is undone.
-  void accumulate(std::size_t k, const Tensor<T>& g);
-  // The same for a temporary: when input k has no gradient yet and g has its shape, g becomes the gradient (no copy).
-  void accumulate(std::size_t k, Tensor<T>&& g);
-
- private:
-  friend class Tape<T>;
-  BackwardContext(Tape<T>& tape, std::uint32_t node) : tape_(tape), node_(node) {}
-  std::uint32_t input_index(std::size_t k) const;
-  Tape<T>& tape_;
-  std::uint32_t node_;
-};
+class BackwardContext;  // what a backward function is given; defined after Tape
 
 template <class T>
 using BackwardFn = std::function<void(BackwardContext<T>&)>;
@@ -196,14 +168,6 @@ class Tape {
   const Node<T>& node(std::uint32_t index) const { return nodes_[index]; }
   const Tensor<T>& value_of(std::uint32_t index) const;
   std::uint32_t input_of(std::uint32_t node, std::size_t k) const { return edges_[nodes_[node].first_input + k]; }
-  // One line per node: index, op, inputs, shape, and (after backward) whether a gradient arrived.
-  void print(std::ostream& out) const;
-  // The recorded graph in Graphviz's DOT language (`dot -Tsvg graph.dot > graph.svg` draws it; micrograd's draw_dot
-  // in C++): one box per node with its number, op and shape, and for tensors of at most `max_elements` elements their
-  // values and, after backward, their gradients; an arrow from each input to the op that reads it. Leaves and
-  // parameters are drawn filled, constants dashed. `names` labels the nodes of some variables ("%0 w (leaf)").
-  void write_dot(std::ostream& out, std::size_t max_elements = 4,
-                 const std::vector<std::pair<Variable<T>, std::string>>& names = {}) const;
 
  private:
   friend class BackwardContext<T>;
@@ -211,8 +175,8 @@ class Tape {
                           BackwardFn<T> backward);
   Variable<T> push(Node<T> node, const Variable<T>* inputs, std::size_t count);
   void check_finite(const Tensor<T>& t, std::uint32_t node, const char* op, const std::string& what) const;
-  Tensor<T>& grad_slot(std::uint32_t index);
-  Tensor<T>& grad_slot_uninitialized(std::uint32_t index);
+  // The node's gradient, made (zeros, or uninitialised when `zeroed` is false) when it has none yet.
+  Tensor<T>& grad_slot(std::uint32_t index, bool zeroed = true);
 
   // A deque, not a vector: appending never moves existing nodes, so a reference to a value (v.value()) stays valid
   // while more ops are recorded, until clear().
@@ -225,6 +189,37 @@ class Tape {
   bool grad_enabled_ = true;
   bool anomaly_detection_ = false;
   bool retain_gradients_ = true;
+};
+
+// What a node's backward function sees: its own output y and gradient dy, its inputs' values x(k), and the gradient
+// accumulators dx(k) of the inputs that need one (wants(k)). Backward functions always add into dx(k), never assign:
+// a value used twice receives both contributions.
+template <class T>
+class BackwardContext {
+ public:
+  const Tensor<T>& y() const { return tape_.value_of(node_); }
+  const Tensor<T>& dy() const { return tape_.nodes_[node_].grad; }
+  const Tensor<T>& x(std::size_t k) const { return tape_.value_of(input(k)); }
+  std::size_t input_count() const { return tape_.nodes_[node_].input_count; }
+  bool wants(std::size_t k) const { return tape_.nodes_[input(k)].requires_grad; }  // does input k need a gradient?
+  Tensor<T>& dx(std::size_t k) { return tape_.grad_slot(input(k)); }  // input k's gradient, zero-filled on first use
+  // For a backward that writes every element of dx(k) itself (a gemm): whether input k already holds a gradient
+  // (then add to it, e.g. gemm with beta = 1), and its slot without the zero fill when it does not (then assign).
+  bool has_dx(std::size_t k) const { return tape_.nodes_[input(k)].has_grad; }
+  // uninitialised when new; the caller must write every element
+  Tensor<T>& dx_for_overwrite(std::size_t k) { return tape_.grad_slot(input(k), false); }
+  // dx(k) += g, where g has the broadcast shape of the op's output: sums g over the axes along which input k was
+  // broadcast. The one place broadcasting is undone.
+  void accumulate(std::size_t k, const Tensor<T>& g);
+  // The same for a temporary: when input k has no gradient yet and g has its shape, g becomes the gradient (no copy).
+  void accumulate(std::size_t k, Tensor<T>&& g);
+
+ private:
+  friend class Tape<T>;
+  BackwardContext(Tape<T>& tape, std::uint32_t node) : tape_(tape), node_(node) {}
+  std::uint32_t input(std::size_t k) const { return tape_.input_of(node_, k); }
+  Tape<T>& tape_;
+  std::uint32_t node_;
 };
 
 // Inside this scope nothing is recorded for differentiation: ops still compute their values (on the tape, so that

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <iosfwd>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -164,12 +163,6 @@ Tensor<T> strided_gather(const Tensor<T>& t, const Shape& shape, const std::arra
 // t repeated along the axes where it has size 1 (or is missing on the left) to fill `shape` (NumPy broadcasting).
 template <class T>
 Tensor<T> broadcast_to(const Tensor<T>& t, const Shape& shape);
-
-// Prints t as NumPy does, nested brackets row by row, then its shape — "[[1, 2, 3],\n [4, 5, 6]] (2,3)" — and a
-// scalar as its value; past 1,000 elements every axis shows its first and last three entries around "...". For
-// float, double, Ids and Mask (autograd/print.cpp).
-template <class T>
-std::ostream& operator<<(std::ostream& out, const Tensor<T>& t);
 
 // Integer ids (tokens, class labels) with a shape, e.g. a (batch, time) batch of token ids.
 using Ids = Tensor<std::int64_t>;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "autograd/select.hpp"
+#include "fast/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
@@ -73,7 +73,7 @@ int main() {
       logits = model.forward(tape, ids);
       return nn::ShardLoss<float>{loss_of(logits, targets)};
     });
-    const Ids named = argmax(logits);  // each row's most likely symbol before the step (autograd/select.hpp)
+    const Ids named = argmax(logits);  // each row's most likely symbol before the step (fast/select.hpp)
     right = 0;
     for (std::size_t b = 0; b < batch; ++b) right += named.at({b}) == targets.at({b});
     if (step == 1 || step % 100 == 0) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/select.hpp"
+#include "fast/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/trainer.hpp"

@@ -7,8 +7,8 @@
 #include <future>
 #include <stdexcept>
 
-#include "autograd/select.hpp"
 #include "fast/kernels.hpp"
+#include "fast/select.hpp"
 
 namespace attend::models {
 

@@ -95,6 +95,20 @@ Dropout<T>::Dropout(double p, std::uint64_t seed) : p_(p), rng_(seed) {
 }
 
 template <class T>
+Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng) {
+  Tape<T>& tape = tape_of("dropout", {&x});
+  if (!(p >= 0.0 && p <= 1.0)) {
+    throw std::invalid_argument("dropout: probability p = " + std::to_string(p) + " is outside [0, 1]");
+  }
+  if (!training || p == 0.0) return x;
+  // m_i / (1 - p): the kept values are scaled so that the expected output equals x; p = 1 drops everything.
+  Tensor<T> scale(x.shape(), uninitialized);
+  const T keep_scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+  for (auto& m : scale.flat()) m = rng.uniform() >= p ? keep_scale : T(0);
+  return mul(x, tape.constant(std::move(scale)));
+}
+
+template <class T>
 Variable<T> Dropout<T>::forward(const Variable<T>& x) {
   return dropout(x, p_, this->training(), rng_.on(x.tape()));
 }
@@ -115,5 +129,7 @@ template class Embedding<float>;
 template class Embedding<double>;
 template class Dropout<float>;
 template class Dropout<double>;
+template Variable<float> dropout(const Variable<float>&, double, bool, Rng&);
+template Variable<double> dropout(const Variable<double>&, double, bool, Rng&);
 
 }  // namespace attend::nn

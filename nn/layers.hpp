@@ -78,6 +78,11 @@ class Embedding : public Module<T> {
   std::int64_t padding_id_;
 };
 
+// y = x ⊙ m / (1 - p), m_i ~ Bernoulli(1 - p) drawn from rng; y = x (the same node) when not training or p = 0. Not
+// an op of its own: the product of x with a constant mask (mul), so dx += dy ⊙ m / (1 - p) is mul's derivative.
+template <class T>
+Variable<T> dropout(const Variable<T>& x, double p, bool training, Rng& rng);
+
 // y = x ⊙ m / (1 - p) with m ~ Bernoulli(1 - p) in training mode; y = x in evaluation mode.
 // Owns its generator, seeded at construction, so a run is repeatable.
 template <class T>

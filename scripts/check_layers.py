@@ -1,10 +1,12 @@
 """The include graph of the architecture, checked (meson test "layers"):
 
-    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd/tensor.hpp (beside models)
+    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd/tensor.hpp (beside models);
+    plot -> autograd/tape.hpp (printing and drawing a tape: plot/print.hpp)
     nn, data, plot, apps -> io (files written whole; io includes nothing of the project)
 
 Each folder below may include the project headers of the folders listed for it and nothing else of the project; of
-autograd/, data/ and plot/ may include the tensor alone (autograd/tensor.hpp), no part of the tape. The third-party
+autograd/, data/ may include the tensor alone (autograd/tensor.hpp), and plot/ the tensor and the tape it prints
+(autograd/tape.hpp), nothing that computes. The third-party
 headers that need a library to link (utf8proc, zlib) may be included only where that library is linked (data, plot).
 The reference engine (autograd/) includes no threading header either: threads belong to nn/parallel. And the program's
 shared files (apps/ outside apps/tasks/ and apps/model_kinds/, help texts and comments included) name no task and no
@@ -27,7 +29,7 @@ ALLOWED = {
     "apps": {"autograd", "fast", "nn", "models", "data", "plot", "apps", "io"},
     "tutorials": {"autograd", "fast", "nn", "models", "data", "plot", "tutorials", "io"},
 }
-TENSOR_ONLY = {"data", "plot"}  # of autograd/, only autograd/tensor.hpp
+TENSOR_ONLY = {"data": {"autograd/tensor.hpp"}, "plot": {"autograd/tensor.hpp", "autograd/tape.hpp"}}
 THREADS = {"thread", "mutex", "condition_variable", "future", "shared_mutex", "barrier", "latch", "semaphore"}
 LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
 PROJECT = {"io", "autograd", "fast", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
@@ -50,9 +52,9 @@ for folder, allowed in ALLOWED.items():
             if top in PROJECT and "/" in header and top not in allowed:
                 errors.append(f"{where}: {folder}/ includes {header}, but {folder}/ may include only "
                               + ", ".join(sorted(allowed)))
-            if folder in TENSOR_ONLY and top == "autograd" and header != "autograd/tensor.hpp":
-                errors.append(f"{where}: {folder}/ includes {header}, but of autograd/ {folder}/ may include only the "
-                              "tensor (autograd/tensor.hpp), no part of the tape")
+            if folder in TENSOR_ONLY and top == "autograd" and header not in TENSOR_ONLY[folder]:
+                errors.append(f"{where}: {folder}/ includes {header}, but of autograd/ {folder}/ may include only "
+                              + " and ".join(sorted(TENSOR_ONLY[folder])))
             if folder == "autograd" and header in THREADS:
                 errors.append(f"{where}: autograd/ includes <{header}>, but the reference engine holds nothing for "
                               "threads (nn/parallel does)")

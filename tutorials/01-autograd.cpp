@@ -13,6 +13,7 @@
 
 #include "autograd/autograd.hpp"
 #include "nn/optim.hpp"
+#include "plot/print.hpp"
 #include "tutorials/common.hpp"
 
 using attend::Tape;
@@ -247,17 +248,17 @@ int main(int argc, char** argv) {
   std::printf("forward: z = %.6f, y = %.6f, L = %.6f\n\n", neuron.z.value().item(), neuron.y.value().item(),
               neuron.L.value().item());
   std::printf("the tape, in the order the nodes were recorded:\n");
-  tape.print(std::cout);
+  print(tape, std::cout);
 
   // ---- Backward, by hand, and by finite differences -----------------------------------------------------------------
   backward(tape, neuron.L);
   const Derivatives hand = by_hand(neuron.y, w_value, x_value, t);
   const Derivatives fd = finite_differences(w_value, x_value, b_value, t);
   std::printf("\nthe tape after backward (grad= is dL/d(node)):\n");
-  tape.print(std::cout);
+  print(tape, std::cout);
   // the same tape as a graph in Graphviz's DOT language; scripts/make_figures draws it with `dot -Tsvg`
   std::ostringstream dot;
-  tape.write_dot(dot, 4, {{neuron.w, "w"}, {neuron.x, "x"}, {neuron.b, "b"}});
+  write_dot(tape, dot, 4, {{neuron.w, "w"}, {neuron.x, "x"}, {neuron.b, "b"}});
   attend::tutorial::write_figure(options, "01-graph.dot", dot.str());
   const bool routes_agree = compare(neuron, hand, fd);
 

@@ -24,6 +24,14 @@ inline Tensor<double> random_tensor(const Shape& shape, std::uint64_t seed, doub
   return rng.uniform_tensor<double>(shape, low, high);
 }
 
+// t with every element moved to at least `margin` away from 0 (keeping its sign): inputs for relu, division, 1/x.
+inline Tensor<double> away_from_zero(Tensor<double> t, double margin) {
+  for (auto& v : t.flat()) {
+    if (std::abs(v) < margin) v = v < 0 ? v - margin : v + margin;
+  }
+  return t;
+}
+
 // Whether `actual` has `shape` and, element by element, |actual - expected| <= tol · max(1, |expected|).
 // tol = 0 asks for exact equality. On failure the message names the first differing element.
 template <class T>

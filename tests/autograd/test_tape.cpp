@@ -286,65 +286,6 @@ BOOST_AUTO_TEST_CASE(anomaly_detection_names_the_op) {
   });
 }
 
-BOOST_AUTO_TEST_CASE(print_lists_every_node) {
-  Tape<double> tape;
-  Variable<double> x = tape.leaf(Tensor<double>::scalar(0.5));
-  Variable<double> y = tanh(x * x);
-  tape.backward(y);
-  std::ostringstream out;
-  tape.print(out);
-  const std::string text = out.str();
-  BOOST_TEST(text.find("leaf") != std::string::npos);
-  BOOST_TEST(text.find("mul") != std::string::npos);
-  BOOST_TEST(text.find("tanh") != std::string::npos);
-  BOOST_TEST(text.find("mul(%0, %0)") != std::string::npos);  // mul's two inputs are node 0
-  BOOST_TEST(text.find("value=0.5") != std::string::npos);
-  BOOST_TEST(text.find("grad=") != std::string::npos);
-}
-
-BOOST_AUTO_TEST_CASE(write_dot_labels_named_variables) {
-  Tape<double> tape;
-  Variable<double> w = tape.leaf(Tensor<double>::scalar(2.0));
-  Variable<double> x = tape.leaf(Tensor<double>::scalar(3.0));
-  Variable<double> y = w * x;
-  Tape<double> other;
-  Variable<double> elsewhere = other.leaf(Tensor<double>::scalar(1.0));  // of another tape: names nothing here
-  std::ostringstream out;
-  tape.write_dot(out, 4, {{w, "w"}, {y, "y"}, {elsewhere, "z"}});
-  const std::string dot = out.str();
-  BOOST_TEST(dot.find("n0 [label=\"%0 w (leaf) | ()") != std::string::npos, dot);
-  BOOST_TEST(dot.find("n1 [label=\"%1 leaf | ()") != std::string::npos, dot);  // x: no name given
-  BOOST_TEST(dot.find("n2 [label=\"%2 y (mul) | ()") != std::string::npos, dot);
-  BOOST_TEST(dot.find(" z ") == std::string::npos, dot);
-}
-
-BOOST_AUTO_TEST_CASE(write_dot_draws_every_node_and_edge) {
-  // y = tanh(x·x + x) at x = 0.5, beside a constant: five edges (mul reads x twice, add reads mul and x, tanh add)
-  Tape<double> tape;
-  Variable<double> x = tape.leaf(Tensor<double>::scalar(0.5));
-  Variable<double> c = tape.constant(Tensor<double>(Shape{2, 3}, 1.0));
-  Variable<double> y = tanh(x * x + x);
-  tape.backward(y);
-  std::ostringstream out;
-  tape.write_dot(out);
-  const std::string dot = out.str();
-  BOOST_TEST(dot.rfind("digraph tape {", 0) == 0u, dot);
-  BOOST_TEST(dot.substr(dot.size() - 2) == "}\n");
-  std::size_t edges = 0, nodes = 0;
-  for (std::size_t at = dot.find(" -> "); at != std::string::npos; at = dot.find(" -> ", at + 1)) ++edges;
-  for (std::size_t at = dot.find("[label="); at != std::string::npos; at = dot.find("[label=", at + 1)) ++nodes;
-  BOOST_TEST(nodes == tape.size());
-  BOOST_TEST(edges == 5u);
-  BOOST_TEST(dot.find("n0 -> n2;\n  n0 -> n2;") != std::string::npos, dot);  // mul(%0, %0)
-  BOOST_TEST(dot.find("n3 -> n4;") != std::string::npos, dot);               // tanh reads add
-  // dy/dx = (1 − tanh²(0.75)) · (2x + 1) = 1.193…: value and gradient of the leaf; of the constant, 6 elements > 4,
-  // the shape alone
-  BOOST_TEST(dot.find("%0 leaf | () | value \\[0.5\\] | grad \\[1.193\\]") != std::string::npos, dot);
-  BOOST_TEST(dot.find("%1 constant | (2,3)\"") != std::string::npos, dot);
-  BOOST_TEST(dot.find("style=dashed") != std::string::npos);
-  (void)c;
-}
-
 BOOST_AUTO_TEST_CASE(float_and_double_agree) {
   // One code path for both scalar types: the same expression in float32 and float64
   auto run = [](auto tag) {
@@ -379,7 +320,7 @@ BOOST_AUTO_TEST_CASE(readme_usage_example) {
     b.value.flat() -= 0.1f * b.grad.flat();
     tape.clear();  // the next step records a new graph; w and b keep their values
   }
-  std::cout << "w = " << w.value << ", b = " << b.value << "\n";  // w = 3, b = 1
+  std::cout << "w = " << w.value.item() << ", b = " << b.value.item() << "\n";  // w = 3, b = 1
   // [docs:end]
   BOOST_TEST(std::fabs(w.value.item() - 3.0f) < 1e-4f);
   BOOST_TEST(std::fabs(b.value.item() - 1.0f) < 1e-4f);

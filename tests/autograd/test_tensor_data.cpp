@@ -123,29 +123,6 @@ BOOST_AUTO_TEST_CASE(below_draws_whole_numbers_evenly) {
   BOOST_CHECK_EXCEPTION(Rng(1).below(0), std::invalid_argument, message_has({"Rng::below", "n = 0"}));
 }
 
-// operator<<: NumPy's nested brackets and the shape, for every element type the library keeps in tensors
-BOOST_AUTO_TEST_CASE(a_tensor_prints_as_numpy_does_with_its_shape) {
-  const auto text = [](const auto& t) {
-    std::ostringstream out;
-    out << t;
-    return out.str();
-  };
-  BOOST_TEST(text(Tensor<float>::scalar(2.5f)) == "2.5");
-  BOOST_TEST(text(Tensor<double>(Shape{3}, {1.0, -0.5, 1e-7})) == "[1, -0.5, 1e-07] (3,)");
-  BOOST_TEST(text(Tensor<float>(Shape{2, 3}, {1, 2, 3, 4, 5, 6})) == "[[1, 2, 3],\n [4, 5, 6]] (2,3)");
-  BOOST_TEST(text(Tensor<double>(Shape{2, 1, 2}, {1, 2, 3, 4})) == "[[[1, 2]],\n [[3, 4]]] (2,1,2)");
-  BOOST_TEST(text(Ids(Shape{2}, {7, -100})) == "[7, -100] (2,)");
-  BOOST_TEST(text(Tensor<std::uint8_t>(Shape{3}, {1, 0, 1})) == "[1, 0, 1] (3,)");  // numbers, not characters
-  BOOST_TEST(text(Tensor<float>()) == "[] (0,)");
-  // past 1,000 elements: the first and last three of each axis around "..."
-  Tensor<double> big(Shape{1001});
-  for (std::size_t i = 0; i < big.size(); ++i) big.data()[i] = static_cast<double>(i);
-  BOOST_TEST(text(big) == "[0, 1, 2, ..., 998, 999, 1000] (1001,)");
-  Tensor<double> wide(Shape{2, 600});
-  for (std::size_t i = 0; i < wide.size(); ++i) wide.data()[i] = static_cast<double>(i);
-  BOOST_TEST(text(wide) == "[[0, 1, 2, ..., 597, 598, 599],\n [600, 601, 602, ..., 1197, 1198, 1199]] (2,600)");
-}
-
 // The reference engine alone (no fast/ block cache installed in this suite): storage straight from the system,
 // 64-byte aligned; once storage is taken, only the same source may be installed again.
 BOOST_AUTO_TEST_CASE(storage_comes_from_the_system_until_a_source_is_installed) {

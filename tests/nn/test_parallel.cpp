@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(seeded_shards_draw_their_own_random_numbers) {
   const auto dropped_loss = [&](Tape<double>& t, std::size_t begin, std::size_t end) {
     Variable<double> l = model.loss(t, begin, end);
     Variable<double> h =
-        dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, module_stream.on(t));
+        nn::dropout(t.constant(Tensor<double>(Shape{end - begin, 16}, 1.0)), 0.5, true, module_stream.on(t));
     return nn::ShardLoss<double>{add(l, mean(h)), double(end - begin)};
   };
   std::vector<double> losses;
@@ -346,7 +346,7 @@ BOOST_AUTO_TEST_CASE(a_tapes_generator_replaces_the_modules_own_on_that_tape_onl
   Tape<double> tape, other;
   Rng shard(42), same(42);
   Tape<double> plain;
-  const Tensor<double> expected = dropout(plain.constant(ones), 0.5, true, same).value();
+  const Tensor<double> expected = nn::dropout(plain.constant(ones), 0.5, true, same).value();
   Context context{&shard};
   tape.set_context(&context);
   BOOST_TEST((layer(tape.constant(ones)).value().flat() == expected.flat()));

@@ -1,4 +1,4 @@
-// Tests of argmax and topk along the last axis (autograd/select.hpp): on tensors of every rank with many ties and some
+// Tests of argmax and topk along the last axis (fast/select.hpp): on tensors of every rank with many ties and some
 // NaNs, each row against an order written out independently here (every position, sorted by value with NaN first,
 // equal values by position); k = 1 equals argmax; nothing is recorded on the tape; bad k and scalars throw naming
 // the op.
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "fast/select.hpp"
 
 using namespace attend;
 

@@ -1,11 +1,10 @@
-// Looking at values and graphs: a tensor printed (operator<<) and a tape printed one node a line (Tape::print) or
-// drawn as a Graphviz graph (Tape::write_dot). Chapter 1 prints its tape and draws it.
+// Tensors and tapes as text (print.hpp).
+#include "plot/print.hpp"
+
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 #include <string>
-
-#include "autograd/tape.hpp"
 
 namespace attend {
 
@@ -47,22 +46,22 @@ std::ostream& operator<<(std::ostream& out, const Tensor<T>& t) {
 }
 
 template <class T>
-void Tape<T>::print(std::ostream& out) const {
+void print(const Tape<T>& tape, std::ostream& out) {
   // "%3  mul(%0, %1)   ()   value=-1.2   grad=0.5": scalars show their value and, after backward, their gradient
   auto number = [](T v) {
     std::ostringstream s;
     s << std::setprecision(6) << v;
     return s.str();
   };
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node<T>& n = nodes_[i];
+  for (std::uint32_t i = 0; i < tape.size(); ++i) {
+    const Node<T>& n = tape.node(i);
     std::string call = n.op;
     if (n.input_count > 0) {
       call += "(";
-      for (std::uint32_t k = 0; k < n.input_count; ++k) call += (k ? ", %" : "%") + std::to_string(input_of(i, k));
+      for (std::uint32_t k = 0; k < n.input_count; ++k) call += (k ? ", %" : "%") + std::to_string(tape.input_of(i, k));
       call += ")";
     }
-    const Tensor<T>& v = value_of(i);
+    const Tensor<T>& v = tape.value_of(i);
     std::ostringstream line;
     line << std::left << std::setw(5) << ("%" + std::to_string(i)) << std::setw(22) << call << std::setw(8)
          << to_string(v.shape());
@@ -78,8 +77,8 @@ void Tape<T>::print(std::ostream& out) const {
 }
 
 template <class T>
-void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements,
-                        const std::vector<std::pair<Variable<T>, std::string>>& names) const {
+void write_dot(const Tape<T>& tape, std::ostream& out, std::size_t max_elements,
+               const std::vector<std::pair<Variable<T>, std::string>>& names) {
   // "[0.5, -1]": the elements of a small tensor, in order
   auto elements = [](const Tensor<T>& t) {
     std::ostringstream s;
@@ -89,12 +88,12 @@ void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements,
     return s.str();
   };
   out << "digraph tape {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\", fontsize=11];\n";
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
-    const Node<T>& n = nodes_[i];
-    const Tensor<T>& v = value_of(i);
+  for (std::uint32_t i = 0; i < tape.size(); ++i) {
+    const Node<T>& n = tape.node(i);
+    const Tensor<T>& v = tape.value_of(i);
     std::string name;
     for (const auto& [variable, text] : names)
-      if (variable.owner() == this && variable.index() == i) name = text;
+      if (variable.owner() == &tape && variable.index() == i) name = text;
     const std::string op_text = name.empty() ? std::string(n.op) : name + " (" + n.op + ")";
     std::string label = "%" + std::to_string(i) + " " + op_text + " | " + to_string(v.shape());
     if (v.size() <= max_elements) {
@@ -113,15 +112,15 @@ void Tape<T>::write_dot(std::ostream& out, std::size_t max_elements,
                                                       : "";
     // left to right, a record's fields stack top to bottom: op, shape, value, gradient
     out << "  n" << i << " [label=\"" << escaped << "\"" << style << "];\n";
-    for (std::uint32_t k = 0; k < n.input_count; ++k) out << "  n" << input_of(i, k) << " -> n" << i << ";\n";
+    for (std::uint32_t k = 0; k < n.input_count; ++k) out << "  n" << tape.input_of(i, k) << " -> n" << i << ";\n";
   }
   out << "}\n";
 }
 
-#define ATTEND_INSTANTIATE(T)                                  \
-  template void Tape<T>::print(std::ostream&) const;           \
-  template void Tape<T>::write_dot(std::ostream&, std::size_t, \
-                                   const std::vector<std::pair<Variable<T>, std::string>>&) const;
+#define ATTEND_INSTANTIATE(T)                                         \
+  template void print(const Tape<T>&, std::ostream&);                 \
+  template void write_dot(const Tape<T>&, std::ostream&, std::size_t, \
+                          const std::vector<std::pair<Variable<T>, std::string>>&);
 ATTEND_INSTANTIATE(float)
 ATTEND_INSTANTIATE(double)
 #undef ATTEND_INSTANTIATE

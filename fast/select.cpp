@@ -1,4 +1,4 @@
-#include "autograd/select.hpp"
+#include "fast/select.hpp"
 
 #include <algorithm>
 #include <cmath>
