@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "apps/cli.hpp"
-#include "fast/block_cache.hpp"
+#include "runtime/block_cache.hpp"
 
 int main(int argc, char** argv) {
   attend::use_block_cache();  // before the first tensor: each step reuses the blocks the previous step freed

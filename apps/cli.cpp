@@ -47,7 +47,7 @@ void add_threads(CLI::App& command, std::size_t& threads, bool batches = true) {
       ->capture_default_str();
 }
 
-// --precision's help: every precision (those that train, with `training`) with its summary (fast/precision.hpp).
+// --precision's help: every precision (those that train, with `training`) with its summary (precision/precision.hpp).
 std::string precision_help(bool training) {
   std::string help = "the matrix products' precision: ";
   for (const PrecisionBackend& p : precisions()) {

@@ -11,7 +11,7 @@
 #include "apps/fetch.hpp"
 #include "apps/model.hpp"
 #include "apps/task.hpp"
-#include "fast/precision.hpp"
+#include "precision/precision.hpp"
 
 namespace attend::app {
 
@@ -34,7 +34,7 @@ struct TrainSettings {
   std::size_t threads = 1;            // batch shards, one a thread (nn::BatchParallel): the float sums depend on it
                                       // (files without it were trained on one)
   std::size_t ranks = 1;              // processes (mpirun -np), each with `threads` shards: not a flag, but saved
-  std::string precision = "float32";  // of the matrix products (fast/precision.hpp); kept only when bf16
+  std::string precision = "float32";  // of the matrix products (precision/precision.hpp); kept only when bf16
 
   // Calls field(key, member) for every setting, in one place for reading and writing.
   template <class Self, class Field>

@@ -12,8 +12,8 @@
 #include "apps/model.hpp"
 #include "apps/task.hpp"
 #include "data/vocabulary.hpp"
-#include "fast/precision.hpp"
 #include "nn/optim.hpp"
+#include "precision/precision.hpp"
 
 namespace attend::app {
 
@@ -37,10 +37,10 @@ void save_model_file(const std::string& path, const ModelFile& file, const nn::O
 // checkpoint, not an attend model, weights that do not fit the saved configuration).
 ModelFile load_model_file(const std::string& path);
 
-// The products each model of `files` decodes with, in `precision` (fast/precision.hpp), put in its ModelFile::products
-// — for int8, its weight matrices quantized per output channel — and, when they keep anything (int8's copies), a line
-// on standard error saying what. Throws InputError ("--precision int8: this CPU has no VNNI …") when this process
-// cannot run `precision`, and for a weight the precision cannot take.
+// The products each model of `files` decodes with, in `precision` (precision/precision.hpp), put in its
+// ModelFile::products — for int8, its weight matrices quantized per output channel — and, when they keep anything
+// (int8's copies), a line on standard error saying what. Throws InputError ("--precision int8: this CPU has no VNNI …")
+// when this process cannot run `precision`, and for a weight the precision cannot take.
 void use_decoding_precision(const std::string& precision, const std::vector<ModelFile*>& files, const char* command);
 
 // Throws InputError unless `path` can be written: not empty, not a directory, in an existing writable folder.

@@ -11,7 +11,7 @@ namespace attend {
 // ldc are the row strides of A, B and C as stored. Nothing happens when m, n or k is 0. In float, products of at most
 // 4 rows or of one column are done by gemv (OpenBLAS's gemm packs both operands each call, most of the cost for a few
 // rows); with beta = 0, C is overwritten whatever it held. The products of another precision (bf16, int8) are not
-// the engine's: fast/products.hpp asks them first and falls back to these.
+// the engine's: precision/products.hpp asks them first and falls back to these.
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
                std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc);
 void blas_gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,

@@ -1,8 +1,8 @@
 // The reference engine's operations, each declared with its two formula lines: the forward formula and the derivative
 // (dX is ∂loss/∂X; backward always adds into the inputs' gradients). Implementations live in one file per family:
 // elementwise.cpp, linalg.cpp, reduce.cpp, shape.cpp, softmax.cpp, index.cpp. The image ops (conv2d, max_pool2d)
-// are beside the fused ones, in fast/images.hpp. The fused ops — one node for
-// what these would compute in many, each equal to its composition of these — are in fast/fused.hpp. The op table is
+// are beside the fused ones, in ops/images.hpp. The fused ops — one node for
+// what these would compute in many, each equal to its composition of these — are in ops/fused.hpp. The op table is
 // docs/reference/ops.md; how to add one is docs/reference/adding-an-op.md.
 //
 // Shapes are checked on entry: a mismatch throws std::invalid_argument naming the op and the shapes. Binary

@@ -1,6 +1,6 @@
 // softmax, log_softmax (optionally masked) and the negative log-likelihood. Both softmaxes subtract the row maximum
 // before exponentiating, so logits of ±1e4 give finite results in float32 (the fused cross-entropy from logits is
-// fast/losses.cpp). Formulas: ops.hpp. Chapter: docs/07 (attention
+// ops/losses.cpp). Formulas: ops.hpp. Chapter: docs/07 (attention
 // weights) explains the masked softmax.
 #include <algorithm>
 #include <cmath>

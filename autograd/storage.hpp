@@ -8,10 +8,10 @@
 namespace attend {
 
 // Where tensor storage comes from: by default 64-byte-aligned blocks straight from the system (std::aligned_alloc,
-// std::free). A program may install another source once, before its first tensor takes storage: fast/block_cache.hpp's
-// per-thread cache of freed blocks (`use_block_cache()`), which the `attend` program, the tutorials and the benchmarks
-// install.
-// Installing a different source after that throws std::logic_error (a block must go back to the source it came from).
+// std::free). A program may install another source once, before its first tensor takes storage:
+// runtime/block_cache.hpp's per-thread cache of freed blocks (`use_block_cache()`), which the `attend` program, the
+// tutorials and the benchmarks install. Installing a different source after that throws std::logic_error (a block must
+// go back to the source it came from).
 struct StorageSource {
   void* (*allocate)(std::size_t bytes);  // a block of at least `bytes` bytes, 64-byte aligned; throws std::bad_alloc
   void (*deallocate)(void* block, std::size_t bytes) noexcept;  // `bytes` as given to allocate

@@ -20,7 +20,7 @@ namespace attend {
 template <class T>
 class Tape;
 
-struct Context;  // what the layers above keep with a tape (Tape::context); defined in fast/context.hpp
+struct Context;  // what the layers above keep with a tape (Tape::context); defined in runtime/context.hpp
 
 // A trainable tensor that lives outside any tape: its value, and the gradient that backward adds into.
 // Layers own their parameters as public members named like the equations (W_z, U_a, v_a, ...).
@@ -152,7 +152,7 @@ class Tape {
   std::uint32_t generation() const { return generation_; }
 
   // An opaque slot for the layers above: what a forward pass on this tape needs besides its inputs (the shard's random
-  // generator, fast/context.hpp). The engine keeps the pointer and never reads through it; clear() keeps it.
+  // generator, runtime/context.hpp). The engine keeps the pointer and never reads through it; clear() keeps it.
   Context* context() const { return context_; }
   void set_context(Context* context) { context_ = context; }
 

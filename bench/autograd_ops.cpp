@@ -31,7 +31,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/tape.hpp"
 #include "autograd/tensor.hpp"
-#include "fast/block_cache.hpp"
+#include "runtime/block_cache.hpp"
 
 namespace {
 

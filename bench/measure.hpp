@@ -19,7 +19,7 @@
 
 #include "autograd/blas.hpp"
 #include "autograd/tensor.hpp"
-#include "fast/precision.hpp"
+#include "precision/precision.hpp"
 
 namespace attend::bench {
 
@@ -86,7 +86,7 @@ inline double training_flops(const std::vector<Product>& products) {
 }
 
 // The products of a training benchmark's --precision for a model's `parameters`, as `attend train --precision` makes
-// them (fast/precision.hpp): given to the shards' tapes (nn::BatchParallel), and told of every optimizer step
+// them (precision/precision.hpp): given to the shards' tapes (nn::BatchParallel), and told of every optimizer step
 // (weights_updated). Throws naming what is missing (no oneDNN, no AVX512-BF16).
 template <class Parameters>
 std::unique_ptr<attend::Products> bench_products(const std::string& name, const Parameters& parameters) {

@@ -39,13 +39,13 @@
 
 #include "autograd/ops.hpp"
 #include "bench/measure.hpp"
-#include "fast/block_cache.hpp"
 #include "models/attention.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
 #include "nn/recurrent.hpp"
+#include "runtime/block_cache.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -177,7 +177,7 @@ class BenchModel : public nn::Module<float> {
 // ---- measuring ----------------------------------------------------------------------------------------------------
 
 // Memory after one training step (--rss-at): the process's peak and current RSS, the tensor cache's counters
-// (fast/block_cache.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
+// (runtime/block_cache.hpp) summed over the shards' threads, and glibc malloc's heap (mallinfo2, all arenas).
 struct MemoryPoint {
   std::size_t step = 0;  // training steps done, warm-up included
   double seconds = 0;    // since the first training step
@@ -291,8 +291,9 @@ void add_flags(CLI::App& app, Options& o) {
                  "\"rss_at\" in the JSON line")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app.add_option("--tensor-cache-mib", o.cache_mib,
-                 "the most MiB of freed tensor blocks each thread keeps for reuse (fast/block_cache.hpp; default 1024)")
+  app.add_option(
+         "--tensor-cache-mib", o.cache_mib,
+         "the most MiB of freed tensor blocks each thread keeps for reuse (runtime/block_cache.hpp; default 1024)")
       ->check(CLI::NonNegativeNumber);
 }
 

@@ -28,12 +28,12 @@
 
 #include "autograd/ops.hpp"
 #include "bench/measure.hpp"
-#include "fast/block_cache.hpp"
 #include "nn/checkpoint.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
 #include "nn/transformer.hpp"
+#include "runtime/block_cache.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 

@@ -10,8 +10,9 @@
 //   floor_s_per_step   Σ over the step's products of their sgemm times, ÷ the threads (the shards run side by side)
 //   floor_tokens_per_s target tokens per second at that floor
 //
-// With --precision bf16 the products are timed in bfloat16 (fast/precision.hpp), their operands' conversion included
-// except the weights' (products read the copies `attend train` rounds once a step; that rounding is not timed).
+// With --precision bf16 the products are timed in bfloat16 (precision/precision.hpp), their operands' conversion
+// included except the weights' (products read the copies `attend train` rounds once a step; that rounding is not
+// timed).
 //
 //   translate_floor [--steps N] [--reps R] [--precision float32|bf16|…] train --task pairs --data … --threads 2 …
 #include <cblas.h>
@@ -35,9 +36,9 @@
 #include "apps/model_file.hpp"
 #include "autograd/blas.hpp"
 #include "bench/measure.hpp"
-#include "fast/block_cache.hpp"
-#include "fast/precision.hpp"
-#include "fast/products.hpp"
+#include "precision/precision.hpp"
+#include "precision/products.hpp"
+#include "runtime/block_cache.hpp"
 
 namespace {
 
@@ -71,8 +72,8 @@ class ShapeRecorder final : public Products {
 };
 
 // Seconds of one sgemm of this shape on one thread: the median of `reps` samples, each long enough to time (≥ ~2 ms).
-// A weight operand is one of the products' weights (fast/precision.hpp), so that in bf16 the product reads its copy,
-// rounded once before timing; the others are rounded at every product, as in a step.
+// A weight operand is one of the products' weights (precision/precision.hpp), so that in bf16 the product reads its
+// copy, rounded once before timing; the others are rounded at every product, as in a step.
 double sgemm_seconds(const GemmShape& shape, int reps, const std::string& precision) {
   const auto [ta, tb, m, n, k, a_weight, b_weight] = shape;
   const Tensor<float> a(Shape{m * k}, 0.5f), b(Shape{k * n}, 0.25f);

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "fast/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/trainer.hpp"
+#include "ops/select.hpp"
 
 using namespace attend;
 
@@ -73,7 +73,7 @@ int main() {
       logits = model.forward(tape, ids);
       return nn::ShardLoss<float>{loss_of(logits, targets)};
     });
-    const Ids named = argmax(logits);  // each row's most likely symbol before the step (fast/select.hpp)
+    const Ids named = argmax(logits);  // each row's most likely symbol before the step (ops/select.hpp)
     right = 0;
     for (std::size_t b = 0; b < batch; ++b) right += named.at({b}) == targets.at({b});
     if (step == 1 || step % 100 == 0) {

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "fast/select.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/trainer.hpp"
 #include "nn/transformer.hpp"
+#include "ops/select.hpp"
 
 using namespace attend;
 

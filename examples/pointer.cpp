@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <vector>
 
-#include "fast/select.hpp"
 #include "models/attention.hpp"
 #include "nn/layers.hpp"
 #include "nn/optim.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/trainer.hpp"
+#include "ops/select.hpp"
 
 using namespace attend;
 
@@ -68,7 +68,7 @@ int main() {
                                  })
                            .loss;
     if (step == 1 || step % 100 == 0) {
-      const Ids pointed = argmax(e);  // each row's highest-scoring position (fast/select.hpp)
+      const Ids pointed = argmax(e);  // each row's highest-scoring position (ops/select.hpp)
       std::size_t right = 0;
       for (std::size_t b = 0; b < batch; ++b) right += pointed.at({b}) == targets.at({b});
       std::printf("step %d: loss %.3f, pointed right %zu of %zu\n", step, double(loss), right, batch);

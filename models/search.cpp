@@ -7,8 +7,8 @@
 #include <future>
 #include <stdexcept>
 
-#include "fast/kernels.hpp"
-#include "fast/select.hpp"
+#include "ops/select.hpp"
+#include "runtime/kernels.hpp"
 
 namespace attend::models {
 

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "fast/context.hpp"
 #include "models/seq2seq.hpp"
+#include "runtime/context.hpp"
 
 namespace attend::models {
 
@@ -47,8 +47,8 @@ struct SearchOptions {
   // whatever the count). attend eval and predict pass their --threads for a lone batch; several batches decode one a
   // thread, each with 1 here (apps/model.hpp, decode_batches).
   std::size_t threads = 1;
-  // The products the model's steps multiply with (fast/products.hpp: a precision's, e.g. int8 with the model's weights
-  // quantized); nullptr: float32 (OpenBLAS). Must outlive the search.
+  // The products the model's steps multiply with (precision/products.hpp: a precision's, e.g. int8 with the model's
+  // weights quantized); nullptr: float32 (OpenBLAS). Must outlive the search.
   const Products* products = nullptr;
 };
 

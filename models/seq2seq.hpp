@@ -55,7 +55,7 @@ struct TeacherForced {
 // not <pad> are gathered, (N, F), before the output layer (W (V, F), b (V,) or empty) turns them into logits (N, V),
 // so that padding costs no product and no softmax: -(1/N) Σ_{b,j: y_bj ≠ pad} log p(y_bj | …), with optional label
 // smoothing — the same number as cross_entropy over all B·T logits with pad ignored (the rows are independent), at
-// N/(B·T) of the cost. The output layer and the loss are linear_cross_entropy (fast/fused.hpp): with bfloat16
+// N/(B·T) of the cost. The output layer and the loss are linear_cross_entropy (ops/fused.hpp): with bfloat16
 // products one node that never holds the (N, V) logits whole.
 template <class T>
 Variable<T> target_loss(const Variable<T>& features, const Ids& target_out, const Variable<T>& W, const Variable<T>& b,

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "autograd/tape.hpp"
-#include "fast/context.hpp"
+#include "runtime/context.hpp"
 
 namespace attend::nn {
 

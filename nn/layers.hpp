@@ -4,11 +4,11 @@
 
 #include <cstdint>
 
-#include "fast/fused.hpp"
-#include "fast/images.hpp"
-#include "fast/products.hpp"
 #include "nn/generator.hpp"
 #include "nn/module.hpp"
+#include "ops/fused.hpp"
+#include "ops/images.hpp"
+#include "precision/products.hpp"
 
 namespace attend::nn {
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "autograd/tensor.hpp"
-#include "fast/executor.hpp"
 #include "nn/module.hpp"
+#include "runtime/executor.hpp"
 
 namespace attend::nn {
 
@@ -40,7 +40,7 @@ namespace attend::nn {
 // PyTorch's float32 `state["step"]`: in float it counts exactly up to 2^24 = 16,777,216 steps and then stops growing,
 // which changes no update (1 - β^t is 1 in float long before).
 // The pointers stay valid as long as the optimizer is alive and not moved.
-// Runs f(begin, end) over ranges that together cover [0, count) exactly once (fast/executor.hpp). Empty: not used.
+// Runs f(begin, end) over ranges that together cover [0, count) exactly once (runtime/executor.hpp). Empty: not used.
 using attend::Executor;
 
 // f(i, begin, end) for the parts of the arrays (of the given sizes, one after the other) that elements [from, to) of

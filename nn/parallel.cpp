@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "fast/kernels.hpp"
+#include "runtime/kernels.hpp"
 
 namespace attend::nn {
 

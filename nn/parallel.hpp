@@ -19,9 +19,9 @@
 //
 // The model must not change state while running forward on several threads at once: no modules that cache per-call
 // data, and no draws from a module's own stream. Dropout in training mode is fine after seed_shards(s) before each
-// step: every shard's tape then carries a generator of its own in its context (fast/context.hpp), made from s and the
-// shard's index, which every module's random op on that tape draws from (nn::RandomStream, nn/generator.hpp), so that
-// the random numbers depend only on s and the thread count, never on which thread runs first; the modules' streams
+// step: every shard's tape then carries a generator of its own in its context (runtime/context.hpp), made from s and
+// the shard's index, which every module's random op on that tape draws from (nn::RandomStream, nn/generator.hpp), so
+// that the random numbers depend only on s and the thread count, never on which thread runs first; the modules' streams
 // are not used. OpenBLAS should run one thread per caller then (openblas_set_num_threads(1)); the shards
 // are the parallelism.
 #pragma once
@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
-#include "fast/context.hpp"
 #include "nn/generator.hpp"
 #include "nn/optim.hpp"
+#include "runtime/context.hpp"
 
 namespace attend::nn {
 
@@ -67,7 +67,7 @@ class BatchParallel {
   using ShardFn = std::function<ShardLoss<T>(Tape<T>& tape, std::size_t begin, std::size_t end)>;
 
   // threads ≥ 1 (std::invalid_argument otherwise); threads - 1 worker threads are started here, the caller's thread
-  // runs shard 0. Every shard's tape carries `products` (fast/products.hpp: the precision of its float products;
+  // runs shard 0. Every shard's tape carries `products` (precision/products.hpp: the precision of its float products;
   // nullptr: float32), which must outlive the pool.
   explicit BatchParallel(std::size_t threads, const Products* products = nullptr);
   ~BatchParallel();

@@ -3,7 +3,7 @@
 // lstm_cell: one tape node with a hand-written backward); gru_step_composed and lstm_step_composed write the same step
 // with the small ops and are tested equal. The input part of the gates is computed for all steps at once (one linear
 // per layer and direction). RecurrentStack runs a GRU or LSTM layer as one node over all steps (gru_sequence,
-// lstm_sequence in fast/recurrence.cpp: the same cell code, padded steps keep the state); the RNN step by step.
+// lstm_sequence in ops/recurrence.cpp: the same cell code, padded steps keep the state); the RNN step by step.
 #include "nn/recurrent.hpp"
 
 #include <algorithm>

@@ -21,10 +21,10 @@
 #include <variant>
 #include <vector>
 
-#include "fast/fused.hpp"
 #include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
+#include "ops/fused.hpp"
 
 namespace attend::nn {
 

@@ -19,9 +19,9 @@
 #include <functional>
 #include <vector>
 
-#include "fast/products.hpp"
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
+#include "precision/products.hpp"
 
 namespace attend::nn {
 
@@ -42,7 +42,7 @@ class GradientStrategy {
                               const NamedParameters<T>& parameters, double* squares) = 0;
   // Where the optimizer's elementwise work may run (empty: on the calling thread).
   virtual Executor executor() { return {}; }
-  // The products the strategy's tapes multiply with (fast/products.hpp; nullptr: float32): the Trainer tells them
+  // The products the strategy's tapes multiply with (precision/products.hpp; nullptr: float32): the Trainer tells them
   // which weights each update wrote (Products::updated), so that a copy they keep of a weight is never stale.
   virtual const Products* products() const { return nullptr; }
 };

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "fast/fused.hpp"
 #include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/module.hpp"
+#include "ops/fused.hpp"
 
 namespace attend::nn {
 

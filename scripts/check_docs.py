@@ -24,7 +24,7 @@
 4. Pictures: every image `![alt](path)` with a relative path in a docs page must exist (relative to the page), e.g.
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 5. The precisions: the table under "## The precisions" of docs/reference/adding-a-precision.md names exactly the
-   precisions of fast/meson.build's `precisions = [...]`, one row each, in that order.
+   precisions of precision/meson.build's `precisions = [...]`, one row each, in that order.
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
        check_docs.py --update-quotes SOURCE_DIR   rewrites every quoted code block (1.) from its region, keeping the
@@ -331,14 +331,14 @@ if equations.exists():
                 if f"// [docs:{name}]" not in text:
                     errors.append(f"docs/equations.md:{number}: region [docs:{name}] not found in {m.group(1)}")
 
-# The precisions' table (5.) against fast/meson.build's list.
-registered = re.search(r"^precisions = \[([^\]]*)\]", (source / "fast" / "meson.build").read_text(), re.M)
+# The precisions' table (5.) against precision/meson.build's list.
+registered = re.search(r"^precisions = \[([^\]]*)\]", (source / "precision" / "meson.build").read_text(), re.M)
 page = (source / "docs" / "reference" / "adding-a-precision.md").read_text()
 table = page.split("## The precisions", 1)[1].split("\n## ", 1)[0] if "## The precisions" in page else ""
 listed = re.findall(r"^\| `([\w-]+)` \|", table, re.M)
 names = re.findall(r"'([\w-]+)'", registered.group(1)) if registered else []
 if not names or listed != names:
-    errors.append(f"docs/reference/adding-a-precision.md: the precisions' table lists {listed}, fast/meson.build "
+    errors.append(f"docs/reference/adding-a-precision.md: the precisions' table lists {listed}, precision/meson.build "
                   f"registers {names}")
 
 for e in errors:

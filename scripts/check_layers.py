@@ -1,6 +1,6 @@
 """The include graph of the architecture, checked (meson test "layers"):
 
-    apps, tutorials -> models -> nn -> fast -> autograd;   data, plot -> autograd/tensor.hpp (beside models);
+    apps, tutorials -> models -> nn -> ops -> precision -> runtime -> autograd;   data, plot -> autograd/tensor.hpp (beside models);
     plot -> autograd/tape.hpp (printing and drawing a tape: plot/print.hpp)
     nn, data, plot, apps -> io (files written whole; io includes nothing of the project)
 
@@ -21,18 +21,20 @@ import sys
 ALLOWED = {
     "io": {"io"},
     "autograd": {"autograd"},
-    "fast": {"autograd", "fast"},
-    "nn": {"autograd", "fast", "nn", "io"},
+    "runtime": {"autograd", "runtime"},
+    "precision": {"autograd", "runtime", "precision"},
+    "ops": {"autograd", "runtime", "precision", "ops"},
+    "nn": {"autograd", "runtime", "precision", "ops", "nn", "io"},
     "data": {"autograd", "data", "io"},
     "plot": {"autograd", "plot", "io"},
-    "models": {"autograd", "fast", "nn", "models", "io"},
-    "apps": {"autograd", "fast", "nn", "models", "data", "plot", "apps", "io"},
-    "tutorials": {"autograd", "fast", "nn", "models", "data", "plot", "tutorials", "io"},
+    "models": {"autograd", "runtime", "precision", "ops", "nn", "models", "io"},
+    "apps": {"autograd", "runtime", "precision", "ops", "nn", "models", "data", "plot", "apps", "io"},
+    "tutorials": {"autograd", "runtime", "precision", "ops", "nn", "models", "data", "plot", "tutorials", "io"},
 }
 TENSOR_ONLY = {"data": {"autograd/tensor.hpp"}, "plot": {"autograd/tensor.hpp", "autograd/tape.hpp"}}
 THREADS = {"thread", "mutex", "condition_variable", "future", "shared_mutex", "barrier", "latch", "semaphore"}
 LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
-PROJECT = {"io", "autograd", "fast", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
+PROJECT = {"io", "autograd", "runtime", "precision", "ops", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 source = pathlib.Path(sys.argv[1]).resolve()

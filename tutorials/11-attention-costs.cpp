@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
-#include "fast/bfloat16.hpp"
 #include "models/seq2seq.hpp"
 #include "nn/optim.hpp"
 #include "nn/trainer.hpp"
 #include "plot/svg.hpp"
+#include "precision/bfloat16.hpp"
 #include "tutorials/common.hpp"
 
 using namespace attend;            // Tensor, Tape, Variable, Rng, and nn::, models::, data::, plot::

@@ -2,8 +2,8 @@
 // several programs use to read, print and compare numbers. These helpers are not part of any article and no chapter
 // explains them beyond this paragraph: `--small` selects the fast settings `meson test` uses, `--figures DIR` makes
 // the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet), and
-// parse_options, the first line of every main, also installs fast/'s block cache as the tensors' storage, as the
-// `attend` program does (fast/block_cache.hpp). check() prints one line per self-check and remembers a failure, and
+// parse_options, the first line of every main, also installs runtime/'s block cache as the tensors' storage, as the
+// `attend` program does (runtime/block_cache.hpp). check() prints one line per self-check and remembers a failure, and
 // exit_status() is what main returns. row_of() copies values of a tensor into a std::vector<double>, vector_string()
 // prints such a vector as "[ 0.123 -0.456 ]", worst_difference() is the largest |a_k - b_k| of two of them, and
 // sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain double; encoder_config() is the untrained encoder chapters 5–7 share
@@ -28,10 +28,10 @@
 #include "autograd/tensor.hpp"
 #include "data/locate.hpp"
 #include "data/vocabulary.hpp"
-#include "fast/block_cache.hpp"
 #include "models/train.hpp"
 #include "nn/recurrent.hpp"
 #include "plot/svg.hpp"
+#include "runtime/block_cache.hpp"
 
 namespace attend::tutorial {
 

@@ -2,7 +2,7 @@
 // hand-computed cases, along the last and a middle axis; masks of the input's shape and broadcast masks must give
 // masked positions exactly zero weight and exactly zero gradient, a single unmasked position weight exactly 1, and a
 // fully masked row zeros without NaN; logits of ±1e4 must stay finite in float and double. (The fused cross_entropy
-// is tested in tests/fast/test_losses.cpp.) Chapter: docs/07 (attention weights) for the masks.
+// is tested in tests/ops/test_losses.cpp.) Chapter: docs/07 (attention weights) for the masks.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>

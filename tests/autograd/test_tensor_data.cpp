@@ -123,7 +123,7 @@ BOOST_AUTO_TEST_CASE(below_draws_whole_numbers_evenly) {
   BOOST_CHECK_EXCEPTION(Rng(1).below(0), std::invalid_argument, message_has({"Rng::below", "n = 0"}));
 }
 
-// The reference engine alone (no fast/ block cache installed in this suite): storage straight from the system,
+// The reference engine alone (no runtime/ block cache installed in this suite): storage straight from the system,
 // 64-byte aligned; once storage is taken, only the same source may be installed again.
 BOOST_AUTO_TEST_CASE(storage_comes_from_the_system_until_a_source_is_installed) {
   const Tensor<float> a(Shape{3}), b(Shape{1000});

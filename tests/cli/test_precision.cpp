@@ -1,13 +1,13 @@
-// `attend train --precision bf16` (fast/precision.hpp): a small run learns, gives the same bits twice, differs from
-// the float32 run (its products really were rounded), keeps its weights in float32 files, and resumes to the bits of
-// the whole run; a resumed run may change the precision, and says so. On a machine or build without bfloat16 the flag
-// is refused in one line (exit 2), which is what these cases check there. Then int8 decoding (eval, predict).
+// `attend train --precision bf16` (precision/precision.hpp): a small run learns, gives the same bits twice, differs
+// from the float32 run (its products really were rounded), keeps its weights in float32 files, and resumes to the bits
+// of the whole run; a resumed run may change the precision, and says so. On a machine or build without bfloat16 the
+// flag is refused in one line (exit 2), which is what these cases check there. Then int8 decoding (eval, predict).
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "fast/precision.hpp"
 #include "nn/checkpoint.hpp"
+#include "precision/precision.hpp"
 #include "tests/cli/cli_helpers.hpp"
 
 using namespace cli_test;

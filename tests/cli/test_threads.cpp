@@ -11,7 +11,7 @@
 #include <random>
 #include <sstream>
 
-#include "fast/precision.hpp"
+#include "precision/precision.hpp"
 #include "tests/cli/cli_helpers.hpp"
 #include "tests/needs_data.hpp"
 
@@ -88,7 +88,7 @@ void check_eval_threads_agree(const std::string& training, const std::vector<std
   }
 }
 
-// Every precision this process can run (fast/precision.hpp's list).
+// Every precision this process can run (precision/precision.hpp's list).
 std::vector<std::string> decoding_precisions() {
   std::vector<std::string> precisions;
   for (const std::string& name : attend::precision_names()) {

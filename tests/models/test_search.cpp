@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "autograd/helpers.hpp"
-#include "fast/precision.hpp"
 #include "models/search.hpp"
 #include "nn/optim.hpp"
+#include "precision/precision.hpp"
 
 using namespace attend;
 using namespace attend::models;

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
-#include "fast/context.hpp"
 #include "nn/generator.hpp"
 #include "nn/layers.hpp"
 #include "nn/parallel.hpp"
 #include "nn/recurrent.hpp"
+#include "runtime/context.hpp"
 
 namespace {
 

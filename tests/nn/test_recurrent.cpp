@@ -16,9 +16,9 @@
 
 #include "autograd/autograd.hpp"
 #include "autograd/helpers.hpp"
-#include "fast/composed.hpp"
 #include "nn/recurrent.hpp"
 #include "nn/reference.hpp"
+#include "ops/composed.hpp"
 
 namespace {
 

@@ -89,7 +89,7 @@ def way_meson(source, build, work):
     run(["meson", "setup", out_dir, examples, "--buildtype=plain", "-Dwerror=true"])
     targets = json.loads(run_quiet(["meson", "introspect", "--targets", out_dir]))
     attend_targets = sorted(t["name"] for t in targets if t.get("subproject") == "attend")
-    allowed = {"attend-io", "attend-autograd", "attend-fast", "attend-kernels", "attend-nn", "attend-optim",
+    allowed = {"attend-io", "attend-autograd", "attend-runtime", "attend-kernels", "attend-precision", "attend-ops", "attend-nn", "attend-optim",
                "attend-models", "attend-data", "attend-plot"}
     extra = [t for t in attend_targets if t not in allowed]
     if extra:

@@ -9,7 +9,7 @@
 
 #include "apps/task.hpp"
 #include "data/text.hpp"
-#include "fast/precision.hpp"
+#include "precision/precision.hpp"
 #include "tests/needs_data.hpp"
 #include "tests/serve/serve_helpers.hpp"
 

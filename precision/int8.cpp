@@ -1,0 +1,246 @@
+// The int8 precision (precision.hpp): the model's weights quantized per output channel when its products are made,
+// and the products that find their B among them, quantize op(A)'s rows (kernels::quantize_u8), multiply in oneDNN's
+// u8 × s8 → s32 matmul and turn the sums back into floats (kernels::dequantize).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "precision/precision.hpp"
+#include "precision/weight_registry.hpp"
+#include "runtime/kernels.hpp"
+
+#if ATTEND_ONEDNN
+#include "precision/onednn.hpp"
+#endif
+
+namespace attend {
+
+namespace {
+
+// A weight W (rows × cols, rows = output channels) quantized per row: W[r][c] ≈ scales[r] · q[r][c], q in −L … L
+// (L = int8_weight_levels());
+// sums[r] = Σ_c q[r][c], for the activations' zero points (acc − z·sums).
+struct QuantizedMatrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::int8_t> q;
+  std::vector<float> scales;
+  std::vector<std::int32_t> sums;
+  std::size_t size() const { return rows * cols; }
+};
+
+// `matrix` is of rank 2 (Int8Products leaves the others out).
+std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const Tensor<float>& matrix) {
+  auto w = std::make_shared<QuantizedMatrix>();
+  w->rows = matrix.shape()[0], w->cols = matrix.shape()[1];
+  w->q.resize(w->rows * w->cols);
+  w->scales.resize(w->rows);
+  w->sums.resize(w->rows);
+  for (std::size_t r = 0; r < w->rows; ++r) {
+    const float* row = matrix.data() + r * w->cols;
+    float largest = 0.0f;
+    for (std::size_t c = 0; c < w->cols; ++c) {
+      if (!std::isfinite(row[c])) {
+        throw std::invalid_argument("int8: " + name + " holds " + std::to_string(row[c]) + " at (" + std::to_string(r) +
+                                    ", " + std::to_string(c) + ")");
+      }
+      largest = std::max(largest, std::fabs(row[c]));
+    }
+    const auto levels = static_cast<float>(int8_weight_levels());
+    const float scale = largest > 0.0f ? largest / levels : 1.0f;
+    std::int32_t sum = 0;
+    for (std::size_t c = 0; c < w->cols; ++c) {
+      const auto v = static_cast<std::int8_t>(std::clamp(std::nearbyint(row[c] / scale), -levels, levels));
+      w->q[r * w->cols + c] = v;
+      sum += v;
+    }
+    w->scales[r] = scale, w->sums[r] = sum;
+  }
+  return w;
+}
+
+}  // namespace
+
+int int8_weight_levels() {
+#if ATTEND_ONEDNN
+  // VNNI's VPDPBUSD adds the four u8·s8 products of a group straight into int32; without it oneDNN adds pairs of them
+  // in int16 first (VPMADDUBSW), which saturates beyond 32767: 2·255·63 stays below, 2·255·127 does not
+  using isa = dnnl::cpu_isa;
+  static const int levels = [] {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case isa::avx512_core_vnni:
+      case isa::avx512_core_bf16:
+      case isa::avx512_core_amx:
+      case isa::avx2_vnni:
+        return 127;
+      default:
+        return 63;
+    }
+  }();
+  return levels;
+#else
+  return 127;
+#endif
+}
+
+namespace int8 {
+
+#if ATTEND_ONEDNN
+
+namespace {
+
+using dnnl::memory;
+
+// |Σ_i q_a·q_w − z_a·Σ_i q_w| ≤ 2·255·127·k stays an int32 up to this many terms; longer sums stay float32.
+constexpr std::size_t max_terms = 32768;
+// The int32 sums are made this many at a time (blocks of op(A)'s rows), 4 MB a thread.
+constexpr std::size_t block_elements = std::size_t{1} << 20;
+
+struct ThreadState {
+  dnnl::stream stream{onednn::cpu_engine()};
+  std::unique_ptr<dnnl::matmul> product;
+  std::vector<std::uint8_t> a;  // op(A)'s rows of a block, quantized
+  std::vector<float> scales, row;
+  std::vector<std::int32_t> zeros, acc, sums;
+};
+
+// u8 (m, k) · s8 (k, n) stored transposed (n, k) → s32 (m, n), sizes and strides given when it runs.
+dnnl::matmul make_product() {
+  using onednn::matrix, onednn::runtime;
+  const dnnl::matmul::desc desc(matrix(false, runtime, runtime, runtime, memory::data_type::u8),
+                                matrix(true, runtime, runtime, runtime, memory::data_type::s8),
+                                matrix(false, runtime, runtime, runtime, memory::data_type::s32));
+  return dnnl::matmul(dnnl::matmul::primitive_desc(desc, onednn::cpu_engine()));
+}
+
+// Quantizes op(A)'s m rows into state; false when one cannot be.
+bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t k, const float* a, std::size_t lda) {
+  state.a.resize(m * k), state.scales.resize(m), state.zeros.resize(m);
+  for (std::size_t r = 0; r < m; ++r) {
+    const float* row = a + r * lda;
+    if (trans_a) {  // op(A)'s row is a column of A, stored (k, m)
+      state.row.resize(k);
+      for (std::size_t i = 0; i < k; ++i) state.row[i] = a[i * lda + r];
+      row = state.row.data();
+    }
+    if (!kernels::quantize_u8(row, k, state.a.data() + r * k, &state.scales[r], &state.zeros[r])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// The product when B is the transpose of one of `weights` (or of a block of it) and every row of op(A) can be
+// quantized: true; otherwise false having written nothing. A bias is added as the sums are turned back into floats.
+bool gemm(const WeightRegistry<const QuantizedMatrix>& weights, bool trans_a, bool trans_b, std::size_t m,
+          std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b, std::size_t ldb,
+          float beta, float* c, std::size_t ldc, const float* bias) {
+  if (!trans_b || k > max_terms) return false;
+  const auto [base, w] = weights.find(b, b + (n - 1) * ldb + k);
+  if (w == nullptr) return false;
+  // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
+  const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w->cols, c0 = offset % w->cols;
+  if (ldb != w->cols || r0 + n > w->rows || c0 + k > w->cols) return false;
+  thread_local ThreadState state;
+  onednn::match_blas_threads();
+  if (!state.product) state.product = std::make_unique<dnnl::matmul>(make_product());
+  const std::int8_t* q = w->q.data() + r0 * w->cols + c0;
+  const std::int32_t* sums = w->sums.data() + r0;
+  if (k != w->cols) {  // a block of columns: its own sums
+    state.sums.assign(n, 0);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t i = 0; i < k; ++i) state.sums[j] += q[j * w->cols + i];
+    sums = state.sums.data();
+  }
+  // every row quantized before C is written: a row that cannot be leaves the whole product to OpenBLAS
+  if (!quantize_rows(state, trans_a, m, k, a, lda)) return false;
+  const std::size_t rows = std::max<std::size_t>(1, block_elements / n);
+  state.acc.resize(std::min(m, rows) * n);
+  using onednn::dim, onednn::matrix;
+  const memory b_mem(matrix(true, dim(k), dim(n), dim(w->cols), memory::data_type::s8), onednn::cpu_engine(),
+                     const_cast<std::int8_t*>(q));
+  for (std::size_t m0 = 0; m0 < m; m0 += rows) {
+    const std::size_t mb = std::min(m, m0 + rows) - m0;
+    const memory a_mem(matrix(false, dim(mb), dim(k), dim(k), memory::data_type::u8), onednn::cpu_engine(),
+                       state.a.data() + m0 * k);
+    const memory c_mem(matrix(false, dim(mb), dim(n), dim(n), memory::data_type::s32), onednn::cpu_engine(),
+                       state.acc.data());
+    state.product->execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+    state.stream.wait();
+    for (std::size_t r = 0; r < mb; ++r) {
+      kernels::dequantize(state.acc.data() + r * n, sums, w->scales.data() + r0, alpha * state.scales[m0 + r],
+                          state.zeros[m0 + r], beta, bias, c + (m0 + r) * ldc, n);
+    }
+  }
+  return true;
+}
+
+#endif
+
+}  // namespace int8
+
+namespace {
+
+class Int8Products final : public Products {
+ public:
+  explicit Int8Products(const Matrices& weights) {
+    for (const auto& [name, tensor] : weights) {
+      if (tensor->rank() != 2) continue;  // a convolution's kernels: never a product's Wᵀ
+      std::shared_ptr<const QuantizedMatrix> w = quantize(name, *tensor);
+      if (w->q.empty() || !matrices_.add(tensor->data(), w)) continue;  // empty, or a weight shared by two layers
+      ++count_;
+      bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
+    }
+  }
+  std::string name() const override { return "int8"; }
+  bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
+            const float* bias) const override {
+#if ATTEND_ONEDNN
+    return int8::gemm(matrices_, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+#else
+    (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
+    (void)beta, (void)c, (void)ldc, (void)bias;
+    return false;  // unreachable: int8 is unavailable without oneDNN
+#endif
+  }
+  std::string kept() const override {
+    return std::to_string(count_) + (count_ == 1 ? " weight matrix" : " weight matrices") +
+           " quantized per output channel (" + std::to_string((bytes_ + 500000) / 1000000) + " MB)";
+  }
+
+ private:
+  WeightRegistry<const QuantizedMatrix> matrices_;
+  std::size_t count_ = 0, bytes_ = 0;  // matrices quantized; bytes of their copies, scales and sums included
+};
+
+std::string int8_unavailable() {
+#if ATTEND_ONEDNN
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (isa == dnnl::cpu_isa::sse41 || isa == dnnl::cpu_isa::avx) {
+    return "oneDNN's int8 products run on AVX2 or later, which this CPU lacks (or ONEDNN_MAX_CPU_ISA forbids); with "
+           "SSE4.1 alone they take longer than float32's";
+  }
+  return "";
+#else
+  return "this attend was built without oneDNN, which its int8 products need (Debian: apt-get install libdnnl-dev, "
+         "then configure again; meson option onednn)";
+#endif
+}
+
+std::unique_ptr<Products> make_int8(const Matrices& weights) { return std::make_unique<Int8Products>(weights); }
+
+}  // namespace
+
+PrecisionBackend int8_precision() {
+  return {"int8",
+          "for decoding: activations quantized per row to u8, weights per output channel to s8, int32 sums; "
+          "fastest with VNNI",
+          false, int8_unavailable, make_int8};
+}
+
+}  // namespace attend

@@ -1,0 +1,85 @@
+// The precisions by name (precision.hpp): the list of the backends — each its file beside this one, registered by its
+// name in precision/meson.build, which generates precision_list.hpp — and what the backends built with oneDNN share.
+#include "precision/precision.hpp"
+
+#include <stdexcept>
+
+#include "autograd/blas.hpp"
+#include "precision_list.hpp"  // generated: ATTEND_PRECISIONS(X), X(name) for each precision precision/meson.build lists
+
+#if ATTEND_ONEDNN
+#include <dlfcn.h>
+
+#include <dnnl.hpp>
+
+#include "precision/onednn.hpp"
+#endif
+
+namespace attend {
+
+#define ATTEND_DECLARE(name) PrecisionBackend name##_precision();
+ATTEND_PRECISIONS(ATTEND_DECLARE)
+#undef ATTEND_DECLARE
+
+const std::vector<PrecisionBackend>& precisions() {
+#define ATTEND_ENTRY(name) name##_precision(),
+  static const std::vector<PrecisionBackend> all{ATTEND_PRECISIONS(ATTEND_ENTRY)};
+#undef ATTEND_ENTRY
+  return all;
+}
+
+const PrecisionBackend* find_precision(const std::string& name) {
+  for (const PrecisionBackend& p : precisions()) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> precision_names(bool training) {
+  std::vector<std::string> names;
+  for (const PrecisionBackend& p : precisions()) {
+    if (p.trains || !training) names.emplace_back(p.name);
+  }
+  return names;
+}
+
+std::unique_ptr<Products> make_products(const std::string& name, const Matrices& weights) {
+  const PrecisionBackend* precision = find_precision(name);
+  if (precision == nullptr) {
+    std::string known;
+    for (const std::string& n : precision_names()) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("precision " + name + ": no such precision (" + known + ")");
+  }
+  if (const std::string why = precision->unavailable(); !why.empty()) {
+    throw std::runtime_error("precision " + name + ": " + why);
+  }
+  return precision->make(weights);
+}
+
+#if ATTEND_ONEDNN
+namespace onednn {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// The setting belongs to the OpenMP runtime Debian's oneDNN is built with (GCC's libgomp), found by name at run time:
+// compiling attend with -fopenmp would tie it to the compiler's own runtime (clang's is another library).
+void match_blas_threads() {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  thread_local int threads = -1;  // as last set for this thread
+  if (const int now = blas_threads(); now != threads && set != nullptr) set(threads = now);
+}
+
+dnnl::memory::desc matrix(bool transposed, dnnl::memory::dim rows, dnnl::memory::dim cols, dnnl::memory::dim ld,
+                          dnnl::memory::data_type type) {
+  using dnnl::memory;
+  return memory::desc({rows, cols}, type, transposed ? memory::dims{1, ld} : memory::dims{ld, 1});
+}
+
+}  // namespace onednn
+#endif
+
+}  // namespace attend
