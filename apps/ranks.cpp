@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/clock.hpp"
+
 #ifdef ATTEND_MPI
 // the C interface only: the deprecated C++ bindings' header does not compile cleanly with -Wextra
 #define OMPI_SKIP_MPICXX 1
@@ -160,14 +162,6 @@ void Ranks::abort(int status) const {
 #endif
   std::exit(status);
 }
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-}  // namespace
 
 ProcessShards::ProcessShards(const Ranks& ranks, std::size_t threads, std::uint64_t seed, bool detect_anomaly,
                              const Products* products)

@@ -26,14 +26,11 @@
 #include "nn/optim.hpp"
 #include "nn/parallel.hpp"
 #include "nn/trainer.hpp"
+#include "runtime/clock.hpp"
 
 namespace attend::app {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string duration_text(double seconds) {
   const long total = std::lround(std::max(0.0, seconds));

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "runtime/clock.hpp"
 #include "runtime/kernels.hpp"
 
 namespace attend::nn {
@@ -25,10 +26,6 @@ inline void pause() {
   std::this_thread::yield();
 #endif
 }
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // Σ_k (slowest − seconds[k]) over the first `count`: how long the faster shards waited for the slowest.
 double waited(const std::vector<double>& seconds, std::size_t count) {
