@@ -103,7 +103,7 @@ void weights_updated(const attend::Products& products, const Parameters& paramet
   if (!products.copies_weights()) return;
   for (const auto& [name, parameter] : parameters) {
     if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, attend::Tensor<float>>) {
-      products.updated(parameter->value.data(), parameter->value.data() + parameter->value.size());
+      products.updated(*parameter, 0, parameter->value.size());
     }
   }
 }

@@ -48,23 +48,18 @@ using namespace attend;
 using GemmShape = std::tuple<bool, bool, std::size_t, std::size_t, std::size_t, bool, bool>;
 
 std::mutex shapes_mutex;
-std::map<GemmShape, std::size_t> shapes;                     // how often each shape ran
-std::vector<std::pair<const float*, const float*>> weights;  // [first, last) of each parameter of two or more axes
-
-bool is_weight(const float* operand) {
-  return std::any_of(weights.begin(), weights.end(),
-                     [operand](const auto& w) { return operand >= w.first && operand < w.second; });
-}
+std::map<GemmShape, std::size_t> shapes;  // how often each shape ran
 
 // Float32's products, noting the shape of each: every product declined (left to OpenBLAS) after its shape is noted —
 // a product with a bias once, when it is asked again without (products.hpp).
 class ShapeRecorder final : public Products {
  public:
   std::string name() const override { return "float32"; }
-  bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float, const float* a, std::size_t,
-            const float* b, std::size_t, float, float*, std::size_t, const float* bias) const override {
+  bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float, const float*, std::size_t,
+            const float*, std::size_t, float, float*, std::size_t, const float* bias,
+            const WeightOperands& weights) const override {
     if (bias != nullptr) return false;
-    const GemmShape shape{trans_a, trans_b, m, n, k, is_weight(a), is_weight(b)};
+    const GemmShape shape{trans_a, trans_b, m, n, k, weights.a != nullptr, weights.b != nullptr};
     const std::lock_guard<std::mutex> lock(shapes_mutex);
     ++shapes[shape];
     return false;
@@ -76,15 +71,17 @@ class ShapeRecorder final : public Products {
 // copy, rounded once before timing; the others are rounded at every product, as in a step.
 double sgemm_seconds(const GemmShape& shape, int reps, const std::string& precision) {
   const auto [ta, tb, m, n, k, a_weight, b_weight] = shape;
-  const Tensor<float> a(Shape{m * k}, 0.5f), b(Shape{k * n}, 0.25f);
+  const Parameter<float> a(Tensor<float>(Shape{m * k}, 0.5f)), b(Tensor<float>(Shape{k * n}, 0.25f));
   std::vector<float> c(m * n, 0.f);
   Matrices weights_of_product;
   if (a_weight) weights_of_product.emplace_back("A", &a);
   if (b_weight) weights_of_product.emplace_back("B", &b);
   const std::unique_ptr<Products> products = make_products(precision, weights_of_product);
   // the shape by value: C++17 lets no lambda capture a structured binding (clang refuses it, GCC accepts it)
+  const WeightOperands named{a_weight ? &a : nullptr, b_weight ? &b : nullptr};
   const auto run = [&, ta = ta, tb = tb, m = m, n = n, k = k] {
-    gemm(products.get(), ta, tb, m, n, k, 1.f, a.data(), ta ? m : k, b.data(), tb ? k : n, 1.f, c.data(), n);
+    gemm(products.get(), ta, tb, m, n, k, 1.f, a.value.data(), ta ? m : k, b.value.data(), tb ? k : n, 1.f, c.data(), n,
+         named);
   };
   const double flop = 2.0 * double(m) * double(n) * double(k);
   const int inner = std::max(1, int(2e-3 * 50e9 / std::max(flop, 1.0)));
@@ -134,9 +131,6 @@ int run(int argc, char** argv) {
   openblas_set_num_threads(1);
   const std::size_t threads = options.settings.threads;
   std::size_t tokens = 0, done = 0;
-  for (const auto& [name, w] : matrices_of(file.model->module().parameters())) {
-    weights.emplace_back(w->data(), w->data() + w->size());
-  }
   const ShapeRecorder recorder;
   file.model->module().train();
   for (; done < steps && done < order.size(); ++done) {

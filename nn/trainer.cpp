@@ -51,8 +51,7 @@ std::function<void(std::size_t, std::size_t, std::size_t)> Trainer<T>::copies_to
     // the products' copies of the weights (bf16's, rounded) made again where the update wrote, while it is in cache
     if (const Products* products = gradients_.products(); products != nullptr && products->copies_weights()) {
       return [products, &parameters = optimizer_.parameters()](std::size_t i, std::size_t begin, std::size_t end) {
-        const float* w = parameters[i].second->value.data();
-        products->updated(w + begin, w + end);
+        products->updated(*parameters[i].second, begin, end);
       };
     }
   }

@@ -106,6 +106,7 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   g.out_w = (g.width + 2 * g.padding - g.kernel_w) / g.stride + 1;
   const std::size_t O = g.out_channels, K = g.rows(), N = g.positions();
   const Products* products = products_of(tape);
+  const Parameter<float>* weight = weight_of(W);
 
   // gemm with beta = 0 overwrites y_b, except when K = 0 (no input channels: gemm writes nothing, y = b or 0)
   Tensor<T> y = (bs == nullptr && K == 0) ? Tensor<T>(Shape{g.batch, O, g.out_h, g.out_w})
@@ -118,7 +119,8 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
       for (std::size_t o = 0; o < O; ++o) std::fill(y_b + o * N, y_b + (o + 1) * N, b.value().data()[o]);
     }
     im2col(g, x.value().data() + n * g.image_size(), cols.data());
-    gemm(products, false, false, O, N, K, T(1), W.value().data(), K, cols.data(), N, bs ? T(1) : T(0), y_b, N);
+    gemm(products, false, false, O, N, K, T(1), W.value().data(), K, cols.data(), N, bs ? T(1) : T(0), y_b, N,
+         {weight, nullptr});
   }
 
   std::vector<Variable<T>> inputs{x, W};
@@ -126,7 +128,7 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
   // Backward recomputes each image's columns instead of keeping all B of them from forward: the saved columns would
   // be kh·kw times the size of x (9× for a 3×3 kernel), held on the tape until backward, for the price of one more
   // im2col per image, which is cheap next to the two gemms.
-  return tape.record("conv2d", std::move(y), inputs, [products, g](BackwardContext<T>& c) {
+  return tape.record("conv2d", std::move(y), inputs, [products, weight, g](BackwardContext<T>& c) {
     const std::size_t O = g.out_channels, K = g.rows(), N = g.positions();
     const bool want_x = c.wants(0) && O > 0, want_W = c.wants(1);
     // one scratch buffer (K, H'W') per backward: first the columns of x_b (for dW), then dcols (for dx)
@@ -140,7 +142,8 @@ Variable<T> conv2d(const Variable<T>& x, const Variable<T>& W, const Variable<T>
       }
       if (want_x) {
         // dcols (K, H'W') = Wᵀ (K, O) · dy_b (O, H'W'), then dx_b (C,H,W) += col2im(dcols)
-        gemm(products, true, false, K, N, O, T(1), c.x(1).data(), K, dy_b, N, T(0), scratch.data(), N);
+        gemm(products, true, false, K, N, O, T(1), c.x(1).data(), K, dy_b, N, T(0), scratch.data(), N,
+             {weight, nullptr});
         col2im_add(g, scratch.data(), c.dx(0).data() + n * g.image_size());
       }
     }

@@ -115,14 +115,15 @@ void keep_row(const T* row, S* kept, std::size_t n) {
   }
 }
 
-// C (+)= alpha · op(G) · B, G as kept: a bfloat16 product for bfloat16, the products' own for T.
+// C (+)= alpha · op(G) · B, G as kept: a bfloat16 product for bfloat16, the products' own for T (B in the weight
+// `b_weight` names, or nullptr).
 template <class T, class S>
 void product_of_kept(const Products* products, bool trans_g, std::size_t m, std::size_t n, std::size_t k, T alpha,
-                     const S* g, std::size_t ldg, const T* b, T beta, T* c) {
+                     const S* g, std::size_t ldg, const T* b, T beta, T* c, const Parameter<float>* b_weight) {
   if constexpr (std::is_same_v<S, T>) {
-    gemm(products, trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+    gemm(products, trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n, {nullptr, b_weight});
   } else {
-    products->gemm_bfloat16_a(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n);
+    products->gemm_bfloat16_a(trans_g, false, m, n, k, alpha, g, ldg, b, n, beta, c, n, b_weight);
   }
 }
 
@@ -132,6 +133,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
                              std::int64_t ignore_id, T eps, std::size_t counted) {
   Tape<T>& tape = b.empty() ? tape_of("linear_cross_entropy", {&x, &W}) : tape_of("linear_cross_entropy", {&x, &W, &b});
   const Products* products = products_of(tape);
+  const Parameter<float>* weight = weight_of(W);
   const std::size_t rows = x.value().shape()[0], in = W.value().shape()[1], classes = W.value().shape()[0];
   const T on_target = T(1) - eps, spread = eps / static_cast<T>(classes);
   // neither G nor the block of logits is zero-filled first: every number of each is written before it is read
@@ -144,7 +146,7 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   for (std::size_t r0 = 0; r0 < rows; r0 += block) {
     const std::size_t count = std::min(block, rows - r0);
     linear_product(products, count, classes, in, x.value().data() + r0 * in, W.value().data(),
-                   b.empty() ? nullptr : b.value().data(), logits.get());
+                   b.empty() ? nullptr : b.value().data(), logits.get(), weight);
     for (std::size_t n = r0; n < r0 + count; ++n) {
       T* row = logits.get() + (n - r0) * classes;
       const std::int64_t t = targets.data()[n];
@@ -167,18 +169,18 @@ Variable<T> output_loss_node(const Variable<T>& x, const Variable<T>& W, const V
   if (!b.empty()) inputs.push_back(b);
   return tape.record(
       "linear_cross_entropy", Tensor<T>::scalar(loss), inputs,
-      [products, rows, in, classes, counted, g, column_sums = std::move(column_sums)](BackwardContext<T>& c) {
+      [products, weight, rows, in, classes, counted, g, column_sums = std::move(column_sums)](BackwardContext<T>& c) {
         if (counted == 0) return;
         const T scale = c.dy().item() / static_cast<T>(counted);
         if (c.wants(0)) {  // dx (rows, in) += scale · G (rows, C) · W (C, in)
           const bool add = c.has_dx(0);
           product_of_kept(products, false, rows, in, classes, scale, g.get(), classes, c.x(1).data(), add ? T(1) : T(0),
-                          add ? c.dx(0).data() : c.dx_for_overwrite(0).data());
+                          add ? c.dx(0).data() : c.dx_for_overwrite(0).data(), weight);
         }
         if (c.wants(1)) {  // dW (C, in) += scale · Gᵀ (C, rows) · x (rows, in)
           const bool add = c.has_dx(1);
           product_of_kept(products, true, classes, in, rows, scale, g.get(), classes, c.x(0).data(), add ? T(1) : T(0),
-                          add ? c.dx(1).data() : c.dx_for_overwrite(1).data());
+                          add ? c.dx(1).data() : c.dx_for_overwrite(1).data(), nullptr);
         }
         if (c.input_count() == 3 && c.wants(2)) {  // db (C) += scale · Σ_n G_n
           T* db = c.dx(2).data();

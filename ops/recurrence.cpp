@@ -185,7 +185,8 @@ struct Forward {
       const std::size_t t = time_of(options, s, Tn);
       // gh = b_hh + h W_hhᵀ: (B, G·H)
       fill_rows(gh.data(), b_hh.value().data(), B, GH);
-      gemm(products, false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH);
+      gemm(products, false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH,
+           {nullptr, weight_of(W_hh)});
       for (std::size_t b = 0; b < B; ++b) {
         const std::size_t bt = b * Tn + t;
         for (std::size_t k = 0; k < Cell::states; ++k) {
@@ -212,8 +213,9 @@ struct Forward {
 // and from the step after), the cell rows' gate gradients into one (B, T, G·H) buffer (∂loss/∂gx), and dh += dgh_t W_hh
 // as one gemm a step; then dW_hh as one gemm over all B·T rows and db_hh as one column sum.
 template <class Cell, class T>
-void backward(const Products* products, BackwardContext<T>& c, std::size_t B, std::size_t Tn, std::size_t H,
-              const Recurrence& options, const Tensor<T>& saved, const std::vector<Tensor<T>>& prev) {
+void backward(const Products* products, const Parameter<float>* weight, BackwardContext<T>& c, std::size_t B,
+              std::size_t Tn, std::size_t H, const Recurrence& options, const Tensor<T>& saved,
+              const std::vector<Tensor<T>>& prev) {
   const std::size_t GH = Cell::gates * H;
   const T* W = c.x(1).data();
   Tensor<T> dgx(Shape{B, Tn, GH});
@@ -244,7 +246,8 @@ void backward(const Products* products, BackwardContext<T>& c, std::size_t B, st
       }
     }
     // dh += dgh_t W_hh: (B, G·H)·(G·H, H)
-    gemm(products, false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dstate[0].data(), H);
+    gemm(products, false, false, B, H, GH, T(1), dgh.data() + t * GH, Tn * GH, W, H, T(1), dstate[0].data(), H,
+         {nullptr, weight});
   }
   if (c.wants(1)) add_weight_gradient(products, c, dgh.data(), prev[0].data(), B * Tn, GH, H);
   if (c.wants(2)) add_column_sums(c.dx(2).data(), dgh.data(), B * Tn, GH);
@@ -266,10 +269,11 @@ Variable<T> recurrence(const Variable<T>& gx, const Variable<T>& W_hh, const Var
   f.run(products, gx, W_hh, b_hh, initial, options);
   std::vector<Variable<T>> inputs = {gx, W_hh, b_hh};
   for (const Variable<T>* state : initial) inputs.push_back(*state);
-  return tape.record(
-      Cell::name, std::move(f.y), inputs,
-      [products, B = n.B, Tn = n.T, H = n.H, options, saved = std::move(f.saved), prev = std::move(f.prev)](
-          BackwardContext<T>& c) { backward<Cell>(products, c, B, Tn, H, options, saved, prev); });
+  return tape.record(Cell::name, std::move(f.y), inputs,
+                     [products, weight = weight_of(W_hh), B = n.B, Tn = n.T, H = n.H, options,
+                      saved = std::move(f.saved), prev = std::move(f.prev)](BackwardContext<T>& c) {
+                       backward<Cell>(products, weight, c, B, Tn, H, options, saved, prev);
+                     });
 }
 
 }  // namespace

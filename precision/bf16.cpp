@@ -8,12 +8,13 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "precision/bfloat16.hpp"
 #include "precision/precision.hpp"
-#include "precision/weight_registry.hpp"
 #include "runtime/kernels.hpp"
 
 #if ATTEND_ONEDNN
@@ -21,7 +22,6 @@
 #include <dnnl.hpp>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "precision/onednn.hpp"
 #endif
@@ -32,15 +32,24 @@ namespace {
 
 // A weight's bfloat16 copy: made when a product first reads it, rounded again where Products::updated says.
 struct Copy {
-  const float* source = nullptr;
-  std::size_t count = 0;
+  Copy(std::string name, const Parameter<float>& weight)
+      : name(std::move(name)), weight(weight), count(weight.value.size()) {}
+  const std::string name;
+  const Parameter<float>& weight;
+  const std::size_t count;            // the weight's numbers, when the products were made
   std::vector<std::uint16_t> values;  // empty until first read
-  std::atomic<bool> made{false};      // values hold the source's numbers
+  std::atomic<bool> made{false};      // values hold the weight's numbers
   std::mutex mutex;                   // held while the copy is made
 
-  std::size_t size() const { return count; }
-  // The copy, made now if it is not yet; any thread.
-  const std::uint16_t* current() {
+  // The copy of the weight's numbers [first, last), made now if it is not yet; any thread. Throws std::logic_error
+  // when they are not the weight's: a caller named the wrong weight, or the weight changed shape.
+  const std::uint16_t* at(const float* first, const float* last) {
+    const float* source = weight.value.data();
+    if (weight.value.size() != count || first < source || last > source + count) {
+      throw std::logic_error("bf16 products: an operand named as weight " + name + " (" + std::to_string(count) +
+                             " numbers when the products were made, " + std::to_string(weight.value.size()) +
+                             " now) is not in its numbers");
+    }
     if (!made.load(std::memory_order_acquire)) {
       const std::lock_guard lock(mutex);
       if (!made.load(std::memory_order_relaxed)) {
@@ -49,9 +58,12 @@ struct Copy {
         made.store(true, std::memory_order_release);
       }
     }
-    return values.data();
+    return values.data() + (first - source);
   }
 };
+
+// The copies of a model's weights, one for each parameter, found by the parameter a product names.
+using Copies = std::unordered_map<const Parameter<float>*, std::unique_ptr<Copy>>;
 
 // The packed operands are bounded: a product is cut into blocks of at most sum_block(k) terms a sum (k ≤ 1024 stays
 // whole) and tile_elements / sum_block(k) rows of C and columns, so that each bfloat16 copy holds at most
@@ -144,13 +156,15 @@ struct Operand {
 
   // An operand already in bfloat16 (row stride ld as stored): read where it lies, as a registered copy is.
   Operand(const std::uint16_t* rounded, std::size_t ld, bool trans) : x(nullptr), ld(ld), trans(trans), copy(rounded) {}
-  // The operand whose op(X) is rows × cols, read from its copy when it lies in one of `weights`.
-  Operand(const WeightRegistry<Copy>& weights, const float* x, std::size_t ld, bool trans, std::size_t rows,
-          std::size_t cols)
+  // The operand whose op(X) is rows × cols, read from the copy of `weight` (one of `copies`; nullptr: no weight).
+  Operand(const Copies& copies, const Parameter<float>* weight, const float* x, std::size_t ld, bool trans,
+          std::size_t rows, std::size_t cols)
       : x(x), ld(ld), trans(trans), copy(nullptr) {
+    if (weight == nullptr) return;
+    const auto found = copies.find(weight);
+    if (found == copies.end()) return;  // another model's weight, or one with no copy: rounded as it is read
     const std::size_t stored_rows = trans ? cols : rows, stored_cols = trans ? rows : cols;
-    const auto [base, found] = weights.find(x, x + (stored_rows - 1) * ld + stored_cols);
-    if (found != nullptr) copy = found->current() + (x - base);
+    copy = found->second->at(x, x + (stored_rows - 1) * ld + stored_cols);
   }
   // op(X)'s block at rows r0 …, columns c0 … (rows × cols) in bfloat16: in the copy, or packed into `buffer`; sets
   // block_ld to its row stride as stored.
@@ -235,13 +249,10 @@ void round_copy(const float* x, std::uint16_t* y, std::size_t n, bool stream) {
 class BFloat16Products final : public Products {
  public:
   explicit BFloat16Products(const Matrices& weights) {
-    for (const auto& [name, tensor] : weights) {
-      if (tensor->size() == 0) continue;  // no product reads it
-      auto copy = std::make_shared<Copy>();
-      copy->source = tensor->data();
-      copy->count = tensor->size();
-      copies_.add(copy->source, copy);  // a weight shared by two layers: once
-      numbers_ += copy->count;
+    for (const auto& [name, weight] : weights) {
+      if (weight->value.size() == 0) continue;  // no product reads it
+      // a weight shared by two layers: once
+      if (copies_.try_emplace(weight, std::make_unique<Copy>(name, *weight)).second) numbers_ += weight->value.size();
     }
   }
   std::string name() const override { return "bf16"; }
@@ -250,51 +261,60 @@ class BFloat16Products final : public Products {
 
   // (A product with a bias is declined: it is asked again without, once the bias is in C.)
   bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
-            const float* bias) const override {
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias,
+            const WeightOperands& weights) const override {
     if (bias != nullptr) return false;
 #if ATTEND_ONEDNN
-    bfloat16_blocks(Operand(copies_, a, lda, trans_a, m, k), Operand(copies_, b, ldb, trans_b, k, n), m, n, k, alpha,
-                    beta, c, ldc);
+    bfloat16_blocks(Operand(copies_, weights.a, a, lda, trans_a, m, k),
+                    Operand(copies_, weights.b, b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
     return true;
 #else
     (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
-    (void)beta, (void)c, (void)ldc;
+    (void)beta, (void)c, (void)ldc, (void)weights;
     return false;  // unreachable: bf16 is unavailable without oneDNN
 #endif
   }
 
   void gemm_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                        const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
-                       std::size_t ldc) const override {
+                       std::size_t ldc, const Parameter<float>* b_weight) const override {
     if (m == 0 || n == 0 || k == 0) return;
 #if ATTEND_ONEDNN
-    bfloat16_blocks(Operand(a, lda, trans_a), Operand(copies_, b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
+    bfloat16_blocks(Operand(a, lda, trans_a), Operand(copies_, b_weight, b, ldb, trans_b, k, n), m, n, k, alpha, beta,
+                    c, ldc);
 #else
     (void)trans_a, (void)trans_b, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    (void)b_weight;
 #endif
   }
 
   // Rounds the copy again where its weight changed, if it has been made (one not made yet is made when first read).
-  void updated(const float* first, const float* last) const override {
-    if (first >= last) return;
-    const auto [source, copy] = copies_.find(first, last);
-    if (copy == nullptr || !copy->made.load(std::memory_order_acquire)) return;
-    round_copy(first, copy->values.data() + (first - source), static_cast<std::size_t>(last - first),
+  void updated(const Parameter<float>& weight, std::size_t first, std::size_t last) const override {
+    const auto found = copies_.find(&weight);
+    if (first >= last || found == copies_.end()) return;
+    Copy& copy = *found->second;
+    if (!copy.made.load(std::memory_order_acquire)) return;
+    if (last > copy.count || weight.value.size() != copy.count) {
+      throw std::logic_error("bf16 products: numbers " + std::to_string(first) + " to " + std::to_string(last) +
+                             " of weight " + copy.name + " updated, which had " + std::to_string(copy.count) +
+                             " when the products were made and has " + std::to_string(weight.value.size()) + " now");
+    }
+    round_copy(weight.value.data() + first, copy.values.data() + first, last - first,
                numbers_ * sizeof(std::uint16_t) > kernels::streaming_bytes);
   }
 
   // The bytes of the copies made so far.
   std::size_t made_bytes() const {
     std::size_t total = 0;
-    copies_.for_each([&total](const Copy& copy) {
-      if (copy.made.load(std::memory_order_acquire)) total += copy.values.size() * sizeof(std::uint16_t);
-    });
+    for (const auto& entry : copies_) {
+      if (entry.second->made.load(std::memory_order_acquire))
+        total += entry.second->values.size() * sizeof(std::uint16_t);
+    }
     return total;
   }
 
  private:
-  WeightRegistry<Copy> copies_;
+  Copies copies_;            // filled when made, then only read
   std::size_t numbers_ = 0;  // of all the copies, when made
 };
 

@@ -25,8 +25,8 @@ class F64Products final : public Products {
  public:
   std::string name() const override { return "f64products"; }
   bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
-            const float* bias) const override {
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias,
+            const WeightOperands&) const override {
     thread_local std::vector<double> wide_a, wide_b, wide_c;  // scratch, reused by the thread's products
     widen(a, lda, trans_a, m, k, wide_a);
     widen(b, ldb, trans_b, k, n, wide_b);

@@ -10,7 +10,7 @@ class Float32Products final : public Products {
  public:
   std::string name() const override { return "float32"; }
   bool gemm(bool, bool, std::size_t, std::size_t, std::size_t, float, const float*, std::size_t, const float*,
-            std::size_t, float, float*, std::size_t, const float*) const override {
+            std::size_t, float, float*, std::size_t, const float*, const WeightOperands&) const override {
     return false;
   }
 };

@@ -1,6 +1,7 @@
 // The int8 precision (precision.hpp): the model's weights quantized per output channel when its products are made,
-// and the products that find their B among them, quantize op(A)'s rows (kernels::quantize_u8), multiply in oneDNN's
-// u8 × s8 → s32 matmul and turn the sums back into floats (kernels::dequantize).
+// and the products whose B is one of them (named by the caller, WeightOperands), quantize op(A)'s rows
+// (kernels::quantize_u8), multiply in oneDNN's u8 × s8 → s32 matmul and turn the sums back into floats
+// (kernels::dequantize).
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +9,10 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "precision/precision.hpp"
-#include "precision/weight_registry.hpp"
 #include "runtime/kernels.hpp"
 
 #if ATTEND_ONEDNN
@@ -30,8 +31,10 @@ struct QuantizedMatrix {
   std::vector<std::int8_t> q;
   std::vector<float> scales;
   std::vector<std::int32_t> sums;
-  std::size_t size() const { return rows * cols; }
 };
+
+// The quantized weights of a model, one for each parameter, found by the parameter a product names.
+using QuantizedWeights = std::unordered_map<const Parameter<float>*, std::shared_ptr<const QuantizedMatrix>>;
 
 // `matrix` is of rank 2 (Int8Products leaves the others out).
 std::shared_ptr<const QuantizedMatrix> quantize(const std::string& name, const Tensor<float>& matrix) {
@@ -134,26 +137,29 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 
 }  // namespace
 
-// The product when B is the transpose of one of `weights` (or of a block of it) and every row of op(A) can be
-// quantized: true; otherwise false having written nothing. A bias is added as the sums are turned back into floats.
-bool gemm(const WeightRegistry<const QuantizedMatrix>& weights, bool trans_a, bool trans_b, std::size_t m,
+// The product when B is the transpose of `weight`, quantized as `w`, (or of a block of its rows and columns) and
+// every row of op(A) can be quantized: true; otherwise false having written nothing. A bias is added as the sums are
+// turned back into floats. Throws std::logic_error when B's numbers are not the weight's.
+bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a, bool trans_b, std::size_t m,
           std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b, std::size_t ldb,
           float beta, float* c, std::size_t ldc, const float* bias) {
-  if (!trans_b || k > max_terms) return false;
-  const auto [base, w] = weights.find(b, b + (n - 1) * ldb + k);
-  if (w == nullptr) return false;
+  if (!trans_b || k > max_terms || ldb != w.cols) return false;
   // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
-  const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w->cols, c0 = offset % w->cols;
-  if (ldb != w->cols || r0 + n > w->rows || c0 + k > w->cols) return false;
+  const float* base = weight.value.data();
+  const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w.cols, c0 = offset % w.cols;
+  if (b < base || weight.value.size() != w.rows * w.cols || r0 + n > w.rows || c0 + k > w.cols) {
+    throw std::logic_error("int8 products: an operand named as a weight of " + std::to_string(w.rows) + " × " +
+                           std::to_string(w.cols) + " numbers is not in them");
+  }
   thread_local ThreadState state;
   onednn::match_blas_threads();
   if (!state.product) state.product = std::make_unique<dnnl::matmul>(make_product());
-  const std::int8_t* q = w->q.data() + r0 * w->cols + c0;
-  const std::int32_t* sums = w->sums.data() + r0;
-  if (k != w->cols) {  // a block of columns: its own sums
+  const std::int8_t* q = w.q.data() + r0 * w.cols + c0;
+  const std::int32_t* sums = w.sums.data() + r0;
+  if (k != w.cols) {  // a block of columns: its own sums
     state.sums.assign(n, 0);
     for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t i = 0; i < k; ++i) state.sums[j] += q[j * w->cols + i];
+      for (std::size_t i = 0; i < k; ++i) state.sums[j] += q[j * w.cols + i];
     sums = state.sums.data();
   }
   // every row quantized before C is written: a row that cannot be leaves the whole product to OpenBLAS
@@ -161,7 +167,7 @@ bool gemm(const WeightRegistry<const QuantizedMatrix>& weights, bool trans_a, bo
   const std::size_t rows = std::max<std::size_t>(1, block_elements / n);
   state.acc.resize(std::min(m, rows) * n);
   using onednn::dim, onednn::matrix;
-  const memory b_mem(matrix(true, dim(k), dim(n), dim(w->cols), memory::data_type::s8), onednn::cpu_engine(),
+  const memory b_mem(matrix(true, dim(k), dim(n), dim(w.cols), memory::data_type::s8), onednn::cpu_engine(),
                      const_cast<std::int8_t*>(q));
   for (std::size_t m0 = 0; m0 < m; m0 += rows) {
     const std::size_t mb = std::min(m, m0 + rows) - m0;
@@ -172,7 +178,7 @@ bool gemm(const WeightRegistry<const QuantizedMatrix>& weights, bool trans_a, bo
     state.product->execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
     state.stream.wait();
     for (std::size_t r = 0; r < mb; ++r) {
-      kernels::dequantize(state.acc.data() + r * n, sums, w->scales.data() + r0, alpha * state.scales[m0 + r],
+      kernels::dequantize(state.acc.data() + r * n, sums, w.scales.data() + r0, alpha * state.scales[m0 + r],
                           state.zeros[m0 + r], beta, bias, c + (m0 + r) * ldc, n);
     }
   }
@@ -188,20 +194,24 @@ namespace {
 class Int8Products final : public Products {
  public:
   explicit Int8Products(const Matrices& weights) {
-    for (const auto& [name, tensor] : weights) {
-      if (tensor->rank() != 2) continue;  // a convolution's kernels: never a product's Wᵀ
-      std::shared_ptr<const QuantizedMatrix> w = quantize(name, *tensor);
-      if (w->q.empty() || !matrices_.add(tensor->data(), w)) continue;  // empty, or a weight shared by two layers
+    for (const auto& [name, weight] : weights) {
+      // a convolution's kernels (never a product's Wᵀ), or a weight shared by two layers, quantized once
+      if (weight->value.rank() != 2 || matrices_.count(weight) != 0) continue;
+      std::shared_ptr<const QuantizedMatrix> w = quantize(name, weight->value);
+      if (w->q.empty()) continue;
+      matrices_.emplace(weight, w);
       ++count_;
       bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
     }
   }
   std::string name() const override { return "int8"; }
   bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
-            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc,
-            const float* bias) const override {
+            std::size_t lda, const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias,
+            const WeightOperands& weights) const override {
+    const auto found = weights.b != nullptr ? matrices_.find(weights.b) : matrices_.end();
+    if (found == matrices_.end()) return false;  // B is no weight of this model's: float32's product
 #if ATTEND_ONEDNN
-    return int8::gemm(matrices_, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+    return int8::gemm(*weights.b, *found->second, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
 #else
     (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
     (void)beta, (void)c, (void)ldc, (void)bias;
@@ -214,7 +224,7 @@ class Int8Products final : public Products {
   }
 
  private:
-  WeightRegistry<const QuantizedMatrix> matrices_;
+  QuantizedWeights matrices_;          // filled when made, then only read
   std::size_t count_ = 0, bytes_ = 0;  // matrices quantized; bytes of their copies, scales and sums included
 };
 

@@ -39,11 +39,12 @@
 
 namespace attend {
 
-// A model's weight matrices, as a precision's products see them: (name, tensor) for every float tensor of two or
-// more axes among its parameters (matrices_of, below). A backend that keeps copies of them (bf16 rounded, int8
-// quantized) finds a product's operand among them by where its numbers lie — a weight, its transpose, or a block of
-// their rows and columns (a recurrence's gates, the Transformer's q, k, v parts of one matrix).
-using Matrices = std::vector<std::pair<std::string, const Tensor<float>*>>;
+// A model's weight matrices, as a precision's products see them: (name, parameter) for every float parameter of two or
+// more axes (matrices_of, below). A backend that keeps copies of them (bf16 rounded, int8 quantized) keeps one for
+// each parameter, and a product that reads a weight — the weight, its transpose, or a block of their rows and columns
+// (a recurrence's gates) — names it (WeightOperands, precision/products.hpp): the copy is found by the weight's
+// identity, never by where its numbers lie.
+using Matrices = std::vector<std::pair<std::string, const Parameter<float>*>>;
 
 struct PrecisionBackend {
   const char* name;     // as --precision spells it
@@ -52,7 +53,8 @@ struct PrecisionBackend {
   // Why this process cannot use it ("" when it can), in one sentence naming what is missing.
   std::string (*unavailable)();
   // The products for a model whose matrices are `weights` (which must outlive them and, for a backend that keeps
-  // copies, change only as Products::updated says). Throws std::invalid_argument naming a weight it cannot take.
+  // copies, change only as Products::updated says, in shape not at all). Throws std::invalid_argument naming a weight
+  // it cannot take.
   std::unique_ptr<Products> (*make)(const Matrices& weights);
 };
 
@@ -67,15 +69,14 @@ std::vector<std::string> precision_names(bool training = false);
 // std::runtime_error "precision NAME: why" when this process cannot use it.
 std::unique_ptr<Products> make_products(const std::string& name, const Matrices& weights);
 
-// The matrices among `parameters`, a list of (name, pointer to an object whose `value` is the tensor) as
-// nn::Module::parameters() gives it: every float tensor of two or more axes. Biases, norms' gains and the tensors of
-// a double model are left out.
+// The matrices among `parameters`, a list of (name, pointer to a Parameter) as nn::Module::parameters() gives it:
+// every float parameter of two or more axes. Biases, norms' gains and the parameters of a double model are left out.
 template <class Parameters>
 Matrices matrices_of(const Parameters& parameters) {
   Matrices matrices;
   for (const auto& [name, parameter] : parameters) {
     if constexpr (std::is_same_v<std::decay_t<decltype(parameter->value)>, Tensor<float>>) {
-      if (parameter->value.rank() >= 2) matrices.emplace_back(name, &parameter->value);
+      if (parameter->value.rank() >= 2) matrices.emplace_back(name, parameter);
     }
   }
   return matrices;

@@ -20,6 +20,25 @@
 
 namespace attend {
 
+// Which operands of a product are weights of the model, and whose: the parameter whose value holds op(A)'s numbers, and
+// op(B)'s (nullptr: not a weight — an activation, a gradient, a slice of a weight, which is a copy). The caller names
+// them (weight_of, below); a precision that keeps copies of weights finds its copy by the parameter named, never by
+// where the numbers lie.
+struct WeightOperands {
+  const Parameter<float>* a = nullptr;
+  const Parameter<float>* b = nullptr;
+};
+
+// The weight v is: the parameter of a `tape.param` node, or nullptr (any other node; every node of a double tape).
+template <class T>
+const Parameter<float>* weight_of(const Variable<T>& v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v.tape().node(v.index()).param;
+  } else {
+    return nullptr;
+  }
+}
+
 class Products {
  public:
   virtual ~Products() = default;
@@ -31,10 +50,11 @@ class Products {
   // overwritten whatever it held), or with a bias (n numbers): C = alpha · op(A) · op(B) + bias on every row, beta 0
   // and C's old values unread. Returns true having done it, or false having written nothing: the product is then
   // OpenBLAS's (a product with a bias is asked again without it, once the bias is in C). Called with m, n, k ≥ 1, on
-  // any thread, several at once.
+  // any thread, several at once. `weights` names the operands that lie in weights of the model; a named weight holds
+  // every number its operand reads.
   virtual bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                     const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
-                    std::size_t ldc, const float* bias) const = 0;
+                    std::size_t ldc, const float* bias, const WeightOperands& weights) const = 0;
 
   // What the products keep beside the weights, as a phrase for a program's report on standard error ("75 weight
   // matrices quantized per output channel (12 MB)"); "" for nothing worth saying.
@@ -43,17 +63,19 @@ class Products {
   // Whether this precision rounds operands to bfloat16: the fused output layer then keeps its gradient G rounded
   // (ops/fused.hpp, linear_cross_entropy) and multiplies it by gemm_bfloat16_a.
   virtual bool rounds_to_bfloat16() const { return false; }
-  // C = alpha · op(A) · op(B) + beta · C for an A given in bfloat16 already. Only where rounds_to_bfloat16().
+  // C = alpha · op(A) · op(B) + beta · C for an A given in bfloat16 already (B in the weight `b_weight` names, or
+  // nullptr). Only where rounds_to_bfloat16().
   virtual void gemm_bfloat16_a(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
                                const std::uint16_t* a, std::size_t lda, const float* b, std::size_t ldb, float beta,
-                               float* c, std::size_t ldc) const;
+                               float* c, std::size_t ldc, const Parameter<float>* b_weight) const;
 
   // Whether the products keep copies of weights that change as they are trained, which updated() must then hear of.
   virtual bool copies_weights() const { return false; }
-  // The weights' numbers [first, last) have just been written (an optimizer's update of part of a weight: nn::Trainer
-  // tells the products of the run it trains, StepExtras::updated): a copy a backend keeps of them is stale there.
-  // Threads may report different numbers at once. Numbers of no weight the backend keeps a copy of: nothing to do.
-  virtual void updated(const float* first, const float* last) const {
+  // The numbers [first, last) of `weight`'s value have just been written (an optimizer's update of part of a weight:
+  // nn::Trainer tells the products of the run it trains, StepExtras::updated): a copy a backend keeps of them is stale
+  // there. Threads may report different numbers at once. A weight the backend keeps no copy of: nothing to do.
+  virtual void updated(const Parameter<float>& weight, std::size_t first, std::size_t last) const {
+    (void)weight;
     (void)first;
     (void)last;
   }
@@ -71,21 +93,22 @@ const Products* products_of(const Tape<T>& tape) {
   }
 }
 
-// C = alpha · op(A) · op(B) + beta · C through `products` (nullptr, or a product it declines: blas_gemm). In double,
-// blas_gemm; `products` is ignored.
+// C = alpha · op(A) · op(B) + beta · C through `products` (nullptr, or a product it declines: blas_gemm), `weights`
+// naming the operands that are weights. In double, blas_gemm; `products` and `weights` are ignored.
 void gemm(const Products* products, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
           float alpha, const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
-          std::size_t ldc);
+          std::size_t ldc, const WeightOperands& weights = {});
 void gemm(const Products* products, bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k,
           double alpha, const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
-          std::size_t ldc);
+          std::size_t ldc, const WeightOperands& weights = {});
 
-// y = x·Wᵀ + bias (x (m,k), W (n,k), y (m,n) contiguous; bias n numbers or nullptr) through `products`; what it
-// declines is blas_linear's (the bias copied into y's rows, then blas_gemm with beta = 1).
+// y = x·Wᵀ + bias (x (m,k), W (n,k), y (m,n) contiguous; bias n numbers or nullptr) through `products`, W the weight
+// `w_weight` names (or nullptr); what it declines is blas_linear's (the bias copied into y's rows, then blas_gemm with
+// beta = 1).
 void linear_product(const Products* products, std::size_t m, std::size_t n, std::size_t k, const float* x,
-                    const float* w, const float* bias, float* y);
+                    const float* w, const float* bias, float* y, const Parameter<float>* w_weight = nullptr);
 void linear_product(const Products* products, std::size_t m, std::size_t n, std::size_t k, const double* x,
-                    const double* w, const double* bias, double* y);
+                    const double* w, const double* bias, double* y, const Parameter<float>* w_weight = nullptr);
 
 // ---- the layers' products, in the tape's precision ------------------------------------------------------------------
 

@@ -3,10 +3,11 @@
 // products against float64 products of the same float operands, within precision.hpp's bound — and outside float32's,
 // so that a silent fall back to float32 fails too — for every transposition, strided operands, alpha and beta (beta 0
 // over a C of NaN), one row and many, one column, one term; how they are cut into blocks, with operands read from the
-// weights' copies across the blocks, and the copies made again where Products::updated says. The int8 products
-// likewise, with the model's weights quantized (whole, and blocks of their rows and columns), and every other product
-// left to OpenBLAS bit for bit. Products belong to their object: two precisions in one process at once. On a CPU or
-// build that cannot run bf16 or int8, the cases check that asking for it is refused with the reason.
+// weights' copies across the blocks — found by the weight a product names, never by where its numbers lie — and the
+// copies made again where Products::updated says. The int8 products likewise, with the model's weights quantized
+// (whole, and blocks of their rows and columns), and every other product left to OpenBLAS bit for bit. Products belong
+// to their object: two precisions in one process at once. On a CPU or build that cannot run bf16 or int8, the cases
+// check that asking for it is refused with the reason.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -49,7 +50,7 @@ bool refused(const std::string& name) {
 
 // For BOOST_CHECK_EXCEPTION: the error's message is exactly `what`.
 auto says(const std::string& what) {
-  return [what](const std::invalid_argument& e) { return std::string(e.what()) == what; };
+  return [what](const std::exception& e) { return std::string(e.what()) == what; };
 }
 
 // One product's operands as stored (row strides lda, ldb, ldc wider than the rows when `strided`).
@@ -98,12 +99,13 @@ Exact exact_at(const Product& p, std::size_t i, std::size_t j) {
 
 // Runs p through `products` and compares every element with the float64 result: returns the largest error as a
 // fraction of the bfloat16 bound (must be ≤ 1) and sets `beyond_float32` when some error exceeds float32's own bound.
-// The product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere).
+// The product reads A and B at `a` and `b` when given (the same numbers as p.a and p.b, stored elsewhere), naming the
+// weights `weights`.
 double worst_fraction_of_bound(const Products* products, const Product& p, bool& beyond_float32,
-                               const float* a = nullptr, const float* b = nullptr) {
+                               const float* a = nullptr, const float* b = nullptr, const WeightOperands& weights = {}) {
   std::vector<float> c = p.c;
   gemm(products, p.trans_a, p.trans_b, p.m, p.n, p.k, p.alpha, a ? a : p.a.data(), p.lda, b ? b : p.b.data(), p.ldb,
-       p.beta, c.data(), p.ldc);
+       p.beta, c.data(), p.ldc, weights);
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -245,17 +247,20 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         const Product p = make_product(ta, tb, m, n, k, true, 1.f, beta, rng);
-        const Tensor<float> a(Shape{p.a.size()}, p.a), b(Shape{p.b.size()}, p.b);  // the operands in tensors
+        // the operands in weights
+        const Parameter<float> a(Tensor<float>(Shape{p.a.size()}, p.a)), b(Tensor<float>(Shape{p.b.size()}, p.b));
         Matrices weights;
         if (registered_a) weights.emplace_back("A", &a);
         if (registered_b) weights.emplace_back("B", &b);
         const std::unique_ptr<Products> bf16 = make_products("bf16", weights);
         bool beyond_float32 = false;
-        const double fraction = worst_fraction_of_bound(bf16.get(), p, beyond_float32, a.data(), b.data());
+        const double fraction = worst_fraction_of_bound(bf16.get(), p, beyond_float32, a.value.data(), b.value.data(),
+                                                        {registered_a ? &a : nullptr, registered_b ? &b : nullptr});
         BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
           BOOST_TEST(fraction <= 1.0);
           BOOST_TEST(beyond_float32);
-          BOOST_TEST(bfloat16_copy_bytes(*bf16) == 2 * ((registered_a ? a.size() : 0) + (registered_b ? b.size() : 0)));
+          BOOST_TEST(bfloat16_copy_bytes(*bf16) ==
+                     2 * ((registered_a ? a.value.size() : 0) + (registered_b ? b.value.size() : 0)));
         }
       }
     }
@@ -272,7 +277,7 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
   std::vector<float> out(4, 0.f);
   BOOST_CHECK_EXCEPTION(
       make_products("float32", {})
-          ->gemm_bfloat16_a(false, false, 2, 2, 2, 1.f, one.data(), 2, out.data(), 2, 0.f, out.data(), 2),
+          ->gemm_bfloat16_a(false, false, 2, 2, 2, 1.f, one.data(), 2, out.data(), 2, 0.f, out.data(), 2, nullptr),
       std::logic_error, [](const std::logic_error& e) {
         return std::string(e.what()) == "gemm_bfloat16_a: an operand in bfloat16 while the products are float32";
       });
@@ -292,7 +297,7 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
         gemm(bf16.get(), ta, tb, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, p.b.data(), p.ldb, p.beta, by_float.data(),
              p.ldc);
         bf16->gemm_bfloat16_a(ta, tb, p.m, p.n, p.k, p.alpha, a16.data(), p.lda, p.b.data(), p.ldb, p.beta,
-                              by_bf16.data(), p.ldc);
+                              by_bf16.data(), p.ldc, nullptr);
         double worst = 0;  // the largest difference as a fraction of float32's bound on the sum
         for (std::size_t i = 0; i < p.m; ++i) {
           for (std::size_t j = 0; j < p.n; ++j) {
@@ -428,35 +433,47 @@ BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha) {
 BOOST_AUTO_TEST_CASE(bfloat16_weights_are_rounded_once_until_updated) {
   if (refused("bf16")) return;
   Rng rng(17);
-  Tensor<float> W(Shape{40, 1100});
-  for (float& x : W.flat()) x = static_cast<float>(rng.uniform(-2.0, 2.0));
+  Parameter<float> W(Tensor<float>(Shape{40, 1100}));
+  for (float& x : W.value.flat()) x = static_cast<float>(rng.uniform(-2.0, 2.0));
   std::vector<float> x(5 * 1100), dy(5 * 40), z(1100 * 6);
   for (auto* v : {&x, &dy, &z})
     for (float& e : *v) e = static_cast<float>(rng.uniform(-2.0, 2.0));
   const auto products = [&](const Products* bf16) {
     std::vector<std::vector<float>> c{std::vector<float>(5 * 40), std::vector<float>(5 * 1100),
                                       std::vector<float>(5 * 30), std::vector<float>(40 * 6)};
-    gemm(bf16, false, true, 5, 40, 1100, 1.f, x.data(), 1100, W.data(), 1100, 0.f, c[0].data(), 40);
-    gemm(bf16, false, false, 5, 1100, 40, 1.f, dy.data(), 40, W.data(), 1100, 0.f, c[1].data(), 1100);
-    gemm(bf16, false, true, 5, 30, 500, 1.f, x.data(), 1100, W.data() + 3 * 1100 + 7, 1100, 0.f, c[2].data(), 30);
-    gemm(bf16, false, false, 40, 6, 1100, 1.f, W.data(), 1100, z.data(), 6, 0.f, c[3].data(), 6);
+    const float* w = W.value.data();
+    gemm(bf16, false, true, 5, 40, 1100, 1.f, x.data(), 1100, w, 1100, 0.f, c[0].data(), 40, {nullptr, &W});
+    gemm(bf16, false, false, 5, 1100, 40, 1.f, dy.data(), 40, w, 1100, 0.f, c[1].data(), 1100, {nullptr, &W});
+    gemm(bf16, false, true, 5, 30, 500, 1.f, x.data(), 1100, w + 3 * 1100 + 7, 1100, 0.f, c[2].data(), 30,
+         {nullptr, &W});
+    gemm(bf16, false, false, 40, 6, 1100, 1.f, w, 1100, z.data(), 6, 0.f, c[3].data(), 6, {&W, nullptr});
     return c;
   };
   const std::unique_ptr<Products> rounding = make_products("bf16", {});  // no weights: every operand rounded
   const auto rounded_each_time = products(rounding.get());
-  const Tensor<float> unread(Shape{300, 2});
+  const Parameter<float> unread(Tensor<float>(Shape{300, 2}));
   const std::unique_ptr<Products> bf16 = make_products("bf16", {{"W", &W}, {"W again", &W}, {"unread", &unread}});
-  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 0u);                // nothing rounded before a product reads it
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 0u);  // nothing rounded before a product reads it
+  std::vector<float> unnamed(5 * 40);            // W's numbers, not named as W: rounded as they are read, no copy made
+  gemm(bf16.get(), false, true, 5, 40, 1100, 1.f, x.data(), 1100, W.value.data(), 1100, 0.f, unnamed.data(), 40);
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 0u);
+  BOOST_TEST((unnamed == rounded_each_time[0]));
+  BOOST_CHECK_EXCEPTION(  // x's numbers named as W: the caller's error
+      gemm(bf16.get(), false, true, 40, 5, 1100, 1.f, W.value.data(), 1100, x.data(), 1100, 0.f, unnamed.data(), 5,
+           {nullptr, &W}),
+      std::logic_error,
+      says("bf16 products: an operand named as weight W (44000 numbers when the products were made, "
+           "44000 now) is not in its numbers"));
   BOOST_TEST((products(bf16.get()) == rounded_each_time));     // the copy's bits are the rounding's
   BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 1100u * 2u);  // made once, for W alone
-  for (float& e : W.flat()) e += 0.75f;                        // an optimizer step
+  for (float& e : W.value.flat()) e += 0.75f;                  // an optimizer step
   BOOST_TEST((products(bf16.get()) == rounded_each_time));     // not reported: the old values
   const std::unique_ptr<Products> other = make_products("bf16", {{"W", &W}});
   const auto rounded_now = products(rounding.get());
   BOOST_TEST((rounded_now != rounded_each_time));
   BOOST_TEST((products(other.get()) == rounded_now));  // another object's copy, made from the new values
   BOOST_TEST(bf16->copies_weights());
-  bf16->updated(W.data(), W.data() + W.size());  // what nn::Trainer reports after the step
+  bf16->updated(W, 0, W.value.size());  // what nn::Trainer reports after the step
   BOOST_TEST((products(bf16.get()) == rounded_now));
   BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 1100u * 2u);  // the unread tensor is still not copied
 }
@@ -472,11 +489,11 @@ BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts) {
     for (float& e : t.flat()) e = static_cast<float>(rng.uniform(-2.0, 2.0));
     return t;
   };
-  Tensor<float> W = filled(Shape{40, 700}), V = filled(Shape{30, 20}), elsewhere = filled(Shape{40, 700});
+  Parameter<float> W(filled(Shape{40, 700})), V(filled(Shape{30, 20})), elsewhere(filled(Shape{40, 700}));
   const Tensor<float> x = filled(Shape{5, 700});
-  const auto product = [&](const Products& products, const Tensor<float>& M) {  // y = x·Mᵀ
+  const auto product = [&](const Products& products, const Parameter<float>& M) {  // y = x·Mᵀ
     std::vector<float> y(5 * 40);
-    gemm(&products, false, true, 5, 40, 700, 1.f, x.data(), 700, M.data(), 700, 0.f, y.data(), 40);
+    gemm(&products, false, true, 5, 40, 700, 1.f, x.data(), 700, M.value.data(), 700, 0.f, y.data(), 40, {nullptr, &M});
     return y;
   };
   const std::unique_ptr<Products> bf16 = make_products("bf16", {{"W", &W}, {"V", &V}});  // V never read: no copy
@@ -485,17 +502,16 @@ BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts) {
   const std::vector<float> old_elsewhere = product(*other, elsewhere);  // the copies made
   product(*bf16, W);
   BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 700u * 2u);
-  for (float& e : W.flat()) e *= -1.5f;  // an optimizer step, in three uneven parts
-  for (float& e : elsewhere.flat()) e += 1.0f;
-  const std::size_t cuts[] = {0, 1, 9001, W.size()};
-  for (std::size_t k = 3; k-- > 0;) bf16->updated(W.data() + cuts[k], W.data() + cuts[k + 1]);
-  bf16->updated(V.data(), V.data() + V.size());
-  bf16->updated(elsewhere.data(), elsewhere.data() + elsewhere.size());  // not this object's
-  bf16->updated(x.data(), x.data() + x.size());                          // no weight's
-  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 700u * 2u);             // V is still not copied
-  BOOST_TEST((product(*bf16, W) == product(*rounding, W)));              // the new values, rounded
-  BOOST_TEST((product(*other, elsewhere) == old_elsewhere));             // its owner has not heard of the step
-  other->updated(elsewhere.data(), elsewhere.data() + elsewhere.size());
+  for (float& e : W.value.flat()) e *= -1.5f;  // an optimizer step, in three uneven parts
+  for (float& e : elsewhere.value.flat()) e += 1.0f;
+  const std::size_t cuts[] = {0, 1, 9001, W.value.size()};
+  for (std::size_t k = 3; k-- > 0;) bf16->updated(W, cuts[k], cuts[k + 1]);
+  bf16->updated(V, 0, V.value.size());
+  bf16->updated(elsewhere, 0, elsewhere.value.size());        // not this object's
+  BOOST_TEST(bfloat16_copy_bytes(*bf16) == 40u * 700u * 2u);  // V is still not copied
+  BOOST_TEST((product(*bf16, W) == product(*rounding, W)));   // the new values, rounded
+  BOOST_TEST((product(*other, elsewhere) == old_elsewhere));  // its owner has not heard of the step
+  other->updated(elsewhere, 0, elsewhere.value.size());
   BOOST_TEST((product(*other, elsewhere) == product(*rounding, elsewhere)));
   BOOST_TEST((product(*other, elsewhere) != old_elsewhere));
 }
@@ -506,10 +522,11 @@ BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts) {
 BOOST_AUTO_TEST_CASE(precisions_run_side_by_side) {
   Rng rng(3);
   const Product p = make_product(false, true, 9, 31, 57, false, 1.f, 0.f, rng);
-  const Tensor<float> w(Shape{31, 57}, p.b);
+  const Parameter<float> w(Tensor<float>(Shape{31, 57}, p.b));
   const auto run = [&p, &w](const Products* products) {
     std::vector<float> c = p.c;
-    gemm(products, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.f, p.a.data(), p.lda, w.data(), p.ldb, 0.f, c.data(), p.ldc);
+    gemm(products, p.trans_a, p.trans_b, p.m, p.n, p.k, 1.f, p.a.data(), p.lda, w.value.data(), p.ldb, 0.f, c.data(),
+         p.ldc, {nullptr, &w});
     return c;
   };
   const std::vector<float> before = run(nullptr);
@@ -541,13 +558,15 @@ namespace {
 // block at rows r0 …, columns c0 … (n rows, k columns, row stride cols). Returns the largest error as a fraction of
 // precision.hpp's int8 bound (per element: the row's scale s_a from op(A)'s row, 0 included; s_w from W's whole row)
 // and sets `beyond_float32` when some error exceeds float32's bound.
-double int8_worst_fraction(const Products& int8, Product p, const Tensor<float>& w, std::size_t r0, std::size_t c0,
-                           bool& beyond_float32) {
+double int8_worst_fraction(const Products& int8, Product p, const Parameter<float>& weight, std::size_t r0,
+                           std::size_t c0, bool& beyond_float32) {
+  const Tensor<float>& w = weight.value;
   const std::size_t cols = w.shape()[1];
   p.b.clear();
   std::vector<float> c = p.c;
   const float* b = w.data() + r0 * cols + c0;
-  gemm(&int8, p.trans_a, true, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, b, cols, p.beta, c.data(), p.ldc);
+  gemm(&int8, p.trans_a, true, p.m, p.n, p.k, p.alpha, p.a.data(), p.lda, b, cols, p.beta, c.data(), p.ldc,
+       {nullptr, &weight});
   double worst = 0;
   beyond_float32 = false;
   for (std::size_t i = 0; i < p.m; ++i) {
@@ -594,9 +613,10 @@ BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
   if (refused("int8")) return;
   Rng rng(13);
   // W's rows of very different sizes (a scale per row), one row of zeros
-  Tensor<float> w = random_matrix(2300, 700, rng);
+  Parameter<float> w(random_matrix(2300, 700, rng));
   for (std::size_t r = 0; r < 2300; ++r)
-    for (std::size_t c = 0; c < 700; ++c) w.data()[r * 700 + c] *= r == 5 ? 0.0f : std::ldexp(1.0f, int(r % 9) - 4);
+    for (std::size_t c = 0; c < 700; ++c)
+      w.value.data()[r * 700 + c] *= r == 5 ? 0.0f : std::ldexp(1.0f, int(r % 9) - 4);
   const std::unique_ptr<Products> int8 = make_products("int8", {{"w", &w}});
   BOOST_TEST(int8->name() == "int8");
   struct Case {
@@ -631,79 +651,86 @@ BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
   }
 }
 
+// Only a B named as a weight of the model is quantized. A B that is no weight, W's own numbers not named as W (an
+// operand is never recognized by where its numbers lie), a weight not transposed (a backward product) or read with
+// another row stride, a row of A holding a NaN, and every product of another model's int8 products: OpenBLAS's bits
+// exactly, NaN included. Naming W for numbers that are not W's is the caller's error.
 BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
-  // a B that is no weight of the model, a weight not transposed (a backward product) or read with another row stride,
-  // a row of A holding a NaN, and every product of another model's int8 products: OpenBLAS's bits exactly, NaN
-  // included
   Rng rng(17);
-  const Tensor<float> w = random_matrix(40, 30, rng);
+  const Parameter<float> w(random_matrix(40, 30, rng));
+  const float* W = w.value.data();
   Product p = make_product(false, true, 9, 40, 30, false, 1.f, 0.f, rng);
   const Products* products = nullptr;  // float32 first
-  const auto run = [&p, &products](const float* b, bool tb) {
+  const auto run = [&p, &products](const float* b, bool tb, const Parameter<float>* named) {
     std::vector<float> c = p.c;
     gemm(products, p.trans_a, tb, p.m, tb ? 40 : 30, tb ? 30 : 40, 1.f, p.a.data(), tb ? 30 : 40, b, 30, 0.f, c.data(),
-         p.ldc);
+         p.ldc, {nullptr, named});
     return c;
   };
   const auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
     return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
   };
   const std::vector<float> other = p.b;  // (40, 30) too
-  const std::vector<float> registered = run(w.data(), true), unregistered = run(other.data(), true);
+  const std::vector<float> by_blas = run(W, true, nullptr), other_by_blas = run(other.data(), true, nullptr);
   // W's numbers read with another row stride: (40, 15) rows that are not W's
-  const auto run_strided = [&p, &w, &products] {
+  const auto run_strided = [&p, &w, W, &products] {
     std::vector<float> c(9 * 40);
-    gemm(products, false, true, 9, 40, 15, 1.f, p.a.data(), 30, w.data(), 15, 0.f, c.data(), 40);
+    gemm(products, false, true, 9, 40, 15, 1.f, p.a.data(), 30, W, 15, 0.f, c.data(), 40, {nullptr, &w});
     return c;
   };
   const std::vector<float> strided = run_strided();
   p.a.resize(9 * 40);
-  const std::vector<float> not_transposed = run(w.data(), false);
+  const std::vector<float> not_transposed = run(W, false, &w);
   p.a.resize(9 * 30);
   const float kept = p.a[4 * 30 + 7];
   p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> with_nan = run(w.data(), true);
+  const std::vector<float> with_nan = run(W, true, &w);
   p.a[4 * 30 + 7] = kept;
   if (!find_precision("int8")->unavailable().empty()) return;  // the refusal is checked above
   const std::unique_ptr<Products> int8 = make_products("int8", {{"w", &w}});
   {
     products = int8.get();
-    BOOST_TEST(!same(run(w.data(), true), registered));  // (the check below can fail)
-    BOOST_TEST(same(run(other.data(), true), unregistered));
+    BOOST_TEST(!same(run(W, true, &w), by_blas));  // (the checks below can fail)
+    BOOST_TEST(same(run(W, true, nullptr), by_blas));
+    BOOST_TEST(same(run(other.data(), true, nullptr), other_by_blas));
     BOOST_TEST(same(run_strided(), strided));
     p.a.resize(9 * 40);
-    BOOST_TEST(same(run(w.data(), false), not_transposed));
+    BOOST_TEST(same(run(W, false, &w), not_transposed));
     p.a.resize(9 * 30);
     p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
-    const std::vector<float> c = run(w.data(), true);
+    const std::vector<float> c = run(W, true, &w);
     BOOST_TEST(same(c, with_nan));
     BOOST_TEST(std::isnan(c[4 * 40]));
     p.a[4 * 30 + 7] = kept;
+    BOOST_CHECK_EXCEPTION(run(other.data(), true, &w), std::logic_error,
+                          says("int8 products: an operand named as a weight of 40 × 30 numbers is not in them"));
   }
   const std::unique_ptr<Products> another = make_products("int8", {});  // another model's: w is not its weight
   products = another.get();
-  BOOST_TEST(same(run(w.data(), true), registered));
+  BOOST_TEST(same(run(W, true, &w), by_blas));
 }
 
 BOOST_AUTO_TEST_CASE(linear_product_adds_the_bias_as_copy_then_gemm_does) {
   // y = x·Wᵀ + bias (products.hpp): in float32 and bfloat16 the bits of the bias copied into y and gemm with beta = 1;
   // int8 products add the bias as they write y, so there within a rounding of the terms' size
   Rng rng(23);
-  const Tensor<float> w = random_matrix(70, 50, rng), bias = random_matrix(1, 70, rng), x = random_matrix(9, 50, rng);
+  const Parameter<float> weight(random_matrix(70, 50, rng));
+  const Tensor<float>& w = weight.value;
+  const Tensor<float> bias = random_matrix(1, 70, rng), x = random_matrix(9, 50, rng);
   const auto linear = [&](const Products* products) {
     std::vector<float> y(9 * 70, std::numeric_limits<float>::quiet_NaN());
-    linear_product(products, 9, 70, 50, x.data(), w.data(), bias.data(), y.data());
+    linear_product(products, 9, 70, 50, x.data(), w.data(), bias.data(), y.data(), &weight);
     return y;
   };
   const auto copy_then_gemm = [&](const Products* products) {
     std::vector<float> y(9 * 70);
     for (std::size_t r = 0; r < 9; ++r) std::copy(bias.data(), bias.data() + 70, y.data() + r * 70);
-    gemm(products, false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 1.f, y.data(), 70);
+    gemm(products, false, true, 9, 70, 50, 1.f, x.data(), 50, w.data(), 50, 1.f, y.data(), 70, {nullptr, &weight});
     return y;
   };
   for (const std::string name : {"float32", "bf16", "int8"}) {
     if (!find_precision(name)->unavailable().empty()) continue;  // refusals: checked above
-    const std::unique_ptr<Products> products = make_products(name, {{"w", &w}});
+    const std::unique_ptr<Products> products = make_products(name, {{"w", &weight}});
     const std::vector<float> y = linear(products.get()), expected = copy_then_gemm(products.get());
     BOOST_TEST_CONTEXT(name) {
       if (name != "int8") {
@@ -788,14 +815,14 @@ BOOST_AUTO_TEST_CASE(dense_refuses_what_linear_refuses) {
 }
 
 BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
-  Tensor<float> vector({4});
-  Tensor<float> matrix({3, 4});
-  Tensor<float> kernels({2, 3, 3, 3});  // a convolution's: never a product's Wᵀ, left out
+  Parameter<float> vector(Tensor<float>({4}));
+  Parameter<float> matrix(Tensor<float>({3, 4}));
+  Parameter<float> kernels(Tensor<float>({2, 3, 3, 3}));  // a convolution's: never a product's Wᵀ, left out
   if (refused("int8")) return;
-  matrix.data()[6] = std::numeric_limits<float>::infinity();
+  matrix.value.data()[6] = std::numeric_limits<float>::infinity();
   BOOST_CHECK_EXCEPTION(make_products("int8", {{"W", &matrix}}), std::invalid_argument,
                         says("int8: W holds inf at (1, 2)"));
-  matrix.data()[6] = 1.0f;
+  matrix.value.data()[6] = 1.0f;
   // the same matrix twice (a weight shared by two layers): quantized once; 12 int8 numbers, 3 scales and 3 sums
   const std::unique_ptr<Products> int8 =
       make_products("int8", {{"bias", &vector}, {"W", &matrix}, {"W again", &matrix}, {"conv", &kernels}});
