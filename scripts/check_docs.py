@@ -25,6 +25,11 @@
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
 5. The precisions: the table under "## The precisions" of docs/reference/adding-a-precision.md names exactly the
    precisions of precision/meson.build's `precisions = [...]`, one row each, in that order.
+6. References, not diaries: a commit hash (7 to 40 hexadecimal digits, at least one of them a letter and one a digit,
+   standing alone) appears only on a line that says "measured at" (a figure's commit); history lives in git and the
+   issues' notes. And no page tells a reader to run with `--figures docs/`, which would overwrite the committed
+   pictures in their checkout: chapters say `scripts/run N` (pictures under build/), and scripts/make_figures alone
+   redraws docs/figures.
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
        check_docs.py --update-quotes SOURCE_DIR   rewrites every quoted code block (1.) from its region, keeping the
@@ -56,6 +61,7 @@ MARK = re.compile(r"<!--\s*code:\s*(\S+)\s+(\S+)\s*-->")
 OUTPUT_MARK = re.compile(r"<!--\s*output:\s*(\S+)\s*-->")
 SERVE_MARK = re.compile(r"<!--\s*serve:\s*([\w.-]+):\s*(.*?)\s*-->")
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*([^)\s]+)")
+COMMIT = re.compile(r"(?<!\w)(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?!\w)")
 
 
 def region(path, name):
@@ -228,6 +234,13 @@ for doc in docs:
     serving = []  # the models of the next ```console block's server
     i = 0
     for number, line in enumerate(lines, 1):
+        if "measured at" not in line.lower():
+            for commit in COMMIT.findall(line):
+                errors.append(f"{rel}:{number}: commit {commit} outside a \"measured at\" line: a page says what holds "
+                              "now (a figure's commit on its \"measured at\" line); history lives in git")
+        if "--figures docs/" in line:
+            errors.append(f"{rel}:{number}: `--figures docs/` overwrites the committed pictures: say `scripts/run N` "
+                          "(pictures under build/figures); scripts/make_figures alone redraws docs/figures")
         for target in IMAGE.findall(line):
             if re.match(r"[a-z]+:", target) or target.startswith("/"):
                 continue  # not a file of the docs
