@@ -12,8 +12,10 @@
 
 #include "apps/cli.hpp"
 #include "runtime/block_cache.hpp"
+#include "runtime/cpu.hpp"
 
 int main(int argc, char** argv) {
+  attend::use_fitting_blas_kernels(argv);  // first: OpenBLAS on the kernels this CPU fits, when it chose older ones
   attend::use_block_cache();  // before the first tensor: each step reuses the blocks the previous step freed
   const std::vector<std::string> args(argv + 1, argv + argc);
   return attend::app::run_command_line(attend::app::parse_command_line(args));

@@ -1,7 +1,8 @@
 // The BLAS matrix product every product of the engine calls, and the fused kernels' when their precision's products
 // decline it (blas.hpp): OpenBLAS's gemm, or
-// its gemv where gemm would spend its time packing. The one file that includes OpenBLAS's <cblas.h>, so it must not
-// include xtensor-blas (whose FLENS headers declare the same functions differently; see toolchain notes).
+// its gemv where gemm would spend its time packing. One of the two files that include OpenBLAS's <cblas.h>
+// (runtime/cpu.cpp, for its kernels' name, the other), so it must not include xtensor-blas (whose FLENS headers declare
+// the same functions differently; see toolchain notes).
 #include "autograd/blas.hpp"
 
 #include <cblas.h>

@@ -19,6 +19,7 @@
 
 #include "apps/commands.hpp"
 #include "apps/model_file.hpp"
+#include "runtime/cpu.hpp"
 
 namespace {
 
@@ -60,6 +61,7 @@ int run(const std::string& model_path, const std::string& inputs_path, std::size
 }  // namespace
 
 int main(int argc, char** argv) {
+  attend::use_fitting_blas_kernels(argv);  // as the attend program does: OpenBLAS on the kernels this CPU fits
   CLI::App app{"attend predict's time for one input, model load excluded"};
   std::string model, inputs;
   std::size_t count = 200, beam = 1, threads = 1;

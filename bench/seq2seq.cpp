@@ -46,6 +46,7 @@
 #include "nn/parallel.hpp"
 #include "nn/recurrent.hpp"
 #include "runtime/block_cache.hpp"
+#include "runtime/cpu.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -488,7 +489,8 @@ void add_extras(json& res, const Options& o, const Run& run, const std::vector<P
 }  // namespace
 
 int main(int argc, char** argv) {
-  use_block_cache();  // as the attend program does
+  use_fitting_blas_kernels(argv);  // as the attend program does: OpenBLAS on the kernels this CPU fits
+  use_block_cache();               // as the attend program does
   CLI::App app{"Trains the reference seq2seq-attn model with attend and prints one JSON line of timings."};
   Options o;
   add_flags(app, o);

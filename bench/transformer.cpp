@@ -34,6 +34,7 @@
 #include "nn/parallel.hpp"
 #include "nn/transformer.hpp"
 #include "runtime/block_cache.hpp"
+#include "runtime/cpu.hpp"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -390,7 +391,8 @@ json run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  use_block_cache();  // as the attend program does
+  use_fitting_blas_kernels(argv);  // as the attend program does: OpenBLAS on the kernels this CPU fits
+  use_block_cache();               // as the attend program does
   CLI::App app{"Trains the reference Transformer with attend and prints one JSON line of timings."};
   Options o;
   app.add_option("--config", o.config,

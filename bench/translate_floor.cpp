@@ -39,6 +39,7 @@
 #include "precision/precision.hpp"
 #include "precision/products.hpp"
 #include "runtime/block_cache.hpp"
+#include "runtime/cpu.hpp"
 
 namespace {
 
@@ -173,7 +174,8 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  attend::use_block_cache();  // as the attend program does
+  attend::use_fitting_blas_kernels(argv);  // as the attend program does: OpenBLAS on the kernels this CPU fits
+  attend::use_block_cache();               // as the attend program does
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

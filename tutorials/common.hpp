@@ -2,8 +2,9 @@
 // several programs use to read, print and compare numbers. These helpers are not part of any article and no chapter
 // explains them beyond this paragraph: `--small` selects the fast settings `meson test` uses, `--figures DIR` makes
 // the program write its SVG pictures into DIR (created, with any missing parents, when it does not exist yet), and
-// parse_options, the first line of every main, also installs runtime/'s block cache as the tensors' storage, as the
-// `attend` program does (runtime/block_cache.hpp). check() prints one line per self-check and remembers a failure, and
+// parse_options, the first line of every main, also installs runtime/'s block cache as the tensors' storage and runs
+// OpenBLAS on the kernels that fit the CPU, as the `attend` program does (runtime/block_cache.hpp, runtime/cpu.hpp).
+// check() prints one line per self-check and remembers a failure, and
 // exit_status() is what main returns. row_of() copies values of a tensor into a std::vector<double>, vector_string()
 // prints such a vector as "[ 0.123 -0.456 ]", worst_difference() is the largest |a_k - b_k| of two of them, and
 // sigmoid() is σ(v) = 1 / (1 + e^-v) on a plain double; encoder_config() is the untrained encoder chapters 5–7 share
@@ -32,6 +33,7 @@
 #include "nn/recurrent.hpp"
 #include "plot/svg.hpp"
 #include "runtime/block_cache.hpp"
+#include "runtime/cpu.hpp"
 
 namespace attend::tutorial {
 
@@ -81,6 +83,7 @@ inline bool parse_seed(const char* text, std::uint64_t& seed) {
 enum class Seed { fixed, varies };
 
 inline Options parse_options(int argc, char** argv, Seed seed = Seed::fixed, std::string* data_dir = nullptr) {
+  attend::use_fitting_blas_kernels(argv);  // OpenBLAS on the kernels this CPU fits, as in the `attend` program
   attend::use_block_cache();  // tensors reuse freed blocks, as in the `attend` program (before the first tensor)
   const char* program = argc > 0 ? argv[0] : "tutorial";
   const bool takes_seed = seed == Seed::varies, takes_data_dir = data_dir != nullptr;
