@@ -560,13 +560,13 @@ CLI::App* add_data_flags(CLI::App& app, DataOptions& data, TaskFlags& flags) {
 
 // A first word that is no command and no flag: CLI11 would only say that a command is missing.
 bool unknown_command(const std::vector<std::string>& args, CommandLine& line) {
-  const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data", "serve"};
+  const std::vector<std::string> commands = {"train", "eval", "predict", "translate", "data", "serve", "info"};
   if (args.empty() || args[0].empty() || args[0][0] == '-' ||
       std::find(commands.begin(), commands.end(), args[0]) != commands.end()) {
     return false;
   }
   line.error = "unknown command \"" + one_line(args[0]) +
-               "\" (expected train, eval, predict, translate, data or serve; see attend --help)";
+               "\" (expected train, eval, predict, translate, data, serve or info; see attend --help)";
   line.status = 2;
   return true;
 }
@@ -660,6 +660,11 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
   add_predict_flags(app, line.predict);
   CLI::App* data = add_data_flags(app, line.data, data_flags);
   CLI::App* serve = add_serve_flags(app, line.serve);
+  CLI::App* info = app.add_subcommand(
+      "info",
+      "the machine and the build, as a bug report or a benchmark needs them: the CPU, OpenBLAS's kernels, "
+      "oneDNN, each precision's kernels, the data folders");
+  info->add_flag("--json", line.info.json, "one JSON object instead of lines");
   if (unknown_command(args, line) || !parsed(app, args, line)) return line;
   try {
     if (*data) {
@@ -681,6 +686,8 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       line.command = Command::eval;
     } else if (*serve) {
       line.command = Command::serve;
+    } else if (*info) {
+      line.command = Command::info;
     } else {
       if (!line.predict.images.empty() && !line.predict.inputs.empty()) {
         throw InputError("predict: give texts or --image files, not both");
@@ -721,6 +728,8 @@ int run_command_line(const CommandLine& line) {
     switch (line.command) {
       case Command::data:
         return run_data(line.data);
+      case Command::info:
+        return run_info(line.info);
       case Command::train:
         if (!line.train.settings.out.empty()) check_output_path(line.train.settings.out, "--out");
         return run_train(line.train);

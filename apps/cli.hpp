@@ -11,7 +11,7 @@
 
 namespace attend::app {
 
-enum class Command { none, train, eval, predict, data, serve };
+enum class Command { none, train, eval, predict, data, serve, info };
 
 struct CommandLine {
   Command command = Command::none;  // none: nothing to run; print `output` and `error`, exit with `status`
@@ -23,6 +23,7 @@ struct CommandLine {
   PredictOptions predict;
   DataOptions data;
   ServeOptions serve;
+  InfoOptions info;
 };
 
 // The arguments after the program's name.

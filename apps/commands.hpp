@@ -134,7 +134,13 @@ struct DataOptions {
 };
 
 int run_train(const TrainOptions& options);
+// `attend info`: the machine, the build, the kernels each precision runs (apps/info.cpp).
+struct InfoOptions {
+  bool json = false;  // one JSON object instead of lines
+};
+
 int run_data(const DataOptions& options);
+int run_info(const InfoOptions& options);
 int run_eval(const EvalOptions& options);
 int run_predict(const PredictOptions& options);
 // Serves until SIGINT or SIGTERM (exit 0). Built only with the HTTP server (the meson option `serve`).

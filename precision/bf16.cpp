@@ -118,7 +118,7 @@ struct ProductKey {
   }
 };
 
-dnnl::matmul make_product(const ProductKey& key) {
+dnnl::matmul::primitive_desc describe_product(const ProductKey& key) {
   dnnl::primitive_attr attr;
   if (key.scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
   if (key.beta != 0.0f) {
@@ -130,8 +130,10 @@ dnnl::matmul make_product(const ProductKey& key) {
   const dnnl::matmul::desc desc(matrix(key.trans_a, runtime, runtime, runtime, bf16),
                                 matrix(key.trans_b, runtime, runtime, runtime, bf16),
                                 matrix(false, runtime, runtime, runtime, memory::data_type::f32));
-  return dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpu_engine()));
+  return dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
 }
+
+dnnl::matmul make_product(const ProductKey& key) { return dnnl::matmul(describe_product(key)); }
 
 // Copies the stored rows × cols matrix (row stride ld) into `out` packed, rounded to bfloat16.
 void pack(const float* x, std::size_t rows, std::size_t cols, std::size_t ld, std::vector<std::uint16_t>& out) {
@@ -339,6 +341,15 @@ std::string bfloat16_unavailable() {
 
 std::unique_ptr<Products> make_bfloat16(const Matrices& weights) { return std::make_unique<BFloat16Products>(weights); }
 
+// The kernel of a forward product (A·Bᵀ, β = 0, α = 1).
+std::string bfloat16_kernel() {
+#if ATTEND_ONEDNN
+  return onednn::kernel_of(describe_product(ProductKey{false, true, false, 0.0f}));
+#else
+  return "";
+#endif
+}
+
 }  // namespace
 
 std::size_t bfloat16_primitives() {
@@ -355,7 +366,9 @@ std::size_t bfloat16_copy_bytes(const Products& products) {
 }
 
 PrecisionBackend bf16_precision() {
-  return {"bf16", "bfloat16 operands, float32 sums; a CPU with AVX512-BF16", true, bfloat16_unavailable, make_bfloat16};
+  return {"bf16",        "bfloat16 operands, float32 sums; a CPU with AVX512-BF16",
+          true,          bfloat16_unavailable,
+          make_bfloat16, bfloat16_kernel};
 }
 
 }  // namespace attend

@@ -9,6 +9,7 @@
 
 #include "autograd/blas.hpp"
 #include "precision/precision.hpp"
+#include "runtime/cpu.hpp"
 
 namespace attend {
 
@@ -51,8 +52,12 @@ std::unique_ptr<Products> make_f64products(const Matrices&) { return std::make_u
 }  // namespace
 
 PrecisionBackend f64products_precision() {
-  return {"f64products", "float32 weights, each product in double, rounded to float32 once: to see what rounding does",
-          true, [] { return std::string(); }, make_f64products};
+  return {"f64products",
+          "float32 weights, each product in double, rounded to float32 once: to see what rounding does",
+          true,
+          [] { return std::string(); },
+          make_f64products,
+          [] { return blas_routine_kernels("dgemm"); }};
 }
 
 }  // namespace attend

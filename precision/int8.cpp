@@ -112,13 +112,15 @@ struct ThreadState {
 };
 
 // u8 (m, k) · s8 (k, n) stored transposed (n, k) → s32 (m, n), sizes and strides given when it runs.
-dnnl::matmul make_product() {
+dnnl::matmul::primitive_desc describe_product() {
   using onednn::matrix, onednn::runtime;
   const dnnl::matmul::desc desc(matrix(false, runtime, runtime, runtime, memory::data_type::u8),
                                 matrix(true, runtime, runtime, runtime, memory::data_type::s8),
                                 matrix(false, runtime, runtime, runtime, memory::data_type::s32));
-  return dnnl::matmul(dnnl::matmul::primitive_desc(desc, onednn::cpu_engine()));
+  return dnnl::matmul::primitive_desc(desc, onednn::cpu_engine());
 }
+
+dnnl::matmul make_product() { return dnnl::matmul(describe_product()); }
 
 // Quantizes op(A)'s m rows into state; false when one cannot be.
 bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t k, const float* a, std::size_t lda) {
@@ -136,6 +138,8 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 }
 
 }  // namespace
+
+std::string kernel() { return onednn::kernel_of(describe_product()); }
 
 // The product when B is the transpose of `weight`, quantized as `w`, (or of a block of its rows and columns) and
 // every row of op(A) can be quantized: true; otherwise false having written nothing. A bias is added as the sums are
@@ -244,13 +248,24 @@ std::string int8_unavailable() {
 
 std::unique_ptr<Products> make_int8(const Matrices& weights) { return std::make_unique<Int8Products>(weights); }
 
+std::string int8_kernel() {
+#if ATTEND_ONEDNN
+  return int8::kernel() + " (weights in ±" + std::to_string(int8_weight_levels()) + ")";
+#else
+  return "";
+#endif
+}
+
 }  // namespace
 
 PrecisionBackend int8_precision() {
   return {"int8",
           "for decoding: activations quantized per row to u8, weights per output channel to s8, int32 sums; "
           "fastest with VNNI",
-          false, int8_unavailable, make_int8};
+          false,
+          int8_unavailable,
+          make_int8,
+          int8_kernel};
 }
 
 }  // namespace attend

@@ -23,4 +23,7 @@ dnnl::memory::desc matrix(bool transposed, dnnl::memory::dim rows, dnnl::memory:
 
 inline dnnl::memory::dim dim(std::size_t v) { return static_cast<dnnl::memory::dim>(v); }
 
+// "oneDNN's matmul, IMPLEMENTATION" for a product described by `product`: the kernel oneDNN chose for it here.
+std::string kernel_of(const dnnl::matmul::primitive_desc& product);
+
 }  // namespace attend::onednn

@@ -59,6 +59,10 @@ std::unique_ptr<Products> make_products(const std::string& name, const Matrices&
 #if ATTEND_ONEDNN
 namespace onednn {
 
+std::string kernel_of(const dnnl::matmul::primitive_desc& product) {
+  return "oneDNN's matmul, " + std::string(product.impl_info_str());
+}
+
 dnnl::engine& cpu_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
@@ -80,6 +84,44 @@ dnnl::memory::desc matrix(bool transposed, dnnl::memory::dim rows, dnnl::memory:
 }
 
 }  // namespace onednn
+
+namespace {
+
+const char* isa_name(dnnl::cpu_isa isa) {
+  using dnnl::cpu_isa;
+  switch (isa) {
+    case cpu_isa::sse41:
+      return "sse41";
+    case cpu_isa::avx:
+      return "avx";
+    case cpu_isa::avx2:
+      return "avx2";
+    case cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case cpu_isa::avx512_core:
+      return "avx512_core";
+    case cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "another";
+  }
+}
+
+}  // namespace
 #endif
+
+std::string onednn_description() {
+#if ATTEND_ONEDNN
+  const dnnl_version_t* v = dnnl_version();
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+         ", instructions up to " + isa_name(dnnl::get_effective_cpu_isa());
+#else
+  return "";
+#endif
+}
 
 }  // namespace attend

@@ -56,6 +56,9 @@ struct PrecisionBackend {
   // copies, change only as Products::updated says, in shape not at all). Throws std::invalid_argument naming a weight
   // it cannot take.
   std::unique_ptr<Products> (*make)(const Matrices& weights);
+  // The kernels its products run on in this process, for `attend info` ("OpenBLAS's sgemm, its Haswell kernels";
+  // "oneDNN's matmul, brg:avx512_core_amx_bf16"). Asked only where unavailable() is "".
+  std::string (*kernel)();
 };
 
 // Every precision, in the order --help lists them (float32 first, the default).
@@ -81,6 +84,10 @@ Matrices matrices_of(const Parameters& parameters) {
   }
   return matrices;
 }
+
+// The oneDNN this build multiplies bf16 and int8 products with: "oneDNN 2.6.3, instructions up to avx512_core_bf16"
+// (its version and the effective instruction set it may use here); "" for a build without it.
+std::string onednn_description();
 
 // L, the largest |q| of an int8 weight: 127 where oneDNN's int8 kernels use VNNI, 63 where they do not (they then
 // add pairs of u8·s8 products in 16 bits, which 2·255·127 would overflow) — about 1 bit less precise weights.

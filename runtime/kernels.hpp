@@ -14,6 +14,10 @@
 
 namespace attend::kernels {
 
+// Which clone of the kernels this process runs: "x86-64-v3" (AVX2 + FMA), "x86-64" (the baseline), or "one build"
+// (a compiler or CPU without clones).
+const char* clone();
+
 // y_i = σ(a_i + b_i)
 void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n);
 void sigmoid_sum(const double* a, const double* b, double* y, std::size_t n);

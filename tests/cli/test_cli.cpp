@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "apps/task.hpp"
 #include "data/dates.hpp"
 #include "nn/checkpoint.hpp"
+#include "precision/precision.hpp"
+#include "runtime/cpu.hpp"
 #include "tests/cli/cli_helpers.hpp"
 #include "tests/needs_data.hpp"
 #include "tests/plot/xml_check.hpp"
@@ -346,6 +349,45 @@ BOOST_AUTO_TEST_CASE(help_and_version_succeed) {
   const Run data_help = run_attend("data --help");
   BOOST_TEST(data_help.out.find("seed of the data split\n") != std::string::npos, data_help.out);
   BOOST_TEST(data_help.out.find("initial weights") == std::string::npos, data_help.out);
+}
+
+// `attend info` (apps/info.cpp): what a bug report needs, in lines and as JSON — the CPU as CPUID names it, OpenBLAS's
+// kernels, every precision with the kernel its products run or why it is unavailable. An OPENBLAS_CORETYPE the user
+// set is kept (no notice, no run again), and info says so where the CPU fits wider vectors.
+BOOST_AUTO_TEST_CASE(info_names_the_machine_and_its_kernels) {
+  const Run text = run_attend("info");
+  BOOST_TEST(text.status == 0);
+  BOOST_TEST(text.err == "");
+  for (const char* line : {"cpu: ", "\ncpu features: avx", "\nopenblas: OpenBLAS ", "\nfused kernels: the ",
+                           "\nprecision float32: OpenBLAS's sgemm, its ", "\ndata folder: "}) {
+    BOOST_TEST(text.out.find(line) != std::string::npos, line);
+  }
+  const Run json = run_attend("info --json");
+  BOOST_TEST_REQUIRE(json.status == 0);
+  const nlohmann::json info = nlohmann::json::parse(json.out);
+  const attend::CpuFeatures& cpu = attend::cpu_features();
+  BOOST_TEST(info["cpu"]["vendor"].get<std::string>() == cpu.vendor);
+  BOOST_TEST(info["cpu"]["family"].get<unsigned>() == cpu.family);
+  BOOST_TEST(info["cpu"]["model"].get<unsigned>() == cpu.model);
+  BOOST_TEST(info["cpu"]["features"]["avx2"].get<bool>() == cpu.avx2);
+  BOOST_TEST(info["openblas"]["core"].get<std::string>() == attend::blas_kernels().core);
+  std::vector<std::string> names;
+  for (const nlohmann::json& p : info["precisions"]) {
+    const std::string name = p["name"].get<std::string>();
+    names.push_back(name);
+    const bool available = attend::find_precision(name)->unavailable().empty();
+    BOOST_TEST(p["available"].get<bool>() == available, name);
+    BOOST_TEST(p["kernel"].get<std::string>().empty() == !available, name);
+  }
+  BOOST_TEST((names == attend::precision_names()));
+  const Run kept = run_attend("info --json", "", ATTEND_EXE, "OPENBLAS_CORETYPE=Nehalem ");
+  BOOST_TEST_REQUIRE(kept.status == 0);
+  BOOST_TEST(kept.err == "");
+  const nlohmann::json blas = nlohmann::json::parse(kept.out)["openblas"];
+  BOOST_TEST(blas["core"].get<std::string>() == "Nehalem");
+  BOOST_TEST(blas["coretype"].get<std::string>() == "Nehalem");
+  BOOST_TEST(blas["fitting"].get<std::string>() == "");
+  if (cpu.avx) BOOST_TEST(blas["why_unchanged"].get<std::string>() == "OPENBLAS_CORETYPE=Nehalem is set, and kept");
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_flag_is_named_with_the_nearest_known_one) {
