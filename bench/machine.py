@@ -19,11 +19,14 @@ def machine(program):
     attend = attend_beside(program)
     try:
         run = subprocess.run([attend, "info", "--json"], capture_output=True, text=True, timeout=60)
-    except OSError as e:
+    except (OSError, subprocess.TimeoutExpired) as e:
         return {"error": "%s: %s" % (attend, e)}
     if run.returncode != 0:
         return {"error": "%s info exited with %d: %s" % (attend, run.returncode, run.stderr.strip()[-300:])}
-    return json.loads(run.stdout)
+    try:
+        return json.loads(run.stdout)
+    except json.JSONDecodeError as e:
+        return {"error": "%s info printed no JSON (%s): %s" % (attend, e, run.stdout[:300])}
 
 
 def print_machine(program):

@@ -149,9 +149,11 @@ bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a
           float beta, float* c, std::size_t ldc, const float* bias) {
   if (!trans_b || k > max_terms || ldb != w.cols) return false;
   // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
-  const float* base = weight.value.data();
-  const std::size_t offset = static_cast<std::size_t>(b - base), r0 = offset / w.cols, c0 = offset % w.cols;
-  if (b < base || weight.value.size() != w.rows * w.cols || r0 + n > w.rows || c0 + k > w.cols) {
+  // where B starts among the weight's numbers, as addresses (B may lie anywhere when a caller named the wrong weight)
+  const auto first = reinterpret_cast<std::uintptr_t>(b), base = reinterpret_cast<std::uintptr_t>(weight.value.data());
+  const std::size_t offset = first >= base ? (first - base) / sizeof(float) : 0;
+  const std::size_t r0 = offset / w.cols, c0 = offset % w.cols;
+  if (first < base || weight.value.size() != w.rows * w.cols || r0 + n > w.rows || c0 + k > w.cols) {
     throw std::logic_error("int8 products: an operand named as a weight of " + std::to_string(w.rows) + " × " +
                            std::to_string(w.cols) + " numbers is not in them");
   }

@@ -29,12 +29,12 @@ struct WeightOperands {
   const Parameter<float>* b = nullptr;
 };
 
-// The weight v is: the parameter of a `tape.param` node, or nullptr (any other node; every node of a double tape). v
-// must be a handle the caller has checked (tape_of, Tape::check), as every op does with its inputs first.
+// The weight v is: the parameter of a `tape.param` node, or nullptr (any other node; every node of a double tape).
+// Throws std::logic_error for an empty or stale handle, as Variable::tape() does.
 template <class T>
 const Parameter<float>* weight_of(const Variable<T>& v) {
   if constexpr (std::is_same_v<T, float>) {
-    return v.owner()->node(v.index()).param;  // unchecked: every op checked its inputs' handles already
+    return v.tape().node(v.index()).param;
   } else {
     return nullptr;
   }

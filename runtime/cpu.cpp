@@ -2,6 +2,7 @@
 #include "runtime/cpu.hpp"
 
 #include <cblas.h>  // OpenBLAS's: openblas_get_config, openblas_get_corename
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -41,11 +43,14 @@ std::uint64_t saved_state(const Registers& leaf1) {
   return (std::uint64_t{high} << 32) | low;
 }
 
-// Linux hands out the AMX tile data state to a process that asks (ARCH_REQ_XCOMP_PERM for XTILEDATA, feature 18).
+// Whether Linux hands out the AMX tile data state (XTILEDATA, feature 18) to a process that asks for it, as oneDNN does
+// before its first AMX kernel: the features its dynamic permission supports (ARCH_GET_XCOMP_SUPP), a query that
+// changes nothing (asking, ARCH_REQ_XCOMP_PERM, would enlarge every signal frame of this process).
 bool amx_permitted() {
 #ifdef SYS_arch_prctl
-  constexpr int request_permission = 0x1023, xtile_data = 18;
-  return syscall(SYS_arch_prctl, request_permission, xtile_data) == 0;
+  constexpr int supported_features = 0x1021, xtile_data = 18;
+  std::uint64_t features = 0;
+  return syscall(SYS_arch_prctl, supported_features, &features) == 0 && ((features >> xtile_data) & 1u) != 0;
 #else
   return false;
 #endif
@@ -97,16 +102,18 @@ CpuFeatures read_features() { return {}; }
 #endif
 
 // How wide the vectors of an OpenBLAS core are: 4 AVX-512, 3 AVX2, 2 AVX, 1 older (SSE); 0 for a name not known here.
+// Any case: a DYNAMIC_ARCH OpenBLAS says "Haswell", one built for a single core "HASWELL".
 int vector_level(const std::string& core) {
+  const auto is = [&core](const char* name) { return strcasecmp(core.c_str(), name) == 0; };
   for (const char* name : {"SkylakeX", "Cooperlake", "SapphireRapids"})
-    if (core == name) return 4;
+    if (is(name)) return 4;
   for (const char* name : {"Haswell", "Zen"})
-    if (core == name) return 3;
+    if (is(name)) return 3;
   for (const char* name : {"Sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
-    if (core == name) return 2;
+    if (is(name)) return 2;
   for (const char* name : {"Katmai", "Coppermine", "Northwood", "Prescott", "Banias", "Atom", "Core2", "Penryn",
                            "Dunnington", "Nehalem", "Athlon", "Opteron", "Opteron_SSE3", "Barcelona", "Nano", "Bobcat"})
-    if (core == name) return 1;
+    if (is(name)) return 1;
   return 0;
 }
 
@@ -124,10 +131,10 @@ BlasKernels fitting_blas_kernels(const std::string& config, const std::string& c
   const int runs = vector_level(core);
   if (config.rfind("OpenBLAS", 0) != 0) {
     kernels.why_unchanged = "the BLAS is not OpenBLAS: its kernels are its own";
+  } else if (fits == 1 || runs >= fits) {
+    return kernels;  // nothing to change
   } else if (runs == 0) {
     kernels.why_unchanged = "OpenBLAS's core " + core + " is not one attend knows";
-  } else if (runs >= fits) {
-    return kernels;  // nothing to change
   } else if (!coretype.empty()) {
     kernels.why_unchanged = "OPENBLAS_CORETYPE=" + coretype + " is set, and kept";
   } else if (config.find("DYNAMIC_ARCH") == std::string::npos) {
@@ -156,16 +163,21 @@ std::string blas_routine_kernels(const std::string& routine) {
 }
 
 void use_fitting_blas_kernels(char** argv) {
+  if (argv == nullptr || argv[0] == nullptr) return;
   const BlasKernels kernels = blas_kernels();
   if (kernels.fitting.empty()) return;
+  // started through the dynamic loader (ld.so ./attend …): /proc/self/exe is the loader, which would take the
+  // program's first argument for the program
+  char exe[4096] = {};
+  if (readlink("/proc/self/exe", exe, sizeof exe - 1) < 0 || std::strstr(exe, "/ld-") != nullptr) return;
   const CpuFeatures& cpu = cpu_features();
   const char* slash = std::strrchr(argv[0], '/');
   const char* program = slash != nullptr ? slash + 1 : argv[0];
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
   if (rank == nullptr || std::strcmp(rank, "0") == 0) {
     std::fprintf(stderr,
-                 "%s: OpenBLAS does not know this CPU (%s family %u model %u) and chose its %s kernels; running on its "
-                 "%s kernels instead (OPENBLAS_CORETYPE=%s; set OPENBLAS_CORETYPE to choose yourself)\n",
+                 "%s: OpenBLAS does not know this CPU (%s family %u model %u) and chose its %s kernels; running again "
+                 "with its %s kernels asked for (OPENBLAS_CORETYPE=%s; set OPENBLAS_CORETYPE to choose yourself)\n",
                  program, cpu.vendor.c_str(), cpu.family, cpu.model, kernels.core.c_str(), kernels.fitting.c_str(),
                  kernels.fitting.c_str());
   }

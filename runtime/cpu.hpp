@@ -25,7 +25,7 @@ struct CpuFeatures {
   bool avx512 = false;  // AVX-512 F, DQ, BW and VL, with the mask and 512-bit registers saved by the system
   bool avx512_bf16 = false, avx512_vnni = false, avx_vnni = false;
   bool amx_bf16 = false, amx_int8 = false;  // the CPU has them, and the system saves the tile registers
-  bool amx_granted = false;                 // Linux lets this process use the tiles (arch_prctl XCOMP_PERM)
+  bool amx_granted = false;  // Linux hands a process the tiles when it asks (arch_prctl ARCH_GET_XCOMP_SUPP)
 };
 
 // This machine's features, read once.

@@ -4,10 +4,11 @@
 Every chapter docs/NN-*.md has a section "## Run it" whose first ```sh block holds the line `scripts/run N …` (N the
 chapter's own number): the command a reader types. This script copies the source's tracked files as they are in the
 working tree (`git ls-files`) into a scratch folder, makes it a git repository with everything staged, and there runs
-each chapter's command with `--small` added and the build folder given (ATTEND_BUILD_DIR: the programs already built;
-scripts/run's scripts/setup then finds nothing to do). It fails when a chapter has no such line, when a command exits
-with a status other than 0 (77, data missing, is counted as skipped), or when afterwards the scratch checkout differs
-from what was copied: a file written into docs/ (as `--figures docs/figures` did), a tracked file changed or removed.
+each chapter's command with `--small` added and the build folder given (ATTEND_BUILD_DIR: the programs already
+built; ATTEND_BUILT=1: scripts/run skips scripts/setup, so that nothing is installed or rebuilt while `meson test`
+runs). It fails when a chapter has no such line, when a command exits with a status other than 0 (77, data missing,
+is counted as skipped), or when afterwards the scratch checkout differs from what was copied: a file written into
+docs/ (as `--figures docs/figures` did), a tracked file changed or removed.
 
 Usage: check_run_it.py SOURCE_DIR BUILD_DIR
 """
@@ -65,7 +66,7 @@ def main():
         print(f"run-it: {source} is not a git checkout: there are no tracked files to copy")
         return SKIPPED
     errors, skipped, ran = [], [], 0
-    env = dict(os.environ, ATTEND_BUILD_DIR=str(build))
+    env = dict(os.environ, ATTEND_BUILD_DIR=str(build), ATTEND_BUILT="1")
     with tempfile.TemporaryDirectory(prefix="attend-run-it-") as folder:
         scratch = pathlib.Path(folder) / "checkout"
         copy_tracked(source, scratch)

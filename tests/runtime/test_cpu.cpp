@@ -87,13 +87,16 @@ BOOST_AUTO_TEST_CASE(what_cannot_or_must_not_change_is_reported) {
   const BlasKernels other = fitting_blas_kernels("", "", "", cpu);
   BOOST_TEST(other.fitting == "");
   BOOST_TEST(other.why_unchanged == "the BLAS is not OpenBLAS: its kernels are its own");
+  // an OpenBLAS built for one core names it in capitals
   const BlasKernels single =
-      fitting_blas_kernels("OpenBLAS 0.3.21 NO_LAPACKE NO_AFFINITY Prescott MAX_THREADS=64", "Prescott", "", cpu);
+      fitting_blas_kernels("OpenBLAS 0.3.21 NO_LAPACKE NO_AFFINITY HASWELL MAX_THREADS=64", "HASWELL", "", cpu);
   BOOST_TEST(single.fitting == "");
   BOOST_TEST(single.why_unchanged == "this OpenBLAS is built for one core only (no DYNAMIC_ARCH)");
+  BOOST_TEST(fitting_blas_kernels("OpenBLAS 0.3.21 HASWELL", "HASWELL", "", avx2_only()).why_unchanged == "");
   const BlasKernels unknown = fitting_blas_kernels(dynamic, "NeoverseN1", "", cpu);
   BOOST_TEST(unknown.fitting == "");
   BOOST_TEST(unknown.why_unchanged == "OpenBLAS's core NeoverseN1 is not one attend knows");
+  BOOST_TEST(fitting_blas_kernels(dynamic, "NeoverseN1", "", CpuFeatures{}).why_unchanged == "");  // nothing wider
 }
 
 // This machine: CPUID and /proc/cpuinfo agree on the vendor, family, model and the features the kernels choose by;

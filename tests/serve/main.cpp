@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "data/locate.hpp"
+#include "tests/fitting_kernels_fixture.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
 namespace serve_test {
