@@ -30,5 +30,13 @@ def machine(program):
 
 
 def print_machine(program):
-    """Prints {"machine": ...} as one JSON line (the tools' first)."""
-    print(json.dumps({"machine": machine(program)}), flush=True)
+    """Prints {"machine": ...} as one JSON line (the tools' first). On a CPU OpenBLAS does not know, where attend
+    replaced OpenBLAS's kernels with the ones that fit (runtime/cpu.hpp), sets OPENBLAS_CORETYPE to those for every
+    program the tool starts afterwards, PyTorch's OpenBLAS included, so that both sides multiply on the same kernels;
+    the line then says so ("reference_coretype"). An OPENBLAS_CORETYPE already set is left as it is."""
+    info = machine(program)
+    blas = info.get("openblas", {})
+    if blas.get("replaced") and "OPENBLAS_CORETYPE" not in os.environ:
+        os.environ["OPENBLAS_CORETYPE"] = blas["core"]
+        info["reference_coretype"] = blas["core"]
+    print(json.dumps({"machine": info}), flush=True)
