@@ -652,7 +652,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args) {
       "attend: encoder-decoder models with attention (Bahdanau, Luong), trained and used from the command line",
       "attend"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "attend 0.1.0");
+  app.set_version_flag("--version", "attend " ATTEND_VERSION);
   TrainFlags train_flags;
   TaskFlags data_flags;
   CLI::App* train = add_train_flags(app, line.train, train_flags);

@@ -87,8 +87,12 @@ Json build_json() {
 #else
   const bool assertions = true;
 #endif
-  return {{"version", "0.1.0"}, {"compiler", compiler}, {"onednn", !onednn_description().empty()},
-          {"mpi", mpi},         {"serve", serve},       {"assertions", assertions}};
+  return {{"version", ATTEND_VERSION},
+          {"compiler", compiler},
+          {"onednn", !onednn_description().empty()},
+          {"mpi", mpi},
+          {"serve", serve},
+          {"assertions", assertions}};
 }
 
 Json info_json() {

@@ -181,12 +181,13 @@ struct Forward {
     std::size_t state_stride = H;
     std::vector<const T*> rows(Cell::states);
     std::vector<T*> next(Cell::states);
+    const WeightOperands weights{nullptr, weight_of(W_hh)};  // once, not at every step
     for (std::size_t s = 0; s < Tn; ++s) {
       const std::size_t t = time_of(options, s, Tn);
       // gh = b_hh + h W_hhᵀ: (B, G·H)
       fill_rows(gh.data(), b_hh.value().data(), B, GH);
       gemm(products, false, true, B, GH, H, T(1), state[0], state_stride, W_hh.value().data(), H, T(1), gh.data(), GH,
-           {nullptr, weight_of(W_hh)});
+           weights);
       for (std::size_t b = 0; b < B; ++b) {
         const std::size_t bt = b * Tn + t;
         for (std::size_t k = 0; k < Cell::states; ++k) {
