@@ -4,10 +4,12 @@ Reads meson-logs/testlog.json (one JSON object per meson test) and, for Boost.Te
 writes as <test name>.junit.xml (per-case results). A program that crashed or was stopped by a sanitizer writes no
 JUnit file; it then counts as one failed case, so a crash can never look like a pass. Exits 1 when nothing ran.
 
-A skipped case is one whose precondition failed (tests/needs_data.hpp: the course's data is not found) or a program
-that exited 77 (Meson's SKIP: a tutorial or test that needs the data or a browser). Each reason is listed once, with
-the cases it skipped, before the closing line.
-Also writes <build>/test-summary.txt ("passed failed skipped") for .ci/run to add up several builds.
+A skipped case is one whose precondition failed (tests/needs_data.hpp: the course's data is not found;
+tests/needs_precision.hpp: this CPU or build cannot run a precision) or a program that exited 77 (Meson's SKIP: a
+tutorial or test that needs the data or a browser). Each reason is listed once, with the cases it skipped, before the
+closing line.
+Also writes <build>/test-summary.txt ("passed failed skipped") for .ci/run to add up several builds, and
+<build>/test-skips.json (each skip's reason and what it skipped) for scripts/check_skips.py.
 """
 import json
 import pathlib
@@ -26,7 +28,7 @@ def reason_in(text):
     """The line that says why a case or program was skipped: the one naming the data it needs, else the last one."""
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     for line in lines:
-        at = line.find("needs data:")
+        at = max(line.find("needs data:"), line.find("needs precision "))
         if at >= 0:
             return line[at:].rstrip("'\"")  # Boost quotes a precondition's message
     skipped = [line for line in lines if "skipped" in line]
@@ -80,6 +82,7 @@ for reason, names in skips.items():
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     print(f"  skipped {len(names)} ({shown}): {reason}")
 (build / "test-summary.txt").write_text(f"{passed} {failed} {skipped}\n")
+(build / "test-skips.json").write_text(json.dumps(skips, indent=1) + "\n")
 if passed + failed + skipped == 0:
     print("test summary: no test ran")
     print("0 passed, 0 failed, 0 skipped")

@@ -6,8 +6,9 @@
 // weights' copies across the blocks — found by the weight a product names, never by where its numbers lie — and the
 // copies made again where Products::updated says. The int8 products likewise, with the model's weights quantized
 // (whole, and blocks of their rows and columns), and every other product left to OpenBLAS bit for bit. Products belong
-// to their object: two precisions in one process at once. On a CPU or build that cannot run bf16 or int8, the cases
-// check that asking for it is refused with the reason.
+// to their object: two precisions in one process at once. On a CPU or build that cannot run bf16 or int8, the cases of
+// its arithmetic are skipped with the reason (tests/needs_precision.hpp), and asking for it is refused with that
+// reason.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -26,6 +27,7 @@
 #include "precision/bfloat16.hpp"
 #include "precision/precision.hpp"
 #include "precision/products.hpp"
+#include "tests/needs_precision.hpp"
 
 using namespace attend;
 
@@ -35,17 +37,6 @@ float from_bits(std::uint32_t bits) {
   float x;
   std::memcpy(&x, &bits, sizeof x);
   return x;
-}
-
-// When precision `name` cannot be used here: checks that asking for its products is refused with its reason, and
-// returns true.
-bool refused(const std::string& name) {
-  const std::string why = find_precision(name)->unavailable();
-  if (why.empty()) return false;
-  BOOST_CHECK_EXCEPTION(make_products(name, {}), std::runtime_error, [&](const std::runtime_error& e) {
-    return std::string(e.what()) == "precision " + name + ": " + why;
-  });
-  return true;
 }
 
 // For BOOST_CHECK_EXCEPTION: the error's message is exactly `what`.
@@ -170,8 +161,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_arrays_equal_the_scalar_rule) {
   BOOST_TEST_MESSAGE("array conversion by " << (bf16::cpu_has_instructions() ? "VCVTNE2PS2BF16" : "the scalar rule"));
 }
 
-BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(bfloat16_products_within_their_bound, *test::needs_precision("bf16")) {
   Rng rng(11);
   const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   BOOST_TEST(bf16->name() == "bf16");
@@ -236,8 +226,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_cut_operands_read_in_place_into_fewer_blo
 // element of C within the bound — beta 0 over a C of NaN (an element left out shows), beta 0.5 over numbers (an
 // element computed twice shows) — for each transposition, with A, B or both weights, sides cut into unequal last
 // blocks (2,101 = 1,051 + 1,050), and the copies made and read.
-BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks, *test::needs_precision("bf16")) {
   Rng rng(19);
   // C's 2,101 columns from B's copy in 2 blocks (1,497 at most); 2,101 rows from A's; sums of 1,100 terms in blocks of
   // 512 with both registered and B's 700 columns whole (2,048 at most; 512 for a rounded operand)
@@ -272,7 +261,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks) {
 // another order for another row stride (the float A is packed first; seen: strided A, untransposed) — for each
 // transposition, strided operands, alpha and beta, sums and rows cut into blocks; the same bits when A is stored as
 // the float path packs it (contiguous, whole sums). Products that do not round to bfloat16 refuse it.
-BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
+BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits, *test::needs_precision("bf16")) {
   const std::vector<std::uint16_t> one(4, 0x3f80);
   std::vector<float> out(4, 0.f);
   BOOST_CHECK_EXCEPTION(
@@ -281,7 +270,6 @@ BOOST_AUTO_TEST_CASE(an_operand_in_bfloat16_already_gives_the_products_bits) {
       std::logic_error, [](const std::logic_error& e) {
         return std::string(e.what()) == "gemm_bfloat16_a: an operand in bfloat16 while the products are float32";
       });
-  if (refused("bf16")) return;
   Rng rng(13);
   const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   // (4300, 40, 248): 4,228 rows of C a block at most, so A's rows are read in two, as the output layer's dW reads G
@@ -341,8 +329,8 @@ double relative_difference(const Tensor<float>& a, const Tensor<float>& b) {
 // the same loss, db (from float32 G) within 2⁻²⁰ and dx, dW (from bfloat16 G) within 2⁻⁸ of their largest element (G's
 // rounding to bfloat16, which the two softmaxes can tip either way) — while the float32 products' two nodes give
 // others.
-BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_two_nodes_rounding) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_two_nodes_rounding,
+                     *test::needs_precision("bf16")) {
   Rng rng(19);
   const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 40}, -2.0, 2.0);
   const Tensor<float> W = rng.uniform_tensor<float>(Shape{300, 40}, -0.5, 0.5);
@@ -380,8 +368,7 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_is_one_node_within_the_tw
 // backward products cut their sums and rows into blocks, without a bias, and 6 counted rows (s = 1/6 does not scale
 // exactly): the one node within float32's rounding of the two nodes, which round s·G where it rounds G — a few units
 // of bfloat16's last place of G's largest numbers, 2⁻⁸ relative, at most.
-BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks, *test::needs_precision("bf16")) {
   Rng rng(23);
   const std::size_t C = 65537;
   const Tensor<float> x = rng.uniform_tensor<float>(Shape{9, 8}, -2.0, 2.0);
@@ -410,8 +397,7 @@ BOOST_AUTO_TEST_CASE(the_output_layer_loss_in_bfloat16_in_blocks) {
 
 // An alpha other than 1 is given to oneDNN when the product runs: products with nine different alphas (the loss's
 // dy/N changes with every batch) add at most one primitive to the thread's cache, not nine.
-BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha, *test::needs_precision("bf16")) {
   const std::unique_ptr<Products> bf16 = make_products("bf16", {});
   std::vector<float> a(6 * 5, 0.5f), b(5 * 7, 0.25f), c(6 * 7, 0.f);
   gemm(bf16.get(), false, false, 6, 7, 5, 1.f, a.data(), 5, b.data(), 7, 0.f, c.data(), 7);
@@ -430,8 +416,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_primitives_do_not_multiply_with_alpha) {
 // listed twice (shared by two layers) has one copy; one no product reads (an embedding's table) has none. After an
 // optimizer step the copy is stale until Products::updated reports the change; another object's copy of the same
 // weight is its own.
-BOOST_AUTO_TEST_CASE(bfloat16_weights_are_rounded_once_until_updated) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(bfloat16_weights_are_rounded_once_until_updated, *test::needs_precision("bf16")) {
   Rng rng(17);
   Parameter<float> W(Tensor<float>(Shape{40, 1100}));
   for (float& x : W.value.flat()) x = static_cast<float>(rng.uniform(-2.0, 2.0));
@@ -481,8 +466,7 @@ BOOST_AUTO_TEST_CASE(bfloat16_weights_are_rounded_once_until_updated) {
 // updated(first, last), as nn::Trainer reports the numbers an optimizer's update has just written (StepExtras::
 // updated): after every changed range is reported, products read exactly the new values' rounding; numbers of a copy
 // no product has read, of another object's weight or of no weight are left alone.
-BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts) {
-  if (refused("bf16")) return;
+BOOST_AUTO_TEST_CASE(bfloat16_weights_updated_in_parts, *test::needs_precision("bf16")) {
   Rng rng(23);
   const auto filled = [&](Shape shape) {
     Tensor<float> t(shape);
@@ -609,8 +593,7 @@ Tensor<float> random_matrix(std::size_t rows, std::size_t cols, Rng& rng) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
-  if (refused("int8")) return;
+BOOST_AUTO_TEST_CASE(int8_products_within_their_bound, *test::needs_precision("int8")) {
   Rng rng(13);
   // W's rows of very different sizes (a scale per row), one row of zeros
   Parameter<float> w(random_matrix(2300, 700, rng));
@@ -655,7 +638,7 @@ BOOST_AUTO_TEST_CASE(int8_products_within_their_bound) {
 // operand is never recognized by where its numbers lie), a weight not transposed (a backward product) or read with
 // another row stride, a row of A holding a NaN, and every product of another model's int8 products: OpenBLAS's bits
 // exactly, NaN included. Naming W for numbers that are not W's is the caller's error.
-BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
+BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32, *test::needs_precision("int8")) {
   Rng rng(17);
   const Parameter<float> w(random_matrix(40, 30, rng));
   const float* W = w.value.data();
@@ -686,7 +669,6 @@ BOOST_AUTO_TEST_CASE(int8_leaves_the_other_products_to_float32) {
   p.a[4 * 30 + 7] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> with_nan = run(W, true, &w);
   p.a[4 * 30 + 7] = kept;
-  if (!find_precision("int8")->unavailable().empty()) return;  // the refusal is checked above
   const std::unique_ptr<Products> int8 = make_products("int8", {{"w", &w}});
   {
     products = int8.get();
@@ -814,11 +796,10 @@ BOOST_AUTO_TEST_CASE(dense_refuses_what_linear_refuses) {
   BOOST_TEST((dense(x, W, b).shape() == Shape{2, 4}));
 }
 
-BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
+BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold, *test::needs_precision("int8")) {
   Parameter<float> vector(Tensor<float>({4}));
   Parameter<float> matrix(Tensor<float>({3, 4}));
   Parameter<float> kernels(Tensor<float>({2, 3, 3, 3}));  // a convolution's: never a product's Wᵀ, left out
-  if (refused("int8")) return;
   matrix.value.data()[6] = std::numeric_limits<float>::infinity();
   BOOST_CHECK_EXCEPTION(make_products("int8", {{"W", &matrix}}), std::invalid_argument,
                         says("int8: W holds inf at (1, 2)"));
@@ -827,6 +808,22 @@ BOOST_AUTO_TEST_CASE(int8_weights_refuse_what_they_cannot_hold) {
   const std::unique_ptr<Products> int8 =
       make_products("int8", {{"bias", &vector}, {"W", &matrix}, {"W again", &matrix}, {"conv", &kernels}});
   BOOST_TEST(int8->kept() == "1 weight matrix quantized per output channel (0 MB)");
+}
+
+// A precision this CPU or build cannot run is refused with its reason, the one its skipped cases give; one it can run
+// makes its products (float32's: none, OpenBLAS's sgemm).
+BOOST_AUTO_TEST_CASE(unavailable_precisions_are_refused_with_their_reason) {
+  for (const std::string& name : precision_names()) {
+    const std::string why = find_precision(name)->unavailable();
+    BOOST_TEST_CONTEXT("precision " << name << (why.empty() ? " (available)" : " (unavailable: " + why + ")")) {
+      if (why.empty()) {
+        BOOST_CHECK_NO_THROW(make_products(name, {}));
+      } else {
+        BOOST_CHECK_EXCEPTION(make_products(name, {}), std::runtime_error, says("precision " + name + ": " + why));
+      }
+    }
+  }
+  BOOST_TEST(find_precision("float32")->unavailable().empty());  // float32 runs everywhere
 }
 
 // Every precision is found by its name, float32 first; a name no precision has is refused with the list.
