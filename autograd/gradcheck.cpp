@@ -21,6 +21,16 @@ std::string index_string(std::size_t flat, const Shape& shape) {
   return s + ")";
 }
 
+// What a failure's message ends with: the largest |analytic - numeric| and where it is, which need not be the element
+// worst against its tolerance.
+std::string largest_difference(const GradcheckResult& result, const std::string& at) {
+  std::ostringstream msg;
+  msg.precision(10);
+  msg << "; the largest |difference| of the " << result.checked << " elements checked: " << result.worst_abs_error
+      << ", at " << at;
+  return msg.str();
+}
+
 }  // namespace
 
 GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor<double>>& inputs,
@@ -74,6 +84,7 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor<double>
   };
 
   double worst_ratio = -1;
+  std::string largest_at;  // where |analytic - numeric| is largest
   for (auto& slot : slots) {
     if (slot.analytic.shape() != slot.value->shape()) {
       result.passed = false;
@@ -94,7 +105,10 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor<double>
       const double error = std::abs(analytic - numeric);
       const double allowed = options.atol + options.rtol * std::abs(numeric);
       ++result.checked;
-      result.worst_abs_error = std::max(result.worst_abs_error, error);
+      if (error > result.worst_abs_error || (std::isnan(error) && !std::isnan(result.worst_abs_error))) {
+        result.worst_abs_error = error;
+        largest_at = slot.name + " element " + index_string(e, slot.value->shape());
+      }
       const double ratio = error / allowed;
       if (!(ratio <= 1.0) && (ratio > worst_ratio || std::isnan(ratio))) {
         worst_ratio = std::isnan(ratio) ? INFINITY : ratio;
@@ -110,6 +124,7 @@ GradcheckResult gradcheck(const GradcheckFn& f, const std::vector<Tensor<double>
     }
   }
   tape.clear();
+  if (!result.passed) result.message += largest_difference(result, largest_at);
   return result;
 }
 

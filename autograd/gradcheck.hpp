@@ -24,7 +24,8 @@ struct GradcheckResult {
   bool passed = true;
   double worst_abs_error = 0;  // max |analytic - numeric| over all checked elements
   std::size_t checked = 0;     // number of elements compared
-  std::string message;         // on failure: which input, which element, both values
+  std::string message;         // on failure: the element worst against its tolerance (which input, which element, both
+                               // values), then the largest |analytic - numeric| and where it is
   explicit operator bool() const { return passed; }
 };
 

@@ -40,6 +40,32 @@ BOOST_AUTO_TEST_CASE(fails_a_wrong_derivative_and_names_the_element) {
   BOOST_TEST(r.message.find("analytic") != std::string::npos, r.message);
 }
 
+// The element worst against its tolerance need not be the one with the largest error: the message names both.
+BOOST_AUTO_TEST_CASE(names_the_largest_absolute_error_too) {
+  // y = x²; the derivative is off by 1e-3 at element 0, where x = 1e-4, and by 1e-2 at element 1, where x = 1
+  auto f = [](Tape<double>&, const std::vector<Variable<double>>& x) {
+    Tape<double>& tape = tape_of("squared", {&x[0]});
+    const Tensor<double> at = x[0].value();
+    Tensor<double> y(x[0].shape());
+    y.flat() = at.flat() * at.flat();
+    return tape.record("squared", std::move(y), {x[0]}, [at](BackwardContext<double>& c) {
+      for (std::size_t i = 0; i < 2; ++i) c.dx(0).data()[i] += 2 * at.data()[i] * c.dy().data()[i] + (i ? 1e-2 : 1e-3);
+    });
+  };
+  Tensor<double> x(Shape{2});
+  x.data()[0] = 1e-4;
+  x.data()[1] = 1.0;
+  GradcheckOptions relative;
+  relative.atol = 0;
+  relative.rtol = 1e-2;
+  const GradcheckResult r = gradcheck(f, {x}, relative);
+  BOOST_TEST(!r.passed);
+  BOOST_TEST(r.message.find("element (0): analytic") != std::string::npos, r.message);  // worst against tolerance
+  BOOST_TEST(r.worst_abs_error == 1e-2, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(r.message.find("the largest |difference| of the 2 elements checked: ") != std::string::npos, r.message);
+  BOOST_TEST(r.message.find("at input 0 element (1)") != std::string::npos, r.message);
+}
+
 BOOST_AUTO_TEST_CASE(catches_a_mistake_a_plain_sum_would_hide) {
   // Backward sends dy_i to x_{n-1-i}: with all dy = 1 (a plain sum) that is indistinguishable from the right answer
   auto f = [](Tape<double>&, const std::vector<Variable<double>>& x) {
