@@ -1,6 +1,6 @@
 """The include graph of the architecture, checked (meson test "layers"):
 
-    apps, tutorials -> models -> nn -> ops -> precision -> runtime -> autograd;   data, plot -> autograd/tensor.hpp (beside models);
+    apps, tutorials, exercises -> models -> nn -> ops -> precision -> runtime -> autograd;   data, plot -> autograd/tensor.hpp (beside models);
     plot -> autograd/tape.hpp (printing and drawing a tape: plot/print.hpp)
     nn, data, plot, apps -> io (files written whole; io includes nothing of the project)
 
@@ -30,11 +30,13 @@ ALLOWED = {
     "models": {"autograd", "runtime", "precision", "ops", "nn", "models", "io"},
     "apps": {"autograd", "runtime", "precision", "ops", "nn", "models", "data", "plot", "apps", "io"},
     "tutorials": {"autograd", "runtime", "precision", "ops", "nn", "models", "data", "plot", "tutorials", "io"},
+    "exercises": {"autograd", "runtime", "precision", "ops", "nn", "models", "data", "plot", "tutorials", "io",
+                  "exercises"},
 }
 TENSOR_ONLY = {"data": {"autograd/tensor.hpp"}, "plot": {"autograd/tensor.hpp", "autograd/tape.hpp"}}
 THREADS = {"thread", "mutex", "condition_variable", "future", "shared_mutex", "barrier", "latch", "semaphore"}
 LINKED = {"utf8proc.h": {"data", "plot"}, "zlib.h": {"data"}}
-PROJECT = {"io", "autograd", "runtime", "precision", "ops", "nn", "data", "plot", "models", "apps", "tutorials", "tests", "bench"}
+PROJECT = {"io", "autograd", "runtime", "precision", "ops", "nn", "data", "plot", "models", "apps", "tutorials", "exercises", "tests", "bench"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 source = pathlib.Path(sys.argv[1]).resolve()
