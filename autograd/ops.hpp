@@ -165,7 +165,7 @@ Variable<T> max(const Variable<T>& x, std::ptrdiff_t axis, bool keepdims = false
 // ---- softmax and losses ----------------------------------------------------------------------------------------
 
 // y_k = exp(x_k - m) / Σ_j exp(x_j - m) along one axis, m = max_j x_j (so logits of ±1e4 stay finite)
-// dx_k += y_k (dy_k - Σ_j dy_j y_j)
+// dx_k += y_k (dy_k - Σ_l dy_l y_l)
 template <class T>
 Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
 // The same with a mask (x's shape, or broadcastable to it): masked positions get exactly y = 0 and no gradient, and
@@ -173,7 +173,7 @@ Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
 template <class T>
 Variable<T> softmax(const Variable<T>& x, std::ptrdiff_t axis, const Mask& mask);
 // y_k = x_k - m - ln Σ_j exp(x_j - m) along one axis
-// dx_k += dy_k - softmax(x)_k Σ_j dy_j
+// dx_k += dy_k - softmax(x)_k Σ_l dy_l
 template <class T>
 Variable<T> log_softmax(const Variable<T>& x, std::ptrdiff_t axis = -1);
 // The same with a mask: masked positions are outside the distribution; their output is 0 (a filler, not ln 0) and

@@ -67,7 +67,7 @@ Variable<T> softmax_impl(const char* op, const Variable<T>& x, std::ptrdiff_t ax
     for (std::size_t o = 0; o < s.outer; ++o)
       for (std::size_t i = 0; i < s.inner; ++i) {
         const std::size_t base = o * s.n * s.inner + i;
-        // softmax: Σ_j dy_j y_j;  log_softmax: Σ_j dy_j (over the unmasked positions)
+        // softmax: Σ_l dy_l y_l;  log_softmax: Σ_l dy_l (over the unmasked positions)
         T dot = 0;
         for (std::size_t k = 0; k < s.n; ++k) {
           const std::size_t at = base + k * s.inner;

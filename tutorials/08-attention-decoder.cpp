@@ -128,7 +128,7 @@ void train(models::Seq2seq<float>& model, const Data& data, std::size_t epochs, 
   training.steps = max_steps;  // 0: no limit
   training.batch_size = batch_size;
   training.lr = 2e-3;
-  training.seed = order_seed;  // the order of the batches (7)
+  training.seed = order_seed;  // the order of the batches: seed 7, moved by --seed
   double loss_sum = 0;
   training.on_step = [&](const models::TrainStep& done) {
     loss_sum += done.loss;

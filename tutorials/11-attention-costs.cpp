@@ -328,39 +328,39 @@ static void self_attention() {
   // (11.6)  Z = A V
   Variable<double> Z = matmul(A, V);
   // [docs:end]
-  // the same by hand: A_pq = exp(q_p · k_q / √d_k) / Σ_r exp(q_p · k_r / √d_k), z_p = Σ_q A_pq v_q
-  auto at = [](const Variable<double>& m, std::size_t r, std::size_t c) {
-    return m.value().data()[r * m.shape()[1] + c];
+  // the same by hand: A_pr = exp(q_p · k_r / √d_k) / Σ_u exp(q_p · k_u / √d_k), z_p = Σ_r A_pr v_r
+  auto at = [](const Variable<double>& m, std::size_t row, std::size_t column) {
+    return m.value().data()[row * m.shape()[1] + column];
   };
   double worst_A = 0, worst_Z = 0;
   for (std::size_t p = 0; p < n; ++p) {
     std::vector<double> e(n);
     double total = 0;
-    for (std::size_t q = 0; q < n; ++q) {
+    for (std::size_t r = 0; r < n; ++r) {
       double dot = 0;
       for (std::size_t k = 0; k < d_k; ++k) {
-        double q_pk = 0, k_qk = 0;
+        double q_pk = 0, k_rk = 0;
         for (std::size_t m = 0; m < d_model; ++m) {
           q_pk += at(X, p, m) * at(W_Q, m, k);
-          k_qk += at(X, q, m) * at(W_K, m, k);
+          k_rk += at(X, r, m) * at(W_K, m, k);
         }
-        dot += q_pk * k_qk;
+        dot += q_pk * k_rk;
       }
-      e[q] = std::exp(dot / std::sqrt(static_cast<double>(d_k)));
-      total += e[q];
+      e[r] = std::exp(dot / std::sqrt(static_cast<double>(d_k)));
+      total += e[r];
     }
     std::printf("  A_%zu. =", p + 1);
-    for (std::size_t q = 0; q < n; ++q) {
-      worst_A = std::max(worst_A, std::abs(e[q] / total - at(A, p, q)));
-      std::printf(" %6.3f", at(A, p, q));
+    for (std::size_t r = 0; r < n; ++r) {
+      worst_A = std::max(worst_A, std::abs(e[r] / total - at(A, p, r)));
+      std::printf(" %6.3f", at(A, p, r));
     }
     std::printf("\n");
     for (std::size_t c = 0; c < d_v; ++c) {
       double z = 0;
-      for (std::size_t q = 0; q < n; ++q) {
-        double v_qc = 0;
-        for (std::size_t m = 0; m < d_model; ++m) v_qc += at(X, q, m) * at(W_V, m, c);
-        z += e[q] / total * v_qc;
+      for (std::size_t r = 0; r < n; ++r) {
+        double v_rc = 0;
+        for (std::size_t m = 0; m < d_model; ++m) v_rc += at(X, r, m) * at(W_V, m, c);
+        z += e[r] / total * v_rc;
       }
       worst_Z = std::max(worst_Z, std::abs(z - at(Z, p, c)));
     }

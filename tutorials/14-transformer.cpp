@@ -49,12 +49,12 @@ double worst(const Tensor<double>& a, const Tensor<double>& b) {
   return w;
 }
 
-// softmax over a row: exp(e_q − max) / Σ exp(e_r − max)
+// softmax over a row: exp(e_r − max) / Σ_u exp(e_u − max)
 std::vector<double> softmax_row(const std::vector<double>& e) {
   const double top = *std::max_element(e.begin(), e.end());
   std::vector<double> a(e.size());
   double sum = 0;
-  for (std::size_t q = 0; q < e.size(); ++q) sum += a[q] = std::exp(e[q] - top);
+  for (std::size_t r = 0; r < e.size(); ++r) sum += a[r] = std::exp(e[r] - top);
   for (double& x : a) x /= sum;
   return a;
 }
@@ -159,16 +159,16 @@ void multi_head_by_hand() {
   std::vector<Matrix> A(H);
   for (std::size_t h = 0; h < H; ++h) {  // head h reads columns h·d_k … (h+1)·d_k − 1
     for (std::size_t p = 0; p < T; ++p) {
-      // (14.3)  A_pq = softmax_q(q_p · k_q / √d_k)
+      // (14.3)  A_pr = softmax_r(q_p · k_r / √d_k)
       std::vector<double> e(T);
-      for (std::size_t q = 0; q < T; ++q) {
-        for (std::size_t c = h * d_k; c < (h + 1) * d_k; ++c) e[q] += Q[p][c] * K[q][c];
-        e[q] /= std::sqrt(double(d_k));
+      for (std::size_t r = 0; r < T; ++r) {
+        for (std::size_t c = h * d_k; c < (h + 1) * d_k; ++c) e[r] += Q[p][c] * K[r][c];
+        e[r] /= std::sqrt(double(d_k));
       }
       A[h].push_back(softmax_row(e));
-      // head_h: z_p = Σ_q A_pq v_q
+      // head_h: z_p = Σ_r A_pr v_r
       for (std::size_t c = h * d_k; c < (h + 1) * d_k; ++c) {
-        for (std::size_t q = 0; q < T; ++q) heads[p][c] += A[h][p][q] * V[q][c];
+        for (std::size_t r = 0; r < T; ++r) heads[p][c] += A[h][p][r] * V[r][c];
       }
     }
   }
@@ -185,8 +185,8 @@ void multi_head_by_hand() {
   for (std::size_t p = 0; p < T; ++p) {
     for (std::size_t o = 0; o < D; ++o) worst_y = std::max(worst_y, std::abs(Y[p][o] - y.value().data()[p * D + o]));
     for (std::size_t h = 0; h < H; ++h) {
-      for (std::size_t q = 0; q < T; ++q) {
-        worst_a = std::max(worst_a, std::abs(A[h][p][q] - weights.data()[(h * T + p) * T + q]));
+      for (std::size_t r = 0; r < T; ++r) {
+        worst_a = std::max(worst_a, std::abs(A[h][p][r] - weights.data()[(h * T + p) * T + r]));
       }
     }
   }
@@ -264,7 +264,7 @@ void masks() {
   const std::size_t S = 6, T = 5, D = 8;
   Rng rng(4);
   // [docs:causal]
-  // (14.6)  causal: e_pq = −∞ for q > p, so A_pq = 0 — a decoder layer's output at p reads y_1 … y_p only
+  // (14.6)  causal: e_pr = −∞ for r > p, so A_pr = 0 — a decoder layer's output at p reads y_1 … y_p only
   nn::TransformerDecoderLayer<double> decoder(layer_config(D, 2, 16, false), rng);
   const Tensor<double> memory = rng.normal_tensor<double>({1, S, D}, 0, 1);
   Tensor<double> y = rng.normal_tensor<double>({1, T, D}, 0, 1);
