@@ -8,171 +8,152 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>  // SSE2: every x86-64 has it
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-// one clone per instruction set, chosen at load time (ifunc)
-#define ATTEND_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+// the float kernels compiled twice, for the baseline and for x86-64-v3, the clone chosen at run time (choose_clone)
+#define ATTEND_CLONES 1
 #else
-#define ATTEND_KERNEL
+#define ATTEND_CLONES 0
 #endif
 #define ATTEND_INLINE inline __attribute__((always_inline))
 
 namespace attend::kernels {
 
-const char* clone() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("x86-64-v3") ? "x86-64-v3" : "x86-64";  // the rule the clones' resolver follows
-#else
-  return "one build";
-#endif
-}
-
 namespace {
-
-ATTEND_INLINE float exp_approx(float x) {
-  // below -87 the result stays at e^-87 ≈ 1.6·10⁻³⁸ (the smallest normal floats); from 88.73 up it is +inf (k = 128
-  // fills the exponent field with ones)
-  x = x < -87.0f ? -87.0f : x;
-  x = x > 89.0f ? 89.0f : x;
-  // k = round(x / ln 2): adding and subtracting 1.5·2²³ rounds to the nearest integer
-  const float shifter = 12582912.0f;
-  const float k = (x * 1.44269504088896341f + shifter) - shifter;
-  // r = x - k ln 2, with ln 2 in two parts so that k·ln2_hi is exact
-  const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  // 2^k: k + 127 in the exponent field, shifted as an unsigned number. k is in [-125, 128] for every x but a NaN; a
-  // NaN x makes k NaN, which must not be converted to an integer (undefined behaviour): it becomes 0 here, and the
-  // result is still NaN through p.
-  const float k_finite = k == k ? k : 0.0f;
-  const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(k_finite) + 127) << 23;
-  return p * __builtin_bit_cast(float, bits);
-}
-
-// e^x in double for the beam search's sums of probabilities: the same method as exp_approx, with ln 2 in two parts
-// (ln2_hi has 40 significant bits, so k·ln2_hi is exact for every k here) and the Taylor series of e^r to r¹³ (its
-// error < 6·10⁻¹⁸ relative for |r| ≤ ln 2 / 2). Within 1 ulp of glibc's std::exp on [-708, 709]
-// (tests/runtime/test_kernels.cpp); against e^x itself (measured in long double) at most 0.89 ulp in the FMA clone and
-// 1.18 ulp in the baseline one, whose r is rounded twice. Below -708 the result is 0 (e^x < 3.31·10⁻³⁰⁸: beside a sum
-// of exps of x − max, which is ≥ 1, nothing); from 709 up +inf; NaN gives NaN.
-ATTEND_INLINE double exp_approx(double x) {
-  const bool under = x < -708.0;
-  const bool over = x > 709.0;
-  x = under ? -708.0 : x;
-  x = over ? 709.0 : x;
-  // k = round(x / ln 2): adding 1.5·2⁵² leaves k in the low bits of the sum's mantissa
-  const double shifter = 6755399441055744.0;
-  const double shifted = x * 1.4426950408889634 + shifter;
-  const double k = shifted - shifter;
-  const double r = (x - k * 0x1.62e42fefa2000p-1) - k * 0x1.9ef35793c7673p-41;
-  double p = 1.0 / 6227020800.0;
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  // 2^k: k + 1023 in the exponent field (k is in [-1021, 1023]; a NaN x leaves other bits here, and NaN through p)
-  const std::uint64_t k_bits = __builtin_bit_cast(std::uint64_t, shifted) - __builtin_bit_cast(std::uint64_t, shifter);
-  const double result = p * __builtin_bit_cast(double, (k_bits + 1023) << 52);
-  return under ? 0.0 : over ? std::numeric_limits<double>::infinity() : result;
-}
-
-ATTEND_INLINE float tanh_approx(float x) {
-  // Lambert's continued fraction tanh x = x / (1 + x²/(3 + x²/(5 + …))) cut after 12 levels and multiplied out:
-  // tanh x ≈ x N(x²) / D(x²), N and D of degree 6 with positive coefficients (no cancellation in Horner's rule),
-  // divided through by D(0). Its own error is < 4·10⁻⁸ on |x| ≤ 9.1; beyond, tanh x is ±1 in float.
-  const float t = x * x;
-  float n = 1.264885556e-13f;
-  n = n * t + 5.179706351e-10f;
-  n = n * t + 3.228683625e-07f;
-  n = n * t + 6.625258799e-05f;
-  n = n * t + 5.217391304e-03f;
-  n = n * t + 1.466666667e-01f;
-  n = n * t + 1.0f;
-  float d = 1.151045856e-11f;
-  d = d * t + 1.519380530e-08f;
-  d = d * t + 5.230467473e-06f;
-  d = d * t + 6.625258799e-04f;
-  d = d * t + 3.188405797e-02f;
-  d = d * t + 4.800000000e-01f;
-  d = d * t + 1.0f;
-  const float r = x * n / d;
-  // |x| ≥ 9.1 (or a product that overflowed): ±1 with the sign of x; a NaN stays NaN (the comparison is false)
-  return std::fabs(x) >= 9.1f ? std::copysign(1.0f, x) : r;
-}
-
-ATTEND_INLINE float sigmoid_approx(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
 
 ATTEND_INLINE double sigmoid_exact(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+#if ATTEND_CLONES
+namespace v3 {
+#pragma GCC push_options
+#pragma GCC target("arch=x86-64-v3")
+#include "runtime/kernels_cloned.inc"
+#pragma GCC pop_options
+}  // namespace v3
+#endif
+
+namespace baseline {
+#include "runtime/kernels_cloned.inc"
+}  // namespace baseline
+
+// The float kernels of one clone.
+struct Clone {
+  const char* name;
+  float (*fast_exp)(float);
+  double (*fast_exp_double)(double);
+  float (*fast_tanh)(float);
+  float (*fast_sigmoid)(float);
+  void (*sigmoid_sum)(const float*, const float*, float*, std::size_t);
+  void (*tanh_sum)(const float*, const float*, float*, std::size_t);
+  void (*tanh_sum_product)(const float*, const float*, const float*, float*, std::size_t);
+  void (*tanh_of)(const float*, float*, std::size_t);
+  float (*tanh_sum_dot)(const float*, const float*, const float*, float*, std::size_t);
+  float (*max_of)(const float*, std::size_t);
+  float (*exp_shifted_sum)(const float*, float, std::size_t);
+  double (*exp_shifted_sum_in_double)(const float*, float, std::size_t);
+  float (*exp_shifted_store)(const float*, float, float*, std::size_t);
+  void (*scaled_exp_minus)(const float*, float, float, float, float, float*, std::size_t, bool);
+  bool (*quantize_u8)(const float*, std::size_t, std::uint8_t*, float*, std::int32_t*);
+  void (*dequantize)(const std::int32_t*, const std::int32_t*, const float*, float, std::int32_t, float, const float*,
+                     float*, std::size_t);
+};
+
+#define ATTEND_CLONE(ns, label)                                                                                     \
+  Clone {                                                                                                           \
+    label, &ns::fast_exp, &ns::fast_exp_double, &ns::fast_tanh, &ns::fast_sigmoid, &ns::sigmoid_sum, &ns::tanh_sum, \
+        &ns::tanh_sum_product, &ns::tanh_of, &ns::tanh_sum_dot, &ns::max_of, &ns::exp_shifted_sum,                  \
+        &ns::exp_shifted_sum_in_double, &ns::exp_shifted_store, &ns::scaled_exp_minus, &ns::quantize_u8,            \
+        &ns::dequantize                                                                                             \
+  }
+
+// The clone this process runs, chosen once: x86-64-v3 where the CPU has AVX2 and FMA, else the baseline — unless the
+// environment variable ATTEND_KERNELS names one ("x86-64" runs the baseline on any CPU, to see what another machine
+// computes; "x86-64-v3" insists on the other).
+Clone choose_clone() {
+#if ATTEND_CLONES
+  __builtin_cpu_init();
+  const bool v3 = __builtin_cpu_supports("x86-64-v3");
+  const Clone fast = ATTEND_CLONE(v3, "x86-64-v3"), base = ATTEND_CLONE(baseline, "x86-64");
+#else
+  const bool v3 = false;
+  const Clone base = ATTEND_CLONE(baseline, "one build"), fast = base;
+#endif
+  const char* asked = std::getenv("ATTEND_KERNELS");
+  if (asked == nullptr || *asked == '\0') return v3 ? fast : base;
+  const std::string name = asked;
+  if (name == "x86-64") return base;
+  if (name == "x86-64-v3" && v3) return fast;
+  if (name == "x86-64-v3")
+    throw std::runtime_error("ATTEND_KERNELS=x86-64-v3: this CPU cannot run it (no AVX2 or FMA)");
+  throw std::invalid_argument("ATTEND_KERNELS=" + name + ": no such clone of the fused kernels (x86-64, x86-64-v3)");
+}
+
+const Clone& chosen_clone() {
+  static const Clone clone = choose_clone();
+  return clone;
+}
+
 }  // namespace
 
-ATTEND_KERNEL float fast_exp(float x) { return exp_approx(x); }
-ATTEND_KERNEL double fast_exp_double(double x) { return exp_approx(x); }
-ATTEND_KERNEL float fast_tanh(float x) { return tanh_approx(x); }
-ATTEND_KERNEL float fast_sigmoid(float x) { return sigmoid_approx(x); }
+const char* clone() { return chosen_clone().name; }
 
-ATTEND_KERNEL void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = sigmoid_approx(a[i] + b[i]);
+float fast_exp(float x) { return chosen_clone().fast_exp(x); }
+double fast_exp_double(double x) { return chosen_clone().fast_exp_double(x); }
+float fast_tanh(float x) { return chosen_clone().fast_tanh(x); }
+float fast_sigmoid(float x) { return chosen_clone().fast_sigmoid(x); }
+void sigmoid_sum(const float* a, const float* b, float* y, std::size_t n) { chosen_clone().sigmoid_sum(a, b, y, n); }
+void tanh_sum(const float* a, const float* b, float* y, std::size_t n) { chosen_clone().tanh_sum(a, b, y, n); }
+void tanh_sum_product(const float* a, const float* r, const float* g, float* y, std::size_t n) {
+  chosen_clone().tanh_sum_product(a, r, g, y, n);
 }
+void tanh_of(const float* x, float* y, std::size_t n) { chosen_clone().tanh_of(x, y, n); }
+float tanh_sum_dot(const float* q, const float* k, const float* v, float* t, std::size_t n) {
+  return chosen_clone().tanh_sum_dot(q, k, v, t, n);
+}
+float max_of(const float* x, std::size_t n) { return chosen_clone().max_of(x, n); }
+float exp_shifted_sum(const float* x, float m, std::size_t n) { return chosen_clone().exp_shifted_sum(x, m, n); }
+double exp_shifted_sum_in_double(const float* x, float m, std::size_t n) {
+  return chosen_clone().exp_shifted_sum_in_double(x, m, n);
+}
+float exp_shifted_store(const float* x, float m, float* y, std::size_t n) {
+  return chosen_clone().exp_shifted_store(x, m, y, n);
+}
+void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y, std::size_t n,
+                      bool accumulate) {
+  chosen_clone().scaled_exp_minus(x, m, l, scale, offset, y, n, accumulate);
+}
+bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, float* scale, std::int32_t* zero) {
+  return chosen_clone().quantize_u8(x, n, q, scale, zero);
+}
+void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor, std::int32_t zero,
+                float beta, const float* bias, float* y, std::size_t n) {
+  chosen_clone().dequantize(acc, sums, scales, factor, zero, beta, bias, y, n);
+}
+
 void sigmoid_sum(const double* a, const double* b, double* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = sigmoid_exact(a[i] + b[i]);
 }
 
-ATTEND_KERNEL void tanh_sum(const float* a, const float* b, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(a[i] + b[i]);
-}
 void tanh_sum(const double* a, const double* b, double* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(a[i] + b[i]);
 }
 
-ATTEND_KERNEL void tanh_sum_product(const float* a, const float* r, const float* g, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(a[i] + r[i] * g[i]);
-}
 void tanh_sum_product(const double* a, const double* r, const double* g, double* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(a[i] + r[i] * g[i]);
 }
 
-ATTEND_KERNEL void tanh_of(const float* x, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = tanh_approx(x[i]);
-}
 void tanh_of(const double* x, double* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
 }
 
-ATTEND_KERNEL float tanh_sum_dot(const float* q, const float* k, const float* v, float* t, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) t[i] = tanh_approx(q[i] + k[i]);
-  // Σ v t with eight partial sums, so the sum vectorises in a fixed order (the same in both clones)
-  float partial[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (std::size_t l = 0; l < 8; ++l) partial[l] += v[i + l] * t[i + l];
-  }
-  float total = 0;
-  for (std::size_t l = 0; l < 8; ++l) total += partial[l];
-  for (; i < n; ++i) total += v[i] * t[i];
-  return total;
-}
 double tanh_sum_dot(const double* q, const double* k, const double* v, double* t, std::size_t n) {
   double total = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -182,153 +163,30 @@ double tanh_sum_dot(const double* q, const double* k, const double* v, double* t
   return total;
 }
 
-ATTEND_KERNEL float max_of(const float* x, std::size_t n) {
-  // eight running maxima, so the loop vectorises; a NaN element is passed over here (it makes the sum of exps NaN)
-  float partial[8];
-  for (float& p : partial) p = -std::numeric_limits<float>::infinity();
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (std::size_t l = 0; l < 8; ++l) partial[l] = x[i + l] > partial[l] ? x[i + l] : partial[l];
-  }
-  float m = -std::numeric_limits<float>::infinity();
-  for (const float p : partial) m = p > m ? p : m;
-  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
-}
 double max_of(const double* x, std::size_t n) {
   double m = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }
 
-ATTEND_KERNEL float exp_shifted_sum(const float* x, float m, std::size_t n) {
-  float partial[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (std::size_t l = 0; l < 8; ++l) partial[l] += exp_approx(x[i + l] - m);
-  }
-  float total = 0;
-  for (const float p : partial) total += p;
-  for (; i < n; ++i) total += exp_approx(x[i] - m);
-  return total;
-}
 double exp_shifted_sum(const double* x, double m, std::size_t n) {
   double total = 0;
   for (std::size_t i = 0; i < n; ++i) total += std::exp(x[i] - m);
   return total;
 }
 
-ATTEND_KERNEL double exp_shifted_sum_in_double(const float* x, float m, std::size_t n) {
-  // the exps of up to 256 elements at a time into a buffer (a loop that vectorises), then added as exp_shifted_sum adds
-  double partial[8] = {}, e[256];
-  const double shift = m;
-  std::size_t i = 0;
-  for (; i + 8 <= n;) {
-    const std::size_t count = std::min<std::size_t>(256, (n - i) / 8 * 8);
-    for (std::size_t j = 0; j < count; ++j) e[j] = exp_approx(static_cast<double>(x[i + j]) - shift);
-    for (std::size_t j = 0; j < count; j += 8) {
-      for (std::size_t l = 0; l < 8; ++l) partial[l] += e[j + l];
-    }
-    i += count;
-  }
-  double total = 0;
-  for (const double p : partial) total += p;
-  for (; i < n; ++i) total += exp_approx(static_cast<double>(x[i]) - shift);
-  return total;
-}
-
-ATTEND_KERNEL float exp_shifted_store(const float* x, float m, float* y, std::size_t n) {
-  float partial[8] = {};
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (std::size_t l = 0; l < 8; ++l) partial[l] += y[i + l] = exp_approx(x[i + l] - m);
-  }
-  float total = 0;
-  for (const float p : partial) total += p;
-  for (; i < n; ++i) total += y[i] = exp_approx(x[i] - m);
-  return total;
-}
 double exp_shifted_store(const double* x, double m, double* y, std::size_t n) {
   double total = 0;
   for (std::size_t i = 0; i < n; ++i) total += y[i] = std::exp(x[i] - m);
   return total;
 }
 
-ATTEND_KERNEL void scaled_exp_minus(const float* x, float m, float l, float scale, float offset, float* y,
-                                    std::size_t n, bool accumulate) {
-  if (accumulate) {
-    for (std::size_t i = 0; i < n; ++i) y[i] += scale * (exp_approx((x[i] - m) - l) - offset);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) y[i] = scale * (exp_approx((x[i] - m) - l) - offset);
-  }
-}
 void scaled_exp_minus(const double* x, double m, double l, double scale, double offset, double* y, std::size_t n,
                       bool accumulate) {
   if (accumulate) {
     for (std::size_t i = 0; i < n; ++i) y[i] += scale * (std::exp((x[i] - m) - l) - offset);
   } else {
     for (std::size_t i = 0; i < n; ++i) y[i] = scale * (std::exp((x[i] - m) - l) - offset);
-  }
-}
-
-// The range of x, 0 included, in 16 lanes (so that the loop vectorises without reordering float sums); `probe`
-// collects x_i · 0, which is NaN exactly when some x_i is a NaN or ∞.
-ATTEND_KERNEL bool quantize_u8(const float* x, std::size_t n, std::uint8_t* q, float* scale, std::int32_t* zero) {
-  constexpr std::size_t lanes = 16;
-  float lo[lanes] = {}, hi[lanes] = {}, probe[lanes] = {};
-  std::size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    for (std::size_t l = 0; l < lanes; ++l) {
-      const float v = x[i + l];
-      lo[l] = v < lo[l] ? v : lo[l];
-      hi[l] = v > hi[l] ? v : hi[l];
-      probe[l] += v * 0.0f;
-    }
-  }
-  for (std::size_t l = 0; i < n; ++i, ++l) {
-    lo[l] = x[i] < lo[l] ? x[i] : lo[l];
-    hi[l] = x[i] > hi[l] ? x[i] : hi[l];
-    probe[l] += x[i] * 0.0f;
-  }
-  float low = 0.0f, high = 0.0f, nan = 0.0f;
-  for (std::size_t l = 0; l < lanes; ++l) {
-    low = lo[l] < low ? lo[l] : low;
-    high = hi[l] > high ? hi[l] : high;
-    nan += probe[l];
-  }
-  if (nan != nan) return false;
-  const float range = high - low;
-  if (range == 0.0f) {  // all zeros
-    *scale = 1.0f, *zero = 0;
-    for (std::size_t j = 0; j < n; ++j) q[j] = 0;
-    return true;
-  }
-  const float inverse = 255.0f / range;
-  if (!(range < std::numeric_limits<float>::infinity()) || !(inverse < std::numeric_limits<float>::infinity())) {
-    return false;
-  }
-  // round to nearest (even) by adding and subtracting 1.5·2²³: |x_i/scale| ≤ 255
-  const float shifter = 12582912.0f;
-  const std::int32_t z = static_cast<std::int32_t>((-low * inverse + shifter) - shifter);
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::int32_t v = static_cast<std::int32_t>((x[j] * inverse + shifter) - shifter) + z;
-    q[j] = static_cast<std::uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
-  }
-  *scale = range / 255.0f, *zero = z;
-  return true;
-}
-
-ATTEND_KERNEL void dequantize(const std::int32_t* acc, const std::int32_t* sums, const float* scales, float factor,
-                              std::int32_t zero, float beta, const float* bias, float* y, std::size_t n) {
-  if (bias != nullptr) {
-    for (std::size_t j = 0; j < n; ++j)
-      y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]) + bias[j];
-  } else if (beta == 0.0f) {
-    for (std::size_t j = 0; j < n; ++j) y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]);
-  } else {
-    for (std::size_t j = 0; j < n; ++j) {
-      y[j] = factor * scales[j] * static_cast<float>(acc[j] - zero * sums[j]) + beta * y[j];
-    }
   }
 }
 

@@ -1,12 +1,13 @@
 // Elementwise kernels of the fused ops (fused.cpp) on contiguous arrays: σ and tanh of a sum, for float and double.
 // The float versions use their own exp and tanh, written so that the compiler vectorises the whole loop (no calls
-// into libm), and each of them is compiled twice on x86-64 — for the baseline (SSE2) and for x86-64-v3 (AVX2 + FMA) —
-// with the right one chosen when the program starts (GCC/Clang function multiversioning), so the build needs no
-// -march and runs on any x86-64. The x86-64-v3 clone uses fused multiply-adds, so its results may differ from the
-// baseline clone's in the last bit (as OpenBLAS's gemm kernels differ from CPU to CPU). Accuracy of the float versions,
-// checked in tests/runtime/test_kernels.cpp against the double-precision library functions over [-30, 30]: tanh within
-// 5·10⁻⁷ relative (±1 from |x| = 9.1 on), σ within 3·10⁻⁷ relative; NaN in gives NaN out. The double versions call
-// std::exp/std::tanh, so gradient checks in double see the exact functions. Chapter: docs/performance.md ("Fused ops").
+// into libm), and each of them is compiled twice on x86-64 with GCC — for the baseline (SSE2) and for x86-64-v3 (AVX2
+// + FMA), kernels_cloned.inc included twice under two targets — with the clone chosen at run time (clone() below), so
+// the build needs no -march and runs on any x86-64. The x86-64-v3 clone uses fused multiply-adds, so its results may
+// differ from the baseline clone's in the last bit (as OpenBLAS's gemm kernels differ from CPU to CPU). Accuracy of the
+// float versions, checked in tests/runtime/test_kernels.cpp against the double-precision library functions over [-30,
+// 30]: tanh within 5·10⁻⁷ relative (±1 from |x| = 9.1 on), σ within 3·10⁻⁷ relative; NaN in gives NaN out. The double
+// versions call std::exp/std::tanh, so gradient checks in double see the exact functions. Chapter: docs/performance.md
+// ("Fused ops").
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,10 @@
 namespace attend::kernels {
 
 // Which clone of the kernels this process runs: "x86-64-v3" (AVX2 + FMA), "x86-64" (the baseline), or "one build"
-// (a compiler or CPU without clones).
+// (a compiler or CPU without clones). Chosen at the first call of any kernel: the CPU's best, unless the environment
+// variable ATTEND_KERNELS names one — "x86-64" runs the baseline on any CPU, to reproduce what a CPU without AVX2
+// computes; "x86-64-v3" insists on the other (std::runtime_error where the CPU cannot run it); another value is
+// std::invalid_argument naming the clones.
 const char* clone();
 
 // y_i = σ(a_i + b_i)

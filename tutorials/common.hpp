@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -34,6 +35,7 @@
 #include "plot/svg.hpp"
 #include "runtime/block_cache.hpp"
 #include "runtime/cpu.hpp"
+#include "runtime/kernels.hpp"
 
 namespace attend::tutorial {
 
@@ -85,6 +87,12 @@ enum class Seed { fixed, varies };
 inline Options parse_options(int argc, char** argv, Seed seed = Seed::fixed, std::string* data_dir = nullptr) {
   attend::use_fitting_blas_kernels(argv);  // OpenBLAS on the kernels this CPU fits, as in the `attend` program
   attend::use_block_cache();  // tensors reuse freed blocks, as in the `attend` program (before the first tensor)
+  try {
+    attend::kernels::clone();  // the fused kernels' clone, chosen now: a wrong ATTEND_KERNELS is said at once
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::exit(2);
+  }
   const char* program = argc > 0 ? argv[0] : "tutorial";
   const bool takes_seed = seed == Seed::varies, takes_data_dir = data_dir != nullptr;
   Options options;

@@ -390,6 +390,19 @@ BOOST_AUTO_TEST_CASE(info_names_the_machine_and_its_kernels) {
   if (cpu.avx) BOOST_TEST(blas["why_unchanged"].get<std::string>() == "OPENBLAS_CORETYPE=Nehalem is set, and kept");
 }
 
+// ATTEND_KERNELS=x86-64 runs the fused kernels' baseline clone on any CPU (what a machine without AVX2 computes); a
+// name that is no clone is refused, naming the ones there are.
+BOOST_AUTO_TEST_CASE(the_kernels_baseline_clone_can_be_forced) {
+  const Run baseline = run_attend("info --json", "", ATTEND_EXE, "ATTEND_KERNELS=x86-64 ");
+  BOOST_TEST_REQUIRE(baseline.status == 0, baseline.err);
+  BOOST_TEST(nlohmann::json::parse(baseline.out)["fused_kernels"].get<std::string>() == "x86-64");
+  const Run unknown = run_attend("info", "", ATTEND_EXE, "ATTEND_KERNELS=avx9 ");
+  BOOST_TEST(unknown.status == 1);
+  BOOST_TEST(unknown.err.find("ATTEND_KERNELS=avx9: no such clone of the fused kernels (x86-64, x86-64-v3)") !=
+                 std::string::npos,
+             unknown.err);
+}
+
 BOOST_AUTO_TEST_CASE(an_unknown_flag_is_named_with_the_nearest_known_one) {
   check_usage_error(run_attend("train --epoch 3"), {"unknown flag --epoch for attend train (did you mean --epochs?)"});
   check_usage_error(run_attend("train --batch=3 --hiden 8"), {"unknown flag --hiden", "did you mean --hidden?"});
