@@ -58,7 +58,7 @@ void Check::run(const std::string& what, const std::function<void()>& body) {
   } catch (const Todo& todo) {
     that(false, what, todo.what());
   } catch (const std::exception& e) {
-    that(false, what, std::string("your code threw: ") + e.what());
+    that(false, what, std::string("stopped by an exception: ") + e.what());
   }
 }
 

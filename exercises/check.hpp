@@ -30,8 +30,8 @@ class Check {
   // The largest |yours_k − expected_k| ≤ tolerance, naming the first element that is not (sizes must agree).
   bool near(const std::string& what, const std::vector<double>& yours, const std::vector<double>& expected,
             double tolerance);
-  // Runs `body`, which calls the learner's code and makes checks; an exception thrown in it fails the check `what`
-  // with its message.
+  // Runs `body`, which calls the learner's code and makes checks; an exception thrown in it (by the learner's code, or
+  // by the check's own, e.g. data not found) fails the check `what` with its message.
   void run(const std::string& what, const std::function<void()>& body);
 
   std::size_t passed() const { return passed_; }
