@@ -7,6 +7,7 @@
 #define yours reference
 #include "exercises/06/1.hpp"
 #undef yours
+#include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
 #include "models/attention.hpp"
 #include "nn/recurrent.hpp"
@@ -22,14 +23,7 @@ struct SetUp {
 };
 
 SetUp chapter_set_up(Tape<double>& tape) {
-  nn::EncoderConfig config;
-  config.vocab_size = 5;
-  config.embedding_dim = 4;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = 4;
-  Rng rng(5);
-  nn::Encoder<double> encoder(config, rng);
+  nn::Encoder<double> encoder = exercise::chapter_encoder();
   const nn::RecurrentOutput<double> out = encoder(tape, Ids(Shape{1, 4}, {1, 2, 3, 4}), {4});
   SetUp set_up{tape.constant(out.outputs.value()), {tape.constant(out.h_final[0].value())}};
   Rng state_rng(7);

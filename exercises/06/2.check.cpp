@@ -8,6 +8,7 @@
 #include "exercises/06/2.hpp"
 #undef yours
 #include "autograd/gradcheck.hpp"
+#include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
 #include "nn/recurrent.hpp"
 
@@ -24,14 +25,7 @@ struct Case {
 
 // The chapter's set-up: the annotations (encoder seed 5) and the states s_0 = h_4, s_1..s_3 (seed 7).
 void chapter_set_up(Case& c) {
-  nn::EncoderConfig config;
-  config.vocab_size = 5;
-  config.embedding_dim = 4;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = 4;
-  Rng rng(5);
-  nn::Encoder<double> encoder(config, rng);
+  nn::Encoder<double> encoder = exercise::chapter_encoder();
   Tape<double> tape;
   const nn::RecurrentOutput<double> out = encoder(tape, Ids(Shape{1, 4}, {1, 2, 3, 4}), {4});
   c.h = out.outputs.value();

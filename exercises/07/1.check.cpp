@@ -8,6 +8,7 @@
 #define yours reference
 #include "exercises/07/1.hpp"
 #undef yours
+#include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
 #include "models/attention.hpp"
 #include "nn/recurrent.hpp"
@@ -25,14 +26,8 @@ struct Batch {
 // The chapter's padded batch: "the European Economic Area", "the Economic Area <pad>", its scores at step j = 1
 // (s_0 = each sentence's own h_Tx; encoder seed 5, score seed 6).
 Batch chapter_batch() {
-  nn::EncoderConfig config;
-  config.vocab_size = 5;
-  config.embedding_dim = 4;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = 4;
-  Rng rng(5), score_rng(6);
-  nn::Encoder<double> encoder(config, rng);
+  nn::Encoder<double> encoder = exercise::chapter_encoder();
+  Rng score_rng(6);
   models::AdditiveScore<double> score(4, 4, 3, score_rng);
   Tape<double> tape;
   const std::vector<std::int64_t> lengths{4, 3};

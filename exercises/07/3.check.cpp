@@ -9,6 +9,7 @@
 #include "exercises/07/3.hpp"
 #undef yours
 #include "autograd/gradcheck.hpp"
+#include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
 #include "nn/recurrent.hpp"
 
@@ -25,14 +26,8 @@ struct Batch {
 // The chapter's padded batch at step j = 1: "the European Economic Area", "the Economic Area <pad>" (encoder seed 5,
 // score seed 6, s_0 = each sentence's h_Tx).
 Tensor<double> chapter_scores() {
-  nn::EncoderConfig config;
-  config.vocab_size = 5;
-  config.embedding_dim = 4;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = 4;
-  Rng rng(5), score_rng(6);
-  nn::Encoder<double> encoder(config, rng);
+  nn::Encoder<double> encoder = exercise::chapter_encoder();
+  Rng score_rng(6);
   models::AdditiveScore<double> score(4, 4, 3, score_rng);
   Tape<double> tape;
   const nn::RecurrentOutput<double> padded = encoder(tape, Ids(Shape{2, 4}, {1, 2, 3, 4, 1, 3, 4, 0}), {4, 3});
