@@ -53,9 +53,11 @@ int main() {
       {"x of shape (3,4) in [−3, 3]", &task},
       {"another case: x of shape (2,5,3) in [−40, 40]", &far},
       {"another case: x = (−0.25, 0.125, 2, −1)", &small}};
-  for (const auto& [name, x] : inputs) {
-    check.run(std::string(name) + ": values", [&] { check_values(check, name, *x); });
-    check.run(std::string(name) + ": gradient", [&] { check_gradient(check, name, *x); });
+  for (const auto& input : inputs) {  // (not a structured binding: clang 14 does not let a lambda capture one)
+    const std::string name = input.first;
+    const Tensor<double>& x = *input.second;
+    check.run(name + ": values", [&] { check_values(check, name, x); });
+    check.run(name + ": gradient", [&] { check_gradient(check, name, x); });
   }
   check.run("the reference solution on the same x", [&] {
     Tape<double> tape;
