@@ -30,6 +30,10 @@
    issues' notes. And no page tells a reader to run with `--figures docs/`, which would overwrite the committed
    pictures in their checkout: chapters say `scripts/run N` (pictures under build/), and scripts/make_figures alone
    redraws docs/figures.
+7. Stated ranges: a marker `<!-- range: PROGRAM LOW–HIGH /REGEX/ -->` after a paragraph that states a trained figure
+   as a range (scripts/ranges.py says how it reads): the paragraph states LOW–HIGH, and the figure the regular
+   expression captures from docs/output/PROGRAM.txt is inside it. scripts/make_figures --check --portable checks the
+   same markers against a fresh run on any machine.
 
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
        check_docs.py --update-quotes SOURCE_DIR   rewrites every quoted code block (1.) from its region, keeping the
@@ -344,6 +348,13 @@ if equations.exists():
                 if f"// [docs:{name}]" not in text:
                     errors.append(f"docs/equations.md:{number}: region [docs:{name}] not found in {m.group(1)}")
 
+# The stated ranges (7.): every marker well formed, its range stated beside it, the committed output inside it.
+import ranges  # noqa: E402 (scripts/ranges.py, beside this file)
+
+stated_ranges = ranges.ranges(source)
+outputs = {p.stem: p.read_text() for p in (source / "docs" / "output").glob("*.txt")}
+errors += ranges.problems(source, outputs)
+
 # The precisions' table (5.) against precision/meson.build's list.
 registered = re.search(r"^precisions = \[([^\]]*)\]", (source / "precision" / "meson.build").read_text(), re.M)
 page = (source / "docs" / "reference" / "adding-a-precision.md").read_text()
@@ -357,7 +368,8 @@ if not names or listed != names:
 for e in errors:
     print("error:", e)
 print(f"docs: {checked_regions} quoted regions, {checked_commands} commands, {checked_outputs} quoted outputs, "
-      f"{checked_images} pictures and {checked_references} equation references checked, {len(errors)} problems")
+      f"{checked_images} pictures, {checked_references} equation references and {len(stated_ranges)} stated ranges "
+      f"checked, {len(errors)} problems")
 if skipped and not errors:
     for needs, blocks in skipped.items():
         print(f"docs: {blocks} command blocks skipped: needs data: {needs}")
