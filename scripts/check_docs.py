@@ -35,6 +35,9 @@
    expression captures from docs/output/PROGRAM.txt is inside it. scripts/make_figures --check --portable checks the
    same markers against a fresh run on any machine.
 
+8. Notation: every letter in a chapter's equation table (a row `| (N.M) | equation | meaning |`, code spans aside)
+   has a row in docs/notation.md: the letter with its subscript as written, or the letter alone.
+
 Usage: check_docs.py SOURCE_DIR BUILD_DIR
        check_docs.py --update-quotes SOURCE_DIR   rewrites every quoted code block (1.) from its region, keeping the
                                                   block's indentation; checks nothing else. For a refactoring or a
@@ -347,6 +350,33 @@ if equations.exists():
                 checked_references += 1
                 if f"// [docs:{name}]" not in text:
                     errors.append(f"docs/equations.md:{number}: region [docs:{name}] not found in {m.group(1)}")
+
+# The notation (8.): every letter of a chapter's equation table has a row in docs/notation.md.
+SYMBOL = re.compile(r"(?<![A-Za-z\u0370-\u03ff])([A-Za-z\u0370-\u03ff](?:_\{[^}]*\}|_[A-Za-z0-9]+)?)(?![A-Za-z\u0370-\u03ff])")
+OPERATORS = {"Σ", "Π"}  # sums and products, not letters
+
+
+def notation_problems():
+    """The letters (with their subscripts) in the chapters' equation tables that docs/notation.md's symbol column names
+    neither as written nor by their letter alone (a row for h_i covers h_Tx; the letter without one is missing)."""
+    rows = [line.split("|")[1] for line in (source / "docs" / "notation.md").read_text().splitlines()
+            if line.startswith("| ") and not line.startswith("| symbol")]
+    named = set(SYMBOL.findall(" ".join(rows)))
+    letters = {symbol.split("_")[0] for symbol in named}
+    found = []
+    for doc in sorted((source / "docs").glob("[0-9][0-9]-*.md")):
+        for number, line in enumerate(doc.read_text().splitlines(), 1):
+            row = re.match(r"^\| \((\d+\.\d+[a-z]?)\) \| (.*?) \| ", line)
+            if not row:
+                continue
+            for symbol in SYMBOL.findall(re.sub(r"`[^`]*`", "", row.group(2))):
+                if symbol.split("_")[0] not in letters | OPERATORS and symbol not in named:
+                    found.append(f"docs/{doc.name}:{number}: ({row.group(1)}) uses {symbol}, which docs/notation.md "
+                                 "does not list")
+    return found
+
+
+errors += notation_problems()
 
 # The stated ranges (7.): every marker well formed, its range stated beside it, the committed output inside it.
 import ranges  # noqa: E402 (scripts/ranges.py, beside this file)
