@@ -112,3 +112,53 @@ def problems(source, outputs):
         if problem:
             found.append(problem + " (the committed output)")
     return found
+
+
+def widen(source, logs):
+    """Widens every range to hold the figures in `logs` (the `range: DOC:LINE /PATTERN/ LOW–HIGH: FIGURE` lines
+    scripts/make_figures --check --portable prints), in its marker and in the paragraph that states it; ranges that share a paragraph and a range stay one
+    range. Returns what changed, one line each."""
+    seen = {}  # (doc, pattern) -> figures: a marker is known by its pattern, which stays when lines move
+    for text in logs:
+        for m in re.finditer(r"^range: (\S+):\d+ /(.*)/ \S+: (\S+)$", text, re.M):
+            if m.group(3) != "not found":
+                seen.setdefault((m.group(1), m.group(2)), []).append(float(m.group(3)))
+    changes = []
+    for doc in sorted({where[0] for where in seen}):
+        path = pathlib.Path(source) / doc
+        lines = path.read_text().splitlines()
+        groups = {}  # (paragraph, stated range) -> the markers' lines and every figure they saw
+        for r in ranges(source):
+            if r.doc == doc and (doc, r.pattern) in seen:
+                key = (r.paragraph, f"{r.low_text}–{r.high_text}")
+                groups.setdefault(key, (r, []))[1].extend(seen[(doc, r.pattern)])
+        for (paragraph, stated), (r, figures) in groups.items():
+            # rounded as check() rounds them
+            low = min(float(r.low_text), round(min(figures), r.decimals()))
+            high = max(float(r.high_text), round(max(figures), r.decimals()))
+            wider = f"{low:.{r.decimals()}f}–{high:.{r.decimals()}f}"
+            if wider == stated:
+                continue
+            start = r.line - 1
+            while start > 0 and lines[start - 1].strip():
+                start -= 1
+            end = r.line
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            for k in range(start, end):  # the paragraph and its markers
+                if MARK.match(lines[k].strip()) or stated in lines[k]:
+                    lines[k] = lines[k].replace(f" {stated} ", f" {wider} ").replace(stated, wider) \
+                        if not MARK.match(lines[k].strip()) else lines[k].replace(f" {stated} ", f" {wider} ")
+            changes.append(f"{doc}:{r.line}: {stated} → {wider} ({len(figures)} figures seen)")
+        path.write_text("\n".join(lines) + "\n")
+    return changes
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) < 3 or sys.argv[1] != "widen":
+        sys.exit("usage: ranges.py widen LOG...   (LOG: what scripts/make_figures --check --portable printed)")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for change in widen(root, [pathlib.Path(p).read_text() for p in sys.argv[2:]]):
+        print(change)
