@@ -8,6 +8,7 @@
 #include "exercises/02/1.hpp"
 #undef yours
 #include "exercises/check.hpp"
+#include "exercises/untrained_encoder.hpp"
 
 using namespace attend;
 
@@ -29,14 +30,7 @@ struct Sentence {
 };
 
 nn::Encoder<double> lstm_encoder(const Sentence& s) {
-  nn::EncoderConfig config;
-  config.vocab_size = s.V;
-  config.embedding_dim = s.E;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::lstm;
-  config.rnn.hidden_size = s.H;
-  Rng rng(s.seed);
-  return nn::Encoder<double>(config, rng);
+  return exercise::untrained_encoder(s.V, s.E, s.H, nn::CellKind::lstm, s.seed);
 }
 
 // The loop and the context against the library's Encoder run over the same sentence with the same weights.

@@ -7,6 +7,7 @@
 #include "exercises/02/3.hpp"
 #undef yours
 #include "exercises/check.hpp"
+#include "exercises/untrained_encoder.hpp"
 
 using namespace attend;
 
@@ -14,12 +15,7 @@ namespace {
 
 nn::EncoderConfig configuration(std::size_t V, std::size_t E, std::size_t H, nn::CellKind cell, std::size_t layers,
                                 bool bidirectional, double dropout) {
-  nn::EncoderConfig config;
-  config.vocab_size = V;
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = cell;
-  config.rnn.hidden_size = H;
+  nn::EncoderConfig config = exercise::encoder_config(V, E, H, cell);
   config.rnn.num_layers = layers;
   config.rnn.bidirectional = bidirectional;
   config.rnn.dropout = dropout;

@@ -8,21 +8,11 @@
 #include "exercises/02/4.hpp"
 #undef yours
 #include "exercises/check.hpp"
+#include "exercises/untrained_encoder.hpp"
 
 using namespace attend;
 
 namespace {
-
-nn::Encoder<double> make_encoder(std::size_t V, std::size_t E, std::size_t H, nn::CellKind cell, std::uint64_t seed) {
-  nn::EncoderConfig config;
-  config.vocab_size = V;
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = cell;
-  config.rnn.hidden_size = H;
-  Rng rng(seed);
-  return nn::Encoder<double>(config, rng);
-}
 
 std::vector<double> row(const Tensor<double>& t, std::size_t b) {
   const std::size_t n = t.shape()[1];
@@ -93,13 +83,13 @@ void check_lengths(exercise::Check& check, const std::string& name, nn::Encoder<
 int main() {
   exercise::Check check("2.4", "padding read as tokens");
   // Chapter 2's batch: "the cat sat on the mat" and "on the mat" + 3 × <pad>, GRU, E = 4, H = 3, Rng(3).
-  nn::Encoder<double> chapter = make_encoder(6, 4, 3, nn::CellKind::gru, 3);
+  nn::Encoder<double> chapter = exercise::untrained_encoder(6, 4, 3, nn::CellKind::gru, 3);
   const std::vector<std::vector<std::int64_t>> chapter_rows{{1, 2, 3, 4, 1, 5}, {4, 1, 5}};
   check.run("the chapter's batch with lengths {6, 6}",
             [&] { check_reading_padding(check, "the chapter's batch, sentence 2", chapter, chapter_rows, 6, 1); });
   check.run("another case: sentence 1 of the chapter's batch (no padding)",
             [&] { check_reading_padding(check, "another case: sentence 1, no padding", chapter, chapter_rows, 6, 0); });
-  nn::Encoder<double> lstm = make_encoder(9, 5, 4, nn::CellKind::lstm, 12);
+  nn::Encoder<double> lstm = exercise::untrained_encoder(9, 5, 4, nn::CellKind::lstm, 12);
   const std::vector<std::vector<std::int64_t>> lstm_rows{{3, 8}, {2, 7, 7, 1, 6, 4, 5}, {6}};
   check.run("another case: an LSTM encoder, 5 pads", [&] {
     check_reading_padding(check, "another case: LSTM, E = 5, H = 4, a 2-token row in T = 7", lstm, lstm_rows, 7, 0);

@@ -10,6 +10,7 @@
 #define yours reference
 #include "exercises/03/1.hpp"
 #undef yours
+#include "exercises/03/copy_task.hpp"
 #include "exercises/check.hpp"
 
 using namespace attend;
@@ -72,29 +73,13 @@ struct Trained {
 };
 
 Trained train(Task kind, std::uint64_t seed) {
-  sequences::TaskConfig task;
-  task.task = kind;
-  task.symbols = 10;
-  task.min_length = 3;
-  task.max_length = 10;
+  sequences::TaskConfig task = exercise::small_task(kind);
   Rng data(100 + seed);
   const std::vector<sequences::Example> train_set = sequences::generate(task, 2000, data);
   task.min_length = 10;
   Trained trained{nullptr, sequences::generate(task, 200, data)};
-  Seq2seqConfig config;
-  config.source_vocab_size = config.target_vocab_size = sequences::vocab_size(task);
-  config.set_decoder("vanilla");
-  config.embedding_dim = 16;
-  config.hidden_size = 32;
-  config.max_target_length = task.max_length + 5;
-  config.seed = seed;
-  trained.model = std::make_unique<Seq2seq<float>>(config);
-  TrainOptions options;
-  options.steps = 400;
-  options.batch_size = 32;
-  options.lr = 3e-3;
-  options.seed = seed;
-  sequences::train(*trained.model, train_set, options);
+  trained.model = std::make_unique<Seq2seq<float>>(exercise::small_vanilla_config(seed));
+  exercise::train_small(*trained.model, train_set, seed);
   return trained;
 }
 

@@ -10,6 +10,7 @@
 #define yours reference
 #include "exercises/03/2.hpp"
 #undef yours
+#include "exercises/03/copy_task.hpp"
 #include "exercises/check.hpp"
 #include "models/sequences.hpp"
 #include "nn/trainer.hpp"
@@ -18,26 +19,6 @@ using namespace attend;
 using namespace attend::models;
 
 namespace {
-
-// The chapter's copy task (3 to 10 letters of a..j) and its vanilla model, scaled down: H = 32.
-sequences::TaskConfig copy_task() {
-  sequences::TaskConfig task;
-  task.symbols = 10;
-  task.min_length = 3;
-  task.max_length = 10;
-  return task;
-}
-
-Seq2seqConfig model_config(std::uint64_t seed) {
-  Seq2seqConfig config;
-  config.source_vocab_size = config.target_vocab_size = sequences::vocab_size(copy_task());
-  config.set_decoder("vanilla");
-  config.embedding_dim = 16;
-  config.hidden_size = 32;
-  config.max_target_length = 15;
-  config.seed = seed;
-  return config;
-}
 
 Batch first(const std::vector<sequences::Example>& examples, std::size_t count) {
   std::vector<std::size_t> indices(count);
@@ -82,7 +63,7 @@ void check_values(exercise::Check& check, const std::string& name, Seq2seq<float
 
 // A model trained for 400 steps with the learner's loss, p rising linearly from 0 to p_max.
 std::unique_ptr<Seq2seq<float>> train(std::uint64_t seed, double p_max, const std::vector<sequences::Example>& data) {
-  auto model = std::make_unique<Seq2seq<float>>(model_config(seed));
+  auto model = std::make_unique<Seq2seq<float>>(exercise::small_vanilla_config(seed));
   nn::Adam<float> adam(model->parameters(), {3e-3});
   nn::OneTape<float> one_tape;
   nn::Trainer<float> trainer(adam, one_tape, 1.0);
@@ -136,8 +117,8 @@ Measured measure(Seq2seq<float>& model, const std::vector<sequences::Example>& t
 
 void compare(exercise::Check& check, std::uint64_t seed) {
   Rng data(100 + seed);
-  const std::vector<sequences::Example> train_set = sequences::generate(copy_task(), 2000, data);
-  const std::vector<sequences::Example> test = sequences::generate(copy_task(), 300, data);
+  const std::vector<sequences::Example> train_set = sequences::generate(exercise::small_task(), 2000, data);
+  const std::vector<sequences::Example> test = sequences::generate(exercise::small_task(), 300, data);
   const Measured forced = measure(*train(seed, 0.0, train_set), test);
   const Measured sampled = measure(*train(seed, 0.5, train_set), test);
   const std::string name = "seed " + std::to_string(seed);
@@ -158,8 +139,8 @@ void compare(exercise::Check& check, std::uint64_t seed) {
 int main() {
   exercise::Check check("3.2", "scheduled sampling");
   Rng data(7);
-  const std::vector<sequences::Example> examples = sequences::generate(copy_task(), 2000, data);
-  Seq2seq<float> trained(model_config(0));
+  const std::vector<sequences::Example> examples = sequences::generate(exercise::small_task(), 2000, data);
+  Seq2seq<float> trained(exercise::small_vanilla_config(0));
   TrainOptions options;
   options.steps = 300;
   options.batch_size = 32;
@@ -171,12 +152,12 @@ int main() {
     check_values(check, "another case: a trained model, one target", trained, sequences::batch_of(examples, {5}));
   });
   check.run("another case: an untrained model", [&] {
-    Seq2seq<float> untrained(model_config(3));
+    Seq2seq<float> untrained(exercise::small_vanilla_config(3));
     check_values(check, "another case: an untrained model, 8 targets", untrained, first(examples, 8));
   });
   check.run("another case: <pad> and <sos> given the largest logits", [&] {
     // A decoder never outputs <pad> or <sos>: with their logits made the largest, p = 1 must still feed other tokens.
-    Seq2seq<float> masked(model_config(0));
+    Seq2seq<float> masked(exercise::small_vanilla_config(0));
     sequences::copy_parameters(trained, masked);
     masked.decoder->output.b.value.data()[pad_id] = 50;
     masked.decoder->output.b.value.data()[sos_id] = 50;

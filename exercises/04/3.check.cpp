@@ -10,21 +10,16 @@
 #include "exercises/04/3.hpp"
 #undef yours
 #include "exercises/check.hpp"
+#include "exercises/untrained_encoder.hpp"
 #include "models/sequences.hpp"
 
 using namespace attend;
 
 namespace {
 
+// An encoder of chapter 4's task: 4 special ids and 10 symbols.
 nn::Encoder<double> untrained(nn::CellKind cell, std::size_t E, std::size_t H, std::uint64_t seed) {
-  nn::EncoderConfig config;
-  config.vocab_size = 14;  // chapter 4's task: 4 special ids and 10 symbols
-  config.embedding_dim = E;
-  config.padding_id = 0;
-  config.rnn.cell = cell;
-  config.rnn.hidden_size = H;
-  Rng rng(seed);
-  return nn::Encoder<double>(config, rng);
+  return exercise::untrained_encoder(14, E, H, cell, seed);
 }
 
 // B random sources of T_x symbols each, as chapter 4 draws them.

@@ -10,18 +10,10 @@
 #undef yours
 #include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
-#include "nn/recurrent.hpp"
 
 using namespace attend;
 
 namespace {
-
-// The chapter's annotations: the untrained GRU encoder of chapters 5–7 (seed 5, E = H = 4) over ids 1..4, (1, 4, 4).
-Tensor<double> chapter_annotations() {
-  nn::Encoder<double> encoder = exercise::chapter_encoder();
-  Tape<double> tape;
-  return encoder(tape, Ids(Shape{1, 4}, {1, 2, 3, 4}), {4}).outputs.value();
-}
 
 // c_j = Σ_t softmax(β e)_t h_t on plain doubles (the maximum subtracted first).
 std::vector<double> context_of(const std::vector<double>& e, const Tensor<double>& h, double beta) {
@@ -93,14 +85,15 @@ void check_decay(exercise::Check& check, const Case& c) {
 int main() {
   exercise::Check check("5.3", "where the gradient of the soft choice peaks, and how fast it dies");
   Rng rng(5300);
+  const Tensor<double> chapter = exercise::chapter_annotations();  // (1, 4, 4)
   const std::vector<Case> cases{
-      {"the chapter's e_j = (−0.5, 1.5, 0.2, 0.9)", {-0.5, 1.5, 0.2, 0.9}, chapter_annotations(), 15, 25},
+      {"the chapter's e_j = (−0.5, 1.5, 0.2, 0.9)", {-0.5, 1.5, 0.2, 0.9}, chapter, 15, 25},
       {"another case: e_j = (0.3, −1.2, 0.8, 0.1, −0.4, 1.3), H = 3",
        {0.3, -1.2, 0.8, 0.1, -0.4, 1.3},
        rng.normal_tensor<double>(Shape{1, 6, 3}, 0, 1),
        20,
        30},
-      {"another case: e_j = (1, 3, 3, 0), two scores tied at the top", {1, 3, 3, 0}, chapter_annotations(), 5, 10},
+      {"another case: e_j = (1, 3, 3, 0), two scores tied at the top", {1, 3, 3, 0}, chapter, 5, 10},
   };
   for (const Case& c : cases) {
     check.run(c.name + ": max_slope", [&] { check_slopes(check, c); });

@@ -9,22 +9,12 @@
 #define yours reference
 #include "exercises/07/2.hpp"
 #undef yours
+#include "exercises/chapter_encoder.hpp"
 #include "exercises/check.hpp"
 
 using namespace attend;
 
 namespace {
-
-// The chapter's encoder (seed 5) and score (seed 6).
-nn::EncoderConfig encoder_config() {
-  nn::EncoderConfig config;
-  config.vocab_size = 5;
-  config.embedding_dim = 4;
-  config.padding_id = 0;
-  config.rnn.cell = nn::CellKind::gru;
-  config.rnn.hidden_size = 4;
-  return config;
-}
 
 std::vector<double> row(const Tensor<double>& t, std::size_t b, std::size_t first, std::size_t n) {
   const std::size_t width = t.shape()[1];
@@ -33,9 +23,10 @@ std::vector<double> row(const Tensor<double>& t, std::size_t b, std::size_t firs
 
 std::vector<double> flat(const Tensor<double>& t) { return {t.flat().begin(), t.flat().end()}; }
 
+// The chapter's encoder (seed 5) and score (seed 6).
 struct Model {
-  Rng rng{5}, score_rng{6};
-  nn::Encoder<double> encoder{encoder_config(), rng};
+  nn::Encoder<double> encoder = exercise::chapter_encoder();
+  Rng score_rng{6};
   models::AdditiveScore<double> score{4, 4, 3, score_rng};
 };
 

@@ -8,43 +8,22 @@
 #define yours reference
 #include "exercises/08/1.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
 
 namespace {
-
-struct Vocabularies {
-  data::Vocabulary source, target;
-  Vocabularies() {
-    for (const std::string& c : dates::source_alphabet()) source.add(c);
-    for (const std::string& c : dates::target_alphabet()) target.add(c);
-  }
-};
-
-std::vector<std::int64_t> ids_of(const data::Vocabulary& vocabulary, const std::string& text) {
-  return vocabulary.encode(data::utf8_characters(text));
-}
 
 std::vector<double> values(const Tensor<double>& t, std::size_t first, std::size_t count) {
   return std::vector<double>(t.data() + first, t.data() + first + count);
 }
 
 // A bidirectional Bahdanau model in double, untrained: the equations hold for any weights.
-models::Seq2seqConfig bidirectional(const Vocabularies& v, std::size_t E, std::size_t H, std::size_t A,
-                                    std::uint64_t seed) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = v.source.size();
-  config.target_vocab_size = v.target.size();
-  config.set_decoder("bahdanau");
+models::Seq2seqConfig bidirectional(std::size_t E, std::size_t H, std::size_t A, std::uint64_t seed) {
+  models::Seq2seqConfig config = exercise::date_model_config("bahdanau", E, H, seed);
   config.bidirectional = true;
-  config.embedding_dim = E;
-  config.hidden_size = H;
   config.attention_size = A;
-  config.seed = seed;
   return config;
 }
 
@@ -64,9 +43,9 @@ struct Walk {
   std::vector<std::vector<double>> s_prev, c_j, s_j;
 };
 
-Walk library_walk(models::Seq2seq<double>& model, const Vocabularies& v, const Case& c) {
+Walk library_walk(models::Seq2seq<double>& model, const Case& c) {
   auto& decoder = dynamic_cast<models::BahdanauDecoder<double>&>(*model.decoder);
-  const std::vector<std::int64_t> x = ids_of(v.source, c.source), y = ids_of(v.target, c.target);
+  const std::vector<std::int64_t> x = exercise::date_source_ids(c.source), y = exercise::date_target_ids(c.target);
   Tape<double> tape;
   const models::Batch one = models::make_batch({x}, {y});
   const models::Encoded<double> encoded = model.encode(tape, one.source, one.source_lengths);
@@ -91,10 +70,10 @@ std::vector<double> joined(const std::vector<std::vector<double>>& rows) {
   return all;
 }
 
-void walk(exercise::Check& check, const Vocabularies& v, const Case& c) {
-  models::Seq2seq<double> model(bidirectional(v, c.E, c.H, c.A, c.seed));
+void walk(exercise::Check& check, const Case& c) {
+  models::Seq2seq<double> model(bidirectional(c.E, c.H, c.A, c.seed));
   const auto& decoder = dynamic_cast<const models::BahdanauDecoder<double>&>(*model.decoder);
-  const Walk w = library_walk(model, v, c);
+  const Walk w = library_walk(model, c);
   const std::string steps = " (steps 1.." + std::to_string(w.y_prev.size()) + " one after the other)";
   check.run(c.name + ": s_0", [&] {
     check.near(c.name + ": s_0 = tanh(W_b [h→_Tx; h←_1] + b_b)", yours::initial_state(decoder, w.h), w.s_0, 1e-10);
@@ -115,9 +94,10 @@ void walk(exercise::Check& check, const Vocabularies& v, const Case& c) {
 }
 
 // For every i and k of the source: which halves of h_i change when x_k is replaced by another character.
-void dependence(exercise::Check& check, const Vocabularies& v, const std::string& name, const std::string& source) {
-  models::Seq2seq<double> model(bidirectional(v, 6, 5, 0, 3));
-  const std::vector<std::int64_t> x = ids_of(v.source, source);
+void dependence(exercise::Check& check, const std::string& name, const std::string& source) {
+  models::Seq2seq<double> model(bidirectional(6, 5, 0, 3));
+  const std::vector<std::int64_t> x = exercise::date_source_ids(source);
+  const data::Vocabulary& vocabulary = exercise::date_vocabularies().source;
   const std::size_t T_x = x.size(), H = 5;
   const auto annotations = [&](const std::vector<std::int64_t>& ids) {
     Tape<double> tape;
@@ -129,7 +109,7 @@ void dependence(exercise::Check& check, const Vocabularies& v, const std::string
   std::size_t agreed = 0;
   for (std::size_t k = 1; k <= T_x; ++k) {
     std::vector<std::int64_t> changed = x;
-    changed[k - 1] = x[k - 1] == v.source.id("5") ? v.source.id("6") : v.source.id("5");
+    changed[k - 1] = x[k - 1] == vocabulary.id("5") ? vocabulary.id("6") : vocabulary.id("5");
     const Tensor<double> h_changed = annotations(changed);
     for (std::size_t i = 1; i <= T_x; ++i) {
       bool moved[2] = {false, false};  // h→_i, h←_i
@@ -152,15 +132,14 @@ void dependence(exercise::Check& check, const Vocabularies& v, const std::string
 
 int main() {
   exercise::Check check("8.1", "a bidirectional encoder: s_0, c_j and s_j by hand, and what h_i has seen");
-  const Vocabularies v;
   const Case cases[] = {
       {"\"Tuesday 22 June  2083\", E = 8, H = 8, A = H", "Tuesday 22 June  2083", "2083-06-22", 8, 8, 0, 1},
       {"another case: \"12/28/1953\", E = 4, H = 7, A = 5", "12/28/1953", "1953-12-28", 4, 7, 5, 2},
       {"another case: a one-character source \"7\"", "7", "2007-07-07", 5, 6, 3, 3},
   };
-  for (const Case& c : cases) walk(check, v, c);
-  check.run("\"12/28/1953\": dependence", [&] { dependence(check, v, "\"12/28/1953\"", "12/28/1953"); });
+  for (const Case& c : cases) walk(check, c);
+  check.run("\"12/28/1953\": dependence", [&] { dependence(check, "\"12/28/1953\"", "12/28/1953"); });
   check.run("another case: \"1ER FÉVR. 1931\": dependence",
-            [&] { dependence(check, v, "another case: \"1ER FÉVR. 1931\"", "1ER FÉVR. 1931"); });
+            [&] { dependence(check, "another case: \"1ER FÉVR. 1931\"", "1ER FÉVR. 1931"); });
   return check.verdict();
 }

@@ -7,12 +7,10 @@
 #define yours reference
 #include "exercises/08/2.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
 
 namespace {
 
@@ -47,27 +45,17 @@ struct Case {
 };
 
 models::Seq2seqConfig lstm_model(std::size_t E, std::size_t H, std::uint64_t seed) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = dates::source_alphabet().size() + 4;
-  config.target_vocab_size = dates::target_alphabet().size() + 4;
-  config.set_decoder("bahdanau");
+  models::Seq2seqConfig config = exercise::date_model_config("bahdanau", E, H, seed);
   config.cell = nn::CellKind::lstm;
-  config.embedding_dim = E;
-  config.hidden_size = H;
-  config.seed = seed;
   return config;
 }
 
 // The date with teacher forcing through the library's decoder; your step is given the library's y_{j−1}, c_j and
 // (s_{j−1}, m_{j−1}) at every step, and your initial state the source ids.
 void walk(exercise::Check& check, const Case& c) {
-  data::Vocabulary source_vocabulary, target_vocabulary;
-  for (const std::string& ch : dates::source_alphabet()) source_vocabulary.add(ch);
-  for (const std::string& ch : dates::target_alphabet()) target_vocabulary.add(ch);
   models::Seq2seq<double> model(lstm_model(c.E, c.H, c.seed));
   auto& decoder = dynamic_cast<models::BahdanauDecoder<double>&>(*model.decoder);
-  const std::vector<std::int64_t> x = source_vocabulary.encode(data::utf8_characters(c.source));
-  const std::vector<std::int64_t> y = target_vocabulary.encode(data::utf8_characters(c.target));
+  const std::vector<std::int64_t> x = exercise::date_source_ids(c.source), y = exercise::date_target_ids(c.target);
   Tape<double> tape;
   const models::Batch one = models::make_batch({x}, {y});
   const models::Encoded<double> encoded = model.encode(tape, one.source, one.source_lengths);

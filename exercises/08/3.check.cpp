@@ -10,54 +10,21 @@
 #define yours reference
 #include "exercises/08/3.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 #include "models/train.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
 using Sequence = std::vector<std::int64_t>;
 
 namespace {
 
-constexpr std::size_t kSteps = 300, kBatch = 32, kPairs = 2500, kFewPairs = 250;
+constexpr std::size_t kSteps = 300, kPairs = 2500, kFewPairs = 250;
 
-// The dates task: 2,500 training pairs (the first 250 of them are the small set) and 200 test dates.
-struct Data {
-  std::vector<Sequence> sources, targets;
-  models::Batch test;
-  Data() {
-    data::Vocabulary source_vocabulary, target_vocabulary;
-    for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
-    for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
-    const dates::Splits splits = dates::make_splits(/*seed=*/1, kPairs, 0, 200);
-    for (const dates::Example& e : splits.train) {
-      sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-      targets.push_back(target_vocabulary.encode(data::utf8_characters(e.target)));
-    }
-    std::vector<Sequence> test_sources, test_targets;
-    for (const dates::Example& e : splits.test) {
-      test_sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-      test_targets.push_back(target_vocabulary.encode(data::utf8_characters(e.target)));
-    }
-    test = models::make_batch(test_sources, test_targets);
-  }
-};
-
-models::Seq2seqConfig scaled_down(std::uint64_t seed) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = dates::source_alphabet().size() + 4;
-  config.target_vocab_size = dates::target_alphabet().size() + 4;
-  config.set_decoder("bahdanau");
-  config.embedding_dim = 12;
-  config.hidden_size = 24;
-  config.seed = seed;
-  return config;
-}
+models::Seq2seqConfig scaled_down(std::uint64_t seed) { return exercise::date_model_config("bahdanau", 12, 24, seed); }
 
 // The first `count` dates of the test batch, as a batch of their own.
-models::Batch first_dates(const Data& data, std::size_t count) {
+models::Batch first_dates(const exercise::DatesData& data, std::size_t count) {
   std::vector<Sequence> sources, targets;
   const std::size_t S = data.test.source.shape()[1], T = data.test.target_out.shape()[1];
   for (std::size_t b = 0; b < count; ++b) {
@@ -106,17 +73,12 @@ struct Run {
 
 // One training of the scaled-down model on the first `pairs` pairs; `after`, if given, is called with the trained
 // model.
-Run train_one(const Data& data, std::size_t pairs, std::uint64_t seed,
+Run train_one(const exercise::DatesData& data, std::size_t pairs, std::uint64_t seed,
               const std::function<void(models::Seq2seq<float>&)>& after = nullptr) {
   models::Seq2seq<float> model(scaled_down(seed));
-  models::TrainOptions options;
-  options.steps = kSteps;
-  options.batch_size = kBatch;
-  options.lr = 8e-3;
-  options.seed = seed;
   const std::vector<Sequence> sources(data.sources.begin(), data.sources.begin() + static_cast<std::ptrdiff_t>(pairs));
   const std::vector<Sequence> targets(data.targets.begin(), data.targets.begin() + static_cast<std::ptrdiff_t>(pairs));
-  const std::vector<double> losses = models::train(model, sources, targets, options);
+  const std::vector<double> losses = models::train(model, sources, targets, exercise::dates_training(kSteps, seed));
   Run run;
   for (std::size_t k = losses.size() - 30; k < losses.size(); ++k) run.training_loss += losses[k] / 30;
   Tape<float> tape;
@@ -140,7 +102,8 @@ std::string mean_and_runs(const std::vector<double>& runs) {
 
 int main() {
   exercise::Check check("8.3", "ten times fewer pairs, the same number of steps");
-  const Data data;
+  // the dates task: 2,500 training pairs (the first 250 of them are the small set) and 200 test dates
+  const exercise::DatesData data = exercise::dates_data(kPairs, 200, true);
   check.run("an untrained model, 8 test dates", [&] {
     models::Seq2seq<float> model(scaled_down(5));
     check_fields(check, "an untrained model, 8 test dates", model, first_dates(data, 8));

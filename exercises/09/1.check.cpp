@@ -7,33 +7,19 @@
 #define yours reference
 #include "exercises/09/1.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
 
 namespace {
 
 models::Seq2seqConfig luong(const std::string& decoder, bool input_feeding, std::size_t E, std::size_t H,
                             nn::CellKind cell = nn::CellKind::gru, std::uint64_t seed = 1) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = dates::source_alphabet().size() + 4;
-  config.target_vocab_size = dates::target_alphabet().size() + 4;
-  config.set_decoder(decoder);
+  models::Seq2seqConfig config = exercise::date_model_config(decoder, E, H, seed);
   config.input_feeding = input_feeding;
   config.cell = cell;
-  config.embedding_dim = E;
-  config.hidden_size = H;
-  config.seed = seed;
   return config;
-}
-
-std::vector<std::int64_t> ids(bool source, const std::string& text) {
-  data::Vocabulary vocabulary;
-  for (const std::string& c : source ? dates::source_alphabet() : dates::target_alphabet()) vocabulary.add(c);
-  return vocabulary.encode(data::utf8_characters(text));
 }
 
 // Every s_j of a date with teacher forcing, from decoder->step(); with `yours_too`, also your s_j from the state
@@ -41,7 +27,7 @@ std::vector<std::int64_t> ids(bool source, const std::string& text) {
 std::vector<std::vector<double>> walk(models::Seq2seq<double>& model, const std::string& source,
                                       const std::string& target, std::vector<std::vector<double>>* mine = nullptr) {
   auto& decoder = dynamic_cast<models::LuongDecoder<double>&>(*model.decoder);
-  const std::vector<std::int64_t> x = ids(true, source), y = ids(false, target);
+  const std::vector<std::int64_t> x = exercise::date_source_ids(source), y = exercise::date_target_ids(target);
   Tape<double> tape;
   const models::Batch one = models::make_batch({x}, {y});
   const models::Encoded<double> encoded = model.encode(tape, one.source, one.source_lengths);

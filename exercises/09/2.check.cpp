@@ -8,14 +8,11 @@
 #define yours reference
 #include "exercises/09/2.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 #include "models/train.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
-using Sequence = std::vector<std::int64_t>;
 
 namespace {
 
@@ -49,25 +46,12 @@ void check_gradient(exercise::Check& check, const std::string& name, std::size_t
                            : result.message);
 }
 
-models::Seq2seqConfig luong_dot(std::size_t E, std::size_t H, std::uint64_t seed) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = dates::source_alphabet().size() + 4;
-  config.target_vocab_size = dates::target_alphabet().size() + 4;
-  config.set_decoder("luong-dot");
-  config.embedding_dim = E;
-  config.hidden_size = H;
-  config.seed = seed;
-  return config;
-}
-
 // The first step of a Luong decoder: the energies with DotScore, then with your score in its place.
 void check_decoder(exercise::Check& check, const std::string& name) {
   const std::size_t H = 6;
-  models::Seq2seq<double> model(luong_dot(5, H, 3));
+  models::Seq2seq<double> model(exercise::date_model_config("luong-dot", 5, H, 3));
   auto& decoder = dynamic_cast<models::LuongDecoder<double>&>(*model.decoder);
-  data::Vocabulary vocabulary;
-  for (const std::string& c : dates::source_alphabet()) vocabulary.add(c);
-  const models::Batch one = models::make_batch({vocabulary.encode(data::utf8_characters("12/28/1953"))});
+  const models::Batch one = models::make_batch({exercise::date_source_ids("12/28/1953")});
   const auto first_step = [&] {
     Tape<double> tape;
     const models::Encoded<double> encoded = model.encode(tape, one.source, one.source_lengths);
@@ -93,38 +77,12 @@ void check_by_hand(exercise::Check& check) {
              1e-15);
 }
 
-// The dates task: 3,000 training pairs and 100 test dates.
-struct Data {
-  std::vector<Sequence> sources, targets;
-  models::Batch test;
-  Data() {
-    data::Vocabulary source_vocabulary, target_vocabulary;
-    for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
-    for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
-    const dates::Splits splits = dates::make_splits(/*seed=*/1, 3000, 0, 100);
-    for (const dates::Example& e : splits.train) {
-      sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-      targets.push_back(target_vocabulary.encode(data::utf8_characters(e.target)));
-    }
-    std::vector<Sequence> test_sources;
-    for (const dates::Example& e : splits.test) {
-      test_sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-    }
-    test = models::make_batch(test_sources);
-  }
-};
-
 // luong-dot trained 200 steps (your score in place of DotScore when `scaled`), decoded greedily on the test dates.
-std::vector<models::Hypothesis> trained_outputs(const Data& data, bool scaled, std::uint64_t seed) {
+std::vector<models::Hypothesis> trained_outputs(const exercise::DatesData& data, bool scaled, std::uint64_t seed) {
   const std::size_t H = 24;
-  models::Seq2seq<float> model(luong_dot(12, H, seed));
+  models::Seq2seq<float> model(exercise::date_model_config("luong-dot", 12, H, seed));
   if (scaled) dynamic_cast<models::LuongDecoder<float>&>(*model.decoder).score = yours::make_scaled_dot_score<float>(H);
-  models::TrainOptions options;
-  options.steps = 200;
-  options.batch_size = 32;
-  options.lr = 8e-3;
-  options.seed = seed;
-  models::train(model, data.sources, data.targets, options);
+  models::train(model, data.sources, data.targets, exercise::dates_training(200, seed));
   return models::decode(model, data.test.source, data.test.source_lengths);
 }
 
@@ -140,7 +98,7 @@ int main() {
   check.run("B = 2, S = 4, H = 3: gradient", [&] { check_gradient(check, "B = 2, S = 4, H = 3", 2, 4, 3); });
   check.run("in luong-dot's decoder", [&] { check_decoder(check, "in luong-dot's decoder (H = 6)"); });
   check.run("the mean largest weight by hand", [&] { check_by_hand(check); });
-  const Data data;
+  const exercise::DatesData data = exercise::dates_data(3000, 100, false);  // 3,000 training pairs, 100 test dates
   check.run("luong-dot and luong-dot with your score, trained", [&] {
     std::vector<double> dot, scaled;
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {

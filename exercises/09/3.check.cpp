@@ -8,26 +8,18 @@
 #define yours reference
 #include "exercises/09/3.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 #include "models/search.hpp"
 #include "models/train.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
-using Sequence = std::vector<std::int64_t>;
 
 namespace {
 
+// The library's default decoder: Bahdanau's, with the additive score.
 models::Seq2seqConfig base(std::size_t E, std::size_t H, std::uint64_t seed) {
-  models::Seq2seqConfig config;
-  config.source_vocab_size = dates::source_alphabet().size() + 4;
-  config.target_vocab_size = dates::target_alphabet().size() + 4;
-  config.embedding_dim = E;
-  config.hidden_size = H;
-  config.seed = seed;
-  return config;
+  return exercise::date_model_config("bahdanau", E, H, seed);
 }
 
 void check_configure(exercise::Check& check, const std::string& when, const std::string& how) {
@@ -59,11 +51,7 @@ void check_walk(exercise::Check& check, const std::string& name, std::size_t E, 
   config.score = models::ScoreKind::general;
   models::Seq2seq<double> model(config);
   auto& decoder = dynamic_cast<models::BahdanauDecoder<double>&>(*model.decoder);
-  data::Vocabulary source_vocabulary, target_vocabulary;
-  for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
-  for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
-  const Sequence x = source_vocabulary.encode(data::utf8_characters(source));
-  const Sequence y = target_vocabulary.encode(data::utf8_characters(target));
+  const std::vector<std::int64_t> x = exercise::date_source_ids(source), y = exercise::date_target_ids(target);
   Tape<double> tape;
   const models::Batch one = models::make_batch({x}, {y});
   const models::Encoded<double> encoded = model.encode(tape, one.source, one.source_lengths);
@@ -84,35 +72,13 @@ void check_walk(exercise::Check& check, const std::string& name, std::size_t E, 
              mine, library, 1e-10);
 }
 
-// The dates task: 3,000 training pairs and 100 test dates.
-struct Data {
-  std::vector<Sequence> sources, targets;
-  models::Batch test;
-  Data() {
-    data::Vocabulary source_vocabulary, target_vocabulary;
-    for (const std::string& c : dates::source_alphabet()) source_vocabulary.add(c);
-    for (const std::string& c : dates::target_alphabet()) target_vocabulary.add(c);
-    const dates::Splits splits = dates::make_splits(/*seed=*/1, 3000, 0, 100);
-    for (const dates::Example& e : splits.train) {
-      sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-      targets.push_back(target_vocabulary.encode(data::utf8_characters(e.target)));
-    }
-    std::vector<Sequence> test_sources, test_targets;
-    for (const dates::Example& e : splits.test) {
-      test_sources.push_back(source_vocabulary.encode(data::utf8_characters(e.source)));
-      test_targets.push_back(target_vocabulary.encode(data::utf8_characters(e.target)));
-    }
-    test = models::make_batch(test_sources, test_targets);
-  }
-};
-
 struct Measured {
   double loss = 0, largest_weight = 0;  // means over the seeds
 };
 
 // One decoder (by name; "bahdanau-general" is chapter 8's with the general score) trained 200 steps from each seed,
 // measured on the test dates: the loss (8.6) and the mean over attention rows of max_i α_ij (greedy outputs).
-Measured train_and_measure(const Data& data, const std::string& decoder) {
+Measured train_and_measure(const exercise::DatesData& data, const std::string& decoder) {
   Measured measured;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     models::Seq2seqConfig config = base(12, 24, seed);
@@ -123,12 +89,7 @@ Measured train_and_measure(const Data& data, const std::string& decoder) {
       config.set_decoder(decoder);
     }
     models::Seq2seq<float> model(config);
-    models::TrainOptions options;
-    options.steps = 200;
-    options.batch_size = 32;
-    options.lr = 8e-3;
-    options.seed = seed;
-    models::train(model, data.sources, data.targets, options);
+    models::train(model, data.sources, data.targets, exercise::dates_training(200, seed));
     Tape<float> tape;
     NoGradGuard<float> no_grad(tape);
     measured.loss += model.loss(tape, data.test).value().item() / 3;
@@ -170,7 +131,7 @@ int main() {
     if (!named) loss_prediction.clear();
   });
   if (loss_prediction.empty()) return check.verdict();
-  const Data data;
+  const exercise::DatesData data = exercise::dates_data(3000, 100, true);  // 3,000 training pairs, 100 test dates
   std::vector<Measured> runs;  // bahdanau, bahdanau-general, luong-concat, luong-general, vanilla
   check.run("the five decoders, trained", [&] {
     for (const char* decoder : {"bahdanau", "bahdanau-general", "luong-concat", "luong-general", "vanilla"}) {

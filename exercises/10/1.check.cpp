@@ -9,6 +9,7 @@
 #define yours reference
 #include "exercises/10/1.hpp"
 #undef yours
+#include "exercises/10/small_experiment.hpp"
 #include "exercises/check.hpp"
 
 using namespace attend;
@@ -16,17 +17,7 @@ using namespace attend::models;
 
 namespace {
 
-// Chapter 10's experiment scaled down: sources of 5 to 10 symbols, H = 16, 400 steps of 32, in double.
-sequences::LengthExperiment small_experiment(std::uint64_t seed) {
-  sequences::LengthExperiment experiment = sequences::bottleneck_experiment(true);
-  experiment.task.max_length = 10;
-  experiment.train_examples = 2000;
-  experiment.hidden_size = 16;
-  experiment.training.steps = 400;
-  experiment.training.lr_drop_after = 280;
-  experiment.training.seed = seed;
-  return experiment;
-}
+constexpr std::size_t kSteps = 400;  // of chapter 10's experiment scaled down (exercises/10/small_experiment.hpp)
 
 std::vector<sequences::Example> sources(std::size_t count, std::size_t shortest, std::size_t longest,
                                         std::uint64_t seed) {
@@ -40,7 +31,7 @@ std::vector<sequences::Example> sources(std::size_t count, std::size_t shortest,
 std::vector<double> flat(const Tensor<double>& t) { return std::vector<double>(t.data(), t.data() + t.size()); }
 
 void check_config(exercise::Check& check) {
-  Seq2seqConfig config = sequences::model_config(small_experiment(1), "vanilla");
+  Seq2seqConfig config = sequences::model_config(exercise::small_experiment(kSteps, 1), "vanilla");
   Seq2seqConfig luong = config;
   luong.set_decoder("luong-general");
   luong.cell = nn::CellKind::lstm;
@@ -64,7 +55,7 @@ void check_config(exercise::Check& check) {
 void check_context(exercise::Check& check, const std::string& name, const std::vector<sequences::Example>& examples,
                    bool both_ways) {
   check.run(name, [&] {
-    Seq2seqConfig config = sequences::model_config(small_experiment(1), "vanilla");
+    Seq2seqConfig config = sequences::model_config(exercise::small_experiment(kSteps, 1), "vanilla");
     config.bidirectional = both_ways;
     config.seed = 5;
     Seq2seq<double> model(config);
@@ -102,10 +93,10 @@ double first_step_route(Seq2seq<double>& model, const std::vector<sequences::Exa
 }
 
 void check_accuracy(exercise::Check& check) {
-  Seq2seqConfig config = sequences::model_config(small_experiment(1), "bahdanau");
+  Seq2seqConfig config = sequences::model_config(exercise::small_experiment(kSteps, 1), "bahdanau");
   config.seed = 3;
   Seq2seq<double> trained(config);
-  sequences::LengthExperiment experiment = small_experiment(3);
+  sequences::LengthExperiment experiment = exercise::small_experiment(kSteps, 3);
   experiment.training.steps = 100;
   sequences::train(trained, sequences::training_set(experiment), experiment.training);
   const std::vector<sequences::Example> mixed = sources(60, 1, 12, 77);
@@ -122,7 +113,7 @@ void check_accuracy(exercise::Check& check) {
 void check_seed(exercise::Check& check, std::uint64_t seed) {
   const std::string name = "seed " + std::to_string(seed);
   check.run(name + ": the vanilla model, one direction and two", [&] {
-    const sequences::LengthExperiment experiment = small_experiment(seed);
+    const sequences::LengthExperiment experiment = exercise::small_experiment(kSteps, seed);
     const std::vector<sequences::Example> train_set = sequences::training_set(experiment);
     const std::vector<sequences::Example> test_set = sources(200, 5, 10, 1000 + seed);
     double accuracy[2];

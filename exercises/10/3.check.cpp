@@ -9,6 +9,7 @@
 #define yours reference
 #include "exercises/10/3.hpp"
 #undef yours
+#include "exercises/10/small_experiment.hpp"
 #include "exercises/check.hpp"
 #include "models/sequences.hpp"
 
@@ -17,20 +18,10 @@ using namespace attend::models;
 
 namespace {
 
-// Chapter 10's experiment scaled down: sources of 5 to 10 symbols, H = 16, 300 steps of 32, in double.
-sequences::LengthExperiment small_experiment(std::uint64_t seed) {
-  sequences::LengthExperiment experiment = sequences::bottleneck_experiment(true);
-  experiment.task.max_length = 10;
-  experiment.train_examples = 2000;
-  experiment.hidden_size = 16;
-  experiment.training.steps = 300;
-  experiment.training.lr_drop_after = 210;
-  experiment.training.seed = seed;
-  return experiment;
-}
+constexpr std::size_t kSteps = 300;  // of chapter 10's experiment scaled down (exercises/10/small_experiment.hpp)
 
 Seq2seqConfig configured(const std::string& decoder, std::uint64_t seed) {
-  Seq2seqConfig config = sequences::model_config(small_experiment(seed), decoder);
+  Seq2seqConfig config = sequences::model_config(exercise::small_experiment(kSteps, seed), decoder);
   config.seed = seed;
   return config;
 }
@@ -135,7 +126,7 @@ void check_prediction(exercise::Check& check) {
 void check_seed(exercise::Check& check, std::uint64_t seed) {
   const std::string name = "seed " + std::to_string(seed);
   check.run(name + ": both models trained", [&] {
-    const sequences::LengthExperiment experiment = small_experiment(seed);
+    const sequences::LengthExperiment experiment = exercise::small_experiment(kSteps, seed);
     const std::vector<sequences::Example> train_set = sequences::training_set(experiment);
     double ratio[2];
     std::string detail[2];

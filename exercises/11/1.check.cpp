@@ -9,6 +9,7 @@
 #define yours reference
 #include "exercises/11/1.hpp"
 #undef yours
+#include "exercises/11/counting_score.hpp"
 #include "exercises/check.hpp"
 #include "models/batch.hpp"
 #include "precision/products.hpp"
@@ -31,25 +32,6 @@ class CountingProducts : public Products {
   }
 };
 
-// The chapter's CountingScore: hands every call to the decoder's score function and adds up the e_ij it returns.
-class CountingScore : public Score<float> {
- public:
-  std::size_t evaluations = 0;
-  explicit CountingScore(std::unique_ptr<Score<float>> inner) : inner_(std::move(inner)) {}
-  using Score<float>::score;
-  Keys<float> keys(const Variable<float>& annotations) override { return inner_->keys(annotations); }
-  Variable<float> score(const Variable<float>& query, const Keys<float>& keys) override {
-    Variable<float> e = inner_->score(query, keys);
-    evaluations += e.shape()[0] * e.shape()[1];
-    return e;
-  }
-  ScoreKind kind() const override { return inner_->kind(); }
-  void visit(nn::ModuleVisitor<float>& v) override { inner_->visit(v); }
-
- private:
-  std::unique_ptr<Score<float>> inner_;
-};
-
 constexpr std::size_t B = 3, T_y = 5;  // 4 target words and the end token
 
 struct Counted {
@@ -60,12 +42,9 @@ struct Counted {
 // sentence, and the scores per source word and sentence at T_x = 10.
 Counted count(const Seq2seqConfig& config) {
   Seq2seq<float> model(config);
-  CountingScore* counter = nullptr;
-  std::unique_ptr<Score<float>>* slot = nullptr;
-  if (auto* bahdanau = dynamic_cast<BahdanauDecoder<float>*>(model.decoder.get())) slot = &bahdanau->score;
-  if (auto* luong = dynamic_cast<LuongDecoder<float>*>(model.decoder.get())) slot = &luong->score;
-  if (slot != nullptr) {
-    auto counting = std::make_unique<CountingScore>(std::move(*slot));
+  exercise::CountingScore* counter = nullptr;
+  if (std::unique_ptr<Score<float>>* slot = exercise::score_slot(model)) {
+    auto counting = std::make_unique<exercise::CountingScore>(std::move(*slot));
     counter = counting.get();
     *slot = std::move(counting);
   }

@@ -10,6 +10,7 @@
 #define yours reference
 #include "exercises/11/2.hpp"
 #undef yours
+#include "exercises/11/counting_score.hpp"
 #include "exercises/check.hpp"
 #include "models/batch.hpp"
 
@@ -17,33 +18,6 @@ using namespace attend;
 using namespace attend::models;
 
 namespace {
-
-// The chapter's CountingScore: hands every call to the decoder's score function and adds up the e_ij it returns.
-class CountingScore : public Score<float> {
- public:
-  std::size_t evaluations = 0;
-  explicit CountingScore(std::unique_ptr<Score<float>> inner) : inner_(std::move(inner)) {}
-  using Score<float>::score;
-  Keys<float> keys(const Variable<float>& annotations) override { return inner_->keys(annotations); }
-  Variable<float> score(const Variable<float>& query, const Keys<float>& keys) override {
-    Variable<float> e = inner_->score(query, keys);
-    evaluations += e.shape()[0] * e.shape()[1];
-    return e;
-  }
-  ScoreKind kind() const override { return inner_->kind(); }
-  void visit(nn::ModuleVisitor<float>& v) override { inner_->visit(v); }
-
- private:
-  std::unique_ptr<Score<float>> inner_;
-};
-
-// The decoder's score slot, or nullptr (vanilla).
-template <class T>
-std::unique_ptr<Score<T>>* score_slot(Seq2seq<T>& model) {
-  if (auto* bahdanau = dynamic_cast<BahdanauDecoder<T>*>(model.decoder.get())) return &bahdanau->score;
-  if (auto* luong = dynamic_cast<LuongDecoder<T>*>(model.decoder.get())) return &luong->score;
-  return nullptr;
-}
 
 Seq2seqConfig chapter_config() {
   Seq2seqConfig config;
@@ -82,10 +56,10 @@ void check_configs(exercise::Check& check) {
 // The scores one training step's forward pass asks for, counted.
 std::size_t counted_scores(const Seq2seqConfig& config, std::size_t B, std::size_t T_x, std::size_t T_y) {
   Seq2seq<float> model(config);
-  std::unique_ptr<Score<float>>* slot = score_slot(model);
+  std::unique_ptr<Score<float>>* slot = exercise::score_slot(model);
   if (slot == nullptr) return 0;
-  auto counting = std::make_unique<CountingScore>(std::move(*slot));
-  CountingScore* counter = counting.get();
+  auto counting = std::make_unique<exercise::CountingScore>(std::move(*slot));
+  exercise::CountingScore* counter = counting.get();
   *slot = std::move(counting);
   const std::vector<std::vector<std::int64_t>> sources(B, std::vector<std::int64_t>(T_x, 5));
   const std::vector<std::vector<std::int64_t>> targets(B, std::vector<std::int64_t>(T_y - 1, 6));
@@ -189,7 +163,7 @@ Counted per_score(const Seq2seqConfig& config) {
   for (auto& h_i : h) {
     for (double& x : h_i) x = rng.uniform(-1.0, 1.0);
   }
-  Counted counted = by_loops(**score_slot(model), s, h);
+  Counted counted = by_loops(**exercise::score_slot(model), s, h);
   counted.multiplications /= T_x;
   counted.tanh /= T_x;
   return counted;

@@ -9,10 +9,8 @@
 #define yours reference
 #include "exercises/12/1.hpp"
 #undef yours
-#include "data/locate.hpp"
-#include "data/pairs.hpp"
+#include "exercises/12/spanish_data.hpp"
 #include "exercises/check.hpp"
-#include "models/train.hpp"
 
 using namespace attend;
 using namespace attend::models;
@@ -95,64 +93,25 @@ void check_equal_parameters(exercise::Check& check) {
   }
 }
 
-using Sequence = std::vector<std::int64_t>;
-
-// Spanish → English, scaled down: every 5th pair of the file, pairs of at most 4 words a side, 200 test sentences,
-// the tokens seen at least 3 times (the rest <unk>).
-struct Corpus {
-  std::size_t V_x = 0, V_y = 0;
-  std::vector<Sequence> sources, targets, test_sources, test_targets;
-};
-
-Corpus small_corpus() {
-  const data::PairFile file = data::read_pair_file(data::find_data_file("tatoeba/spa-eng.tsv"));
-  data::PairFile few = file;
-  few.pairs.clear();
-  for (std::size_t k = 0; k < file.pairs.size(); k += 5) few.pairs.push_back(file.pairs[k]);
-  data::TranslationSplitOptions split;
-  split.validation_size = 0;
-  split.test_size = 200;
-  split.max_words = 4;
-  const data::TranslationData data = data::make_translation_data(few, split);
-  std::vector<std::vector<std::string>> sources, targets;
-  for (const data::TokenPair& pair : data.train) sources.push_back(pair.source), targets.push_back(pair.target);
-  const data::Vocabulary source = data::build_vocabulary(sources, 3), target = data::build_vocabulary(targets, 3);
-  Corpus corpus{source.size(), target.size(), {}, {}, {}, {}};
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    corpus.sources.push_back(source.encode(sources[k]));
-    corpus.targets.push_back(target.encode(targets[k]));
-  }
-  for (const data::TranslationExample& example : data.test) {
-    corpus.test_sources.push_back(source.encode(example.source));
-    corpus.test_targets.push_back(target.encode(example.references.front()));
-  }
-  return corpus;
-}
-
 // The mean cross-entropy on the test sentences (their first reference) after 200 steps of 32 pairs.
-double test_loss(const Corpus& corpus, const Seq2seqConfig& config, std::uint64_t seed) {
+double test_loss(const exercise::SmallCorpus& corpus, const Seq2seqConfig& config, std::uint64_t seed) {
   Seq2seqConfig seeded = config;
   seeded.seed = seed;
   Seq2seq<float> model(seeded);
-  TrainOptions training;
-  training.steps = 200;
-  training.batch_size = 32;
-  training.lr = 3e-3;
-  training.seed = seed;
-  train(model, corpus.sources, corpus.targets, training);
+  exercise::train_on(corpus, model, seed);
   Tape<float> tape;
   return model.loss(tape, make_batch(corpus.test_sources, corpus.test_targets)).value().item();
 }
 
 void check_training(exercise::Check& check) {
-  Corpus corpus;
-  check.run("the data: tatoeba/spa-eng.tsv", [&] { corpus = small_corpus(); });
+  exercise::SmallCorpus corpus;
+  check.run("the data: tatoeba/spa-eng.tsv", [&] { corpus = exercise::small_corpus(); });
   if (corpus.sources.empty()) return;
   for (const std::uint64_t seed : {1, 2, 3}) {
     const std::string name = "seed " + std::to_string(seed);
     check.run(name + ": three trainings", [&] {
-      const Seq2seqConfig bahdanau = configured("bahdanau", corpus.V_x, corpus.V_y, 16, 16);
-      const Seq2seqConfig luong = configured("luong-general", corpus.V_x, corpus.V_y, 16, 16);
+      const Seq2seqConfig bahdanau = configured("bahdanau", corpus.source.size(), corpus.target.size(), 16, 16);
+      const Seq2seqConfig luong = configured("luong-general", corpus.source.size(), corpus.target.size(), 16, 16);
       const Seq2seqConfig widened = yours::widened_luong(bahdanau);
       const double b = test_loss(corpus, bahdanau, seed), l = test_loss(corpus, luong, seed);
       const double w = test_loss(corpus, widened, seed);

@@ -9,10 +9,8 @@
 #include "exercises/12/3.hpp"
 #undef yours
 #include "data/bleu.hpp"
-#include "data/locate.hpp"
-#include "data/pairs.hpp"
+#include "exercises/12/spanish_data.hpp"
 #include "exercises/check.hpp"
-#include "models/train.hpp"
 
 using namespace attend;
 using namespace attend::models;
@@ -83,46 +81,8 @@ void check_by_hand(exercise::Check& check) {
   }
 }
 
-using Sequence = std::vector<std::int64_t>;
-
-// Spanish → English, scaled down as in exercise 12.1: every 5th pair, at most 4 words a side, 200 test sentences,
-// tokens seen at least 3 times.
-struct Corpus {
-  data::Vocabulary source, target;
-  std::vector<Sequence> sources, targets;
-  std::vector<data::TranslationExample> test;
-  Batch test_batch;
-};
-
-Corpus small_corpus() {
-  const data::PairFile file = data::read_pair_file(data::find_data_file("tatoeba/spa-eng.tsv"));
-  data::PairFile few = file;
-  few.pairs.clear();
-  for (std::size_t k = 0; k < file.pairs.size(); k += 5) few.pairs.push_back(file.pairs[k]);
-  data::TranslationSplitOptions split;
-  split.validation_size = 0;
-  split.test_size = 200;
-  split.max_words = 4;
-  const data::TranslationData data = data::make_translation_data(few, split);
-  std::vector<std::vector<std::string>> sources, targets;
-  for (const data::TokenPair& pair : data.train) sources.push_back(pair.source), targets.push_back(pair.target);
-  Corpus corpus;
-  corpus.source = data::build_vocabulary(sources, 3);
-  corpus.target = data::build_vocabulary(targets, 3);
-  for (std::size_t k = 0; k < sources.size(); ++k) {
-    corpus.sources.push_back(corpus.source.encode(sources[k]));
-    corpus.targets.push_back(corpus.target.encode(targets[k]));
-  }
-  corpus.test = data.test;
-  std::vector<Sequence> test_sources;
-  for (const data::TranslationExample& example : data.test)
-    test_sources.push_back(corpus.source.encode(example.source));
-  corpus.test_batch = make_batch(test_sources);
-  return corpus;
-}
-
 // The Bahdanau model of the chapter, E = H = 16, after 200 steps of 32 pairs.
-std::unique_ptr<Seq2seq<float>> trained(const Corpus& corpus, std::uint64_t seed) {
+std::unique_ptr<Seq2seq<float>> trained(const exercise::SmallCorpus& corpus, std::uint64_t seed) {
   Seq2seqConfig config;
   config.source_vocab_size = corpus.source.size();
   config.target_vocab_size = corpus.target.size();
@@ -131,12 +91,7 @@ std::unique_ptr<Seq2seq<float>> trained(const Corpus& corpus, std::uint64_t seed
   config.max_target_length = 20;
   config.seed = seed;
   auto model = std::make_unique<Seq2seq<float>>(config);
-  TrainOptions training;
-  training.steps = 200;
-  training.batch_size = 32;
-  training.lr = 3e-3;
-  training.seed = seed;
-  train(*model, corpus.sources, corpus.targets, training);
+  exercise::train_on(corpus, *model, seed);
   return model;
 }
 
@@ -167,7 +122,7 @@ std::size_t agreeing(const std::vector<Hypothesis>& outputs, const std::vector<S
 }
 
 // c/r of the outputs best_of_tree picks from the trees at α: output length over reference length, as BLEU counts them.
-double length_ratio(const Corpus& corpus, const std::vector<SearchTree>& trees, double alpha) {
+double length_ratio(const exercise::SmallCorpus& corpus, const std::vector<SearchTree>& trees, double alpha) {
   std::vector<std::vector<std::string>> outputs;
   std::vector<std::vector<std::vector<std::string>>> references;
   for (std::size_t b = 0; b < trees.size(); ++b) {
@@ -178,15 +133,16 @@ double length_ratio(const Corpus& corpus, const std::vector<SearchTree>& trees, 
   return double(score.hypothesis_length) / double(score.reference_length);
 }
 
-void check_seed(exercise::Check& check, const Corpus& corpus, std::uint64_t seed) {
+void check_seed(exercise::Check& check, const exercise::SmallCorpus& corpus, std::uint64_t seed) {
   const std::string name = "seed " + std::to_string(seed);
   check.run(name + ": searches of widths 1, 2, 5, 10", [&] {
     const std::unique_ptr<Seq2seq<float>> model = trained(corpus, seed);
+    const Batch test_batch = make_batch(corpus.test_sources);
     const std::size_t widths[4] = {1, 2, 5, 10}, n = corpus.test.size();
     std::vector<SearchTree> trees[4];
     double log_p[4] = {0, 0, 0, 0};
     for (std::size_t w = 0; w < 4; ++w) {
-      const std::vector<Hypothesis> outputs = search(*model, corpus.test_batch, widths[w], 1.0, &trees[w]);
+      const std::vector<Hypothesis> outputs = search(*model, test_batch, widths[w], 1.0, &trees[w]);
       std::string difference;
       const std::size_t agree = agreeing(outputs, trees[w], 1.0, difference);
       check.that(agree == n, name + ", width " + std::to_string(widths[w]) + ", α = 1: best_of_tree = decode()",
@@ -196,8 +152,7 @@ void check_seed(exercise::Check& check, const Corpus& corpus, std::uint64_t seed
     if (seed == 1) {
       for (const double alpha : {0.0, 2.0}) {
         std::string difference;
-        const std::size_t agree =
-            agreeing(search(*model, corpus.test_batch, 5, alpha, nullptr), trees[2], alpha, difference);
+        const std::size_t agree = agreeing(search(*model, test_batch, 5, alpha, nullptr), trees[2], alpha, difference);
         check.that(
             agree == n,
             "another case: " + name + ", width 5: decode() at α = " + exercise::number(alpha) +
@@ -205,7 +160,7 @@ void check_seed(exercise::Check& check, const Corpus& corpus, std::uint64_t seed
             std::to_string(agree) + " of " + std::to_string(n) + " alike" + (agree == n ? "" : "; " + difference));
       }
       std::vector<SearchTree> short_trees;
-      const std::vector<Hypothesis> outputs = search(*model, corpus.test_batch, 3, 1.0, &short_trees, 2);
+      const std::vector<Hypothesis> outputs = search(*model, test_batch, 3, 1.0, &short_trees, 2);
       std::string difference;
       const std::size_t agree = agreeing(outputs, short_trees, 1.0, difference);
       check.that(agree == n, "another case: " + name + ", width 3, at most 2 tokens: best_of_tree = decode()",
@@ -232,8 +187,8 @@ void check_seed(exercise::Check& check, const Corpus& corpus, std::uint64_t seed
 int main() {
   exercise::Check check("12.3", "beam widths and α: one search, every α");
   check_by_hand(check);
-  Corpus corpus;
-  check.run("the data: tatoeba/spa-eng.tsv", [&] { corpus = small_corpus(); });
+  exercise::SmallCorpus corpus;  // Spanish → English scaled down, as in exercise 12.1
+  check.run("the data: tatoeba/spa-eng.tsv", [&] { corpus = exercise::small_corpus(); });
   if (corpus.test.empty()) return check.verdict();
   for (const std::uint64_t seed : {1, 2, 3}) check_seed(check, corpus, seed);
   return check.verdict();

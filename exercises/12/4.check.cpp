@@ -8,9 +8,8 @@
 #define yours reference
 #include "exercises/12/4.hpp"
 #undef yours
-#include "data/locate.hpp"
-#include "data/pairs.hpp"
 #include "data/text.hpp"
+#include "exercises/12/spanish_data.hpp"
 #include "exercises/check.hpp"
 
 using namespace attend;
@@ -54,10 +53,7 @@ void check_by_hand(exercise::Check& check) {
 // The test sentences of the two splits of the same pairs: every 10th pair of the file, no word limit (a limit would
 // count the words of the English side only when it is cut into words), 300 test sentences.
 std::pair<data::TranslationData, data::TranslationData> splits() {
-  const data::PairFile file = data::read_pair_file(data::find_data_file("tatoeba/spa-eng.tsv"));
-  data::PairFile few = file;
-  few.pairs.clear();
-  for (std::size_t k = 0; k < file.pairs.size(); k += 10) few.pairs.push_back(file.pairs[k]);
+  const data::PairFile few = exercise::spanish_pairs(10);
   data::TranslationSplitOptions split;
   split.validation_size = 0;
   split.test_size = 300;

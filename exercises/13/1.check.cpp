@@ -10,22 +10,12 @@
 #define yours reference
 #include "exercises/13/1.hpp"
 #undef yours
-#include "data/locate.hpp"
+#include "exercises/13/digits_data.hpp"
 #include "exercises/check.hpp"
-#include "nn/optim.hpp"
-#include "nn/trainer.hpp"
 
 using namespace attend;
 
 namespace {
-
-// The course's digits, split as the chapter splits them (seed 1: 1,497 training, 100 validation, 200 test digits).
-// Throws data::DataNotFound (naming the folders searched and `attend data fetch digits`) when the file is absent.
-const data::DigitSplit& digits() {
-  static const data::DigitSplit split =
-      data::split_digits(data::load_digits(data::find_data_file("digits/digits.csv.gz")), 100, 200, 1);
-  return split;
-}
 
 std::vector<double> row(const Tensor<double>& t, std::size_t first, std::size_t count) {
   return std::vector<double>(t.data() + first, t.data() + first + count);
@@ -51,7 +41,7 @@ void contexts(exercise::Check& check, const std::string& name, const models::Cap
   composer.height = config.image_height, composer.width = config.image_width;
   composer.min_digits = 2, composer.max_digits = std::min<std::size_t>(3, config.image_width / 11);
   Rng rng(image_seed);
-  const data::Composed example = data::compose(digits().train, composer, rng);
+  const data::Composed example = data::compose(exercise::digits().train, composer, rng);
   models::Captioner<double> model(config);
   const Tensor<double> images = models::make_image_batch<double, data::Image>({&example.image}, {}, config).images;
   const Tensor<double> patches = models::extract_patches(images, config);
@@ -118,17 +108,6 @@ std::string confusions(const std::map<std::pair<int, int>, int>& count) {
 
 // ---- the small captioners ---------------------------------------------------------------------------------------
 
-models::ImageBatch<float> batch_of(const std::vector<data::Composed>& examples, const models::CaptionerConfig& config,
-                                   bool with_captions) {
-  std::vector<const data::Image*> images;
-  std::vector<std::vector<std::int64_t>> captions;
-  for (const data::Composed& e : examples) {
-    images.push_back(&e.image);
-    if (with_captions) captions.push_back(data::caption_ids(e.digits));
-  }
-  return models::make_image_batch<float>(images, captions, config);
-}
-
 struct Trained {
   double exact_match = 0;
   std::map<std::pair<int, int>, int> confused;  // digit by digit, over the captions of the right length
@@ -138,34 +117,17 @@ struct Trained {
 // trained for 600 steps of 16 fresh images (noise 0.05; Adam at 0.01, clipping at 1); greedy captions of 400 test
 // images.
 Trained small_captioner(std::size_t K, std::uint64_t seed) {
-  models::CaptionerConfig config;
-  config.image_height = 8, config.image_width = 32, config.patch_stride = 4;
-  config.patch_hidden = K;
-  config.annotation_size = config.hidden_size = 32;
-  config.vocab_size = data::digit_vocabulary().size();
-  config.seed = seed;
+  const models::CaptionerConfig config = exercise::small_captioner_config(32, K, seed);
   data::ComposerOptions composer;
   composer.height = 8, composer.width = 32, composer.min_digits = 2, composer.max_digits = 3;
   models::Captioner<float> model(config);
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/1e-2});
-  nn::OneTape<float> one_tape;
-  nn::Trainer<float> trainer(adam, one_tape, /*max_grad_norm=*/1.0);
   data::ComposerOptions noisy = composer;
   noisy.noise = 0.05;
-  Rng rng(seed + 100);
-  model.train();
-  for (std::size_t step = 0; step < 600; ++step) {
-    std::vector<data::Composed> examples;
-    for (std::size_t b = 0; b < 16; ++b) examples.push_back(data::compose(digits().train, noisy, rng));
-    const models::ImageBatch<float> batch = batch_of(examples, config, true);
-    trainer.step(
-        16, [&](Tape<float>& tape, std::size_t, std::size_t) { return nn::ShardLoss<float>{model.loss(tape, batch)}; });
-  }
-  model.eval();
-  const std::vector<data::Composed> test = data::compose_many(digits().test, composer, 400, 2);
+  exercise::train_captioner(model, noisy, seed);
+  const std::vector<data::Composed> test = data::compose_many(exercise::digits().test, composer, 400, 2);
   Trained trained;
   std::size_t n = 0, right = 0;
-  for (const models::Hypothesis& h : models::decode(model, batch_of(test, config, false).images)) {
+  for (const models::Hypothesis& h : models::decode(model, exercise::batch_of(test, config, false).images)) {
     const std::vector<std::int64_t> truth = data::caption_ids(test[n++].digits);
     right += h.tokens == truth;
     if (h.tokens.size() != truth.size()) continue;
@@ -189,10 +151,10 @@ int main() {
   });
   check.run("(13.2) uniform weights", [&] { uniform_weights(check); });
   check.run("the linear classifier of single digits", [&] {
-    const data::DigitImages& test = digits().test;
-    const std::vector<int> yours = yours::linear_classifier(digits().train, test);
+    const data::DigitImages& test = exercise::digits().test;
+    const std::vector<int> yours = yours::linear_classifier(exercise::digits().train, test);
     const std::size_t wrong = errors(yours, test);
-    const std::size_t expected = errors(reference::linear_classifier(digits().train, test), test);
+    const std::size_t expected = errors(reference::linear_classifier(exercise::digits().train, test), test);
     std::map<std::pair<int, int>, int> confused;
     for (std::size_t n = 0; n < test.size(); ++n) {
       if (yours[n] != test.labels[n]) ++confused[{test.labels[n], yours[n]}];

@@ -9,22 +9,12 @@
 #define yours reference
 #include "exercises/13/2.hpp"
 #undef yours
-#include "data/digits.hpp"
-#include "data/locate.hpp"
+#include "exercises/13/digits_data.hpp"
 #include "exercises/check.hpp"
-#include "nn/optim.hpp"
-#include "nn/trainer.hpp"
 
 using namespace attend;
 
 namespace {
-
-// The course's digits, split as the chapter splits them; throws data::DataNotFound when the file is absent.
-const data::DigitSplit& digits() {
-  static const data::DigitSplit split =
-      data::split_digits(data::load_digits(data::find_data_file("digits/digits.csv.gz")), 100, 200, 1);
-  return split;
-}
 
 // ---- remove_positions -------------------------------------------------------------------------------------------
 
@@ -55,7 +45,7 @@ void check_removal(exercise::Check& check, const std::string& name, models::Imag
 // A canvas with digit image k drawn twice, its top row at `row`, its left columns at c1 and c2; plus noise.
 data::Image twin_image(std::size_t k, std::size_t row, std::size_t c1, std::size_t c2, double noise) {
   data::Image image(12, 64);
-  const auto& pixels = digits().train.pixels[k];
+  const auto& pixels = exercise::digits().train.pixels[k];
   for (const std::size_t column : {c1, c2}) {
     for (std::size_t r = 0; r < 8; ++r) {
       for (std::size_t c = 0; c < 8; ++c) image.at(row + r, column + c) = float(pixels[r * 8 + c]) / 16.0f;
@@ -109,17 +99,6 @@ void check_pairs(exercise::Check& check, const std::string& name, const data::Im
 
 // ---- the trainings ----------------------------------------------------------------------------------------------
 
-models::CaptionerConfig small_config(std::uint64_t seed) {
-  models::CaptionerConfig config;
-  config.image_height = 8, config.image_width = 32;
-  config.patch_height = config.patch_width = 8, config.patch_stride = 4;  // a 1×7 grid
-  config.patch_hidden = 64;
-  config.annotation_size = config.hidden_size = 32;
-  config.vocab_size = data::digit_vocabulary().size();
-  config.seed = seed;
-  return config;
-}
-
 data::ComposerOptions small_composer() {
   data::ComposerOptions composer;
   composer.height = 8, composer.width = 32;
@@ -127,41 +106,18 @@ data::ComposerOptions small_composer() {
   return composer;
 }
 
-models::ImageBatch<float> batch_of(const std::vector<data::Composed>& examples, const models::CaptionerConfig& config,
-                                   bool with_captions) {
-  std::vector<const data::Image*> images;
-  std::vector<std::vector<std::int64_t>> captions;
-  for (const data::Composed& e : examples) {
-    images.push_back(&e.image);
-    if (with_captions) captions.push_back(data::caption_ids(e.digits));
-  }
-  return models::make_image_batch<float>(images, captions, config);
-}
-
 // 600 steps of 16 fresh images (noise 0.05), Adam at 0.01, clipping at 1; without positions, remove_positions after
 // every step. Returns the share of 200 test images whose attention goes left to right (13.8).
 double left_to_right(std::uint64_t seed, bool positions) {
-  models::Captioner<float> model(small_config(seed));
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/1e-2});
-  nn::OneTape<float> one_tape;
-  nn::Trainer<float> trainer(adam, one_tape, /*max_grad_norm=*/1.0);
+  models::Captioner<float> model(exercise::small_captioner_config(32, 64, seed));  // a 1×7 grid
   data::ComposerOptions composer = small_composer();
   composer.noise = 0.05;
-  Rng rng(seed + 100);
-  if (!positions) yours::remove_positions(model);
-  model.train();
-  for (std::size_t step = 0; step < 600; ++step) {
-    std::vector<data::Composed> examples;
-    for (std::size_t b = 0; b < 16; ++b) examples.push_back(data::compose(digits().train, composer, rng));
-    const models::ImageBatch<float> batch = batch_of(examples, model.config(), true);
-    trainer.step(
-        16, [&](Tape<float>& tape, std::size_t, std::size_t) { return nn::ShardLoss<float>{model.loss(tape, batch)}; });
+  exercise::train_captioner(model, composer, seed, [&] {
     if (!positions) yours::remove_positions(model);
-  }
-  model.eval();
-  const std::vector<data::Composed> test = data::compose_many(digits().test, small_composer(), 200, 2);
+  });
+  const std::vector<data::Composed> test = data::compose_many(exercise::digits().test, small_composer(), 200, 2);
   std::size_t moving = 0;
-  for (const models::Hypothesis& h : models::decode(model, batch_of(test, model.config(), false).images)) {
+  for (const models::Hypothesis& h : models::decode(model, exercise::batch_of(test, model.config(), false).images)) {
     moving += models::moves_left_to_right(model.config(), h);
   }
   return double(moving) / double(test.size());

@@ -7,21 +7,12 @@
 #define yours reference
 #include "exercises/13/3.hpp"
 #undef yours
-#include "data/locate.hpp"
+#include "exercises/13/digits_data.hpp"
 #include "exercises/check.hpp"
-#include "nn/optim.hpp"
-#include "nn/trainer.hpp"
 
 using namespace attend;
 
 namespace {
-
-// The course's digits, split as the chapter splits them; throws data::DataNotFound when the file is absent.
-const data::DigitSplit& digits() {
-  static const data::DigitSplit split =
-      data::split_digits(data::load_digits(data::find_data_file("digits/digits.csv.gz")), 100, 200, 1);
-  return split;
-}
 
 // ---- captions made by hand --------------------------------------------------------------------------------------
 
@@ -63,53 +54,12 @@ void by_hand(exercise::Check& check) {
 
 // ---- the trainings ----------------------------------------------------------------------------------------------
 
-models::CaptionerConfig small_config(std::uint64_t seed) {
-  models::CaptionerConfig config;
-  config.image_height = 8, config.image_width = 48;
-  config.patch_height = config.patch_width = 8, config.patch_stride = 4;  // a 1×11 grid
-  config.patch_hidden = 64;
-  config.annotation_size = config.hidden_size = 32;
-  config.vocab_size = data::digit_vocabulary().size();
-  config.seed = seed;
-  return config;
-}
-
 data::ComposerOptions composer_of(std::size_t min_digits, std::size_t max_digits) {
   data::ComposerOptions composer;
   composer.height = 8, composer.width = 48;
   composer.min_digits = min_digits, composer.max_digits = max_digits;
   composer.max_gap = 2;  // 5 digits and 4 gaps fit in 48 columns
   return composer;
-}
-
-models::ImageBatch<float> batch_of(const std::vector<data::Composed>& examples, const models::CaptionerConfig& config,
-                                   bool with_captions) {
-  std::vector<const data::Image*> images;
-  std::vector<std::vector<std::int64_t>> captions;
-  for (const data::Composed& e : examples) {
-    images.push_back(&e.image);
-    if (with_captions) captions.push_back(data::caption_ids(e.digits));
-  }
-  return models::make_image_batch<float>(images, captions, config);
-}
-
-// 600 steps of 16 fresh images of 2–3 digits (noise 0.05), Adam at 0.01, clipping at 1.
-void train(models::Captioner<float>& model, std::uint64_t seed) {
-  nn::Adam<float> adam(model.parameters(), {/*lr=*/1e-2});
-  nn::OneTape<float> one_tape;
-  nn::Trainer<float> trainer(adam, one_tape, /*max_grad_norm=*/1.0);
-  data::ComposerOptions composer = composer_of(2, 3);
-  composer.noise = 0.05;
-  Rng rng(seed + 100);
-  model.train();
-  for (std::size_t step = 0; step < 600; ++step) {
-    std::vector<data::Composed> examples;
-    for (std::size_t b = 0; b < 16; ++b) examples.push_back(data::compose(digits().train, composer, rng));
-    const models::ImageBatch<float> batch = batch_of(examples, model.config(), true);
-    trainer.step(
-        16, [&](Tape<float>& tape, std::size_t, std::size_t) { return nn::ShardLoss<float>{model.loss(tape, batch)}; });
-  }
-  model.eval();
 }
 
 struct Measured {
@@ -119,16 +69,19 @@ struct Measured {
 // One seed: the model trained, its captions of 200 test images of each length measured by your failures (and the
 // reference's, which must agree).
 Measured one_seed(exercise::Check& check, std::uint64_t seed) {
-  models::Captioner<float> model(small_config(seed));
-  train(model, seed);
+  models::Captioner<float> model(exercise::small_captioner_config(48, 64, seed));  // a 1×11 grid
+  data::ComposerOptions composer = composer_of(2, 3);
+  composer.noise = 0.05;
+  exercise::train_captioner(model, composer, seed);  // 600 steps of 16 fresh images of 2–3 digits (noise 0.05)
   Measured measured;
   const std::pair<std::vector<double>*, data::ComposerOptions> sets[] = {{&measured.short_strings, composer_of(2, 3)},
                                                                          {&measured.four, composer_of(4, 4)},
                                                                          {&measured.five, composer_of(5, 5)}};
   std::string lengths[] = {"2–3 digits", "4 digits", "5 digits"};
   for (std::size_t k = 0; k < 3; ++k) {
-    const std::vector<data::Composed> test = data::compose_many(digits().test, sets[k].second, 200, 2 + k);
-    const std::vector<models::Hypothesis> outputs = models::decode(model, batch_of(test, model.config(), false).images);
+    const std::vector<data::Composed> test = data::compose_many(exercise::digits().test, sets[k].second, 200, 2 + k);
+    const std::vector<models::Hypothesis> outputs =
+        models::decode(model, exercise::batch_of(test, model.config(), false).images);
     *sets[k].first = yours::failures(model.config(), outputs, test);
     check.near(
         "seed " + std::to_string(seed) + ", " + lengths[k] + ": {too early, not left to right} = the reference's",

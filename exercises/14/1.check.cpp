@@ -8,9 +8,8 @@
 #define yours reference
 #include "exercises/14/1.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 #include "models/transformer.hpp"
 #include "nn/optim.hpp"
 #include "nn/trainer.hpp"
@@ -20,32 +19,11 @@ namespace dates = attend::data::dates;
 
 namespace {
 
-struct Vocabularies {
-  data::Vocabulary source, target;
-};
-
-const Vocabularies& vocabularies() {
-  static const Vocabularies v = [] {
-    Vocabularies made;
-    for (const std::string& c : dates::source_alphabet()) made.source.add(c);
-    for (const std::string& c : dates::target_alphabet()) made.target.add(c);
-    return made;
-  }();
-  return v;
-}
-
-std::vector<std::int64_t> source_ids(const std::string& text) {
-  return vocabularies().source.encode(data::utf8_characters(text));
-}
-std::vector<std::int64_t> target_ids(const std::string& text) {
-  return vocabularies().target.encode(data::utf8_characters(text));
-}
-
 // The dates model, small: D = 32, 1 + 1 post-norm layers, feed-forward 128, no dropout.
 models::TransformerConfig dates_config(std::size_t heads, std::uint64_t seed) {
   models::TransformerConfig config;
-  config.source_vocab_size = vocabularies().source.size();
-  config.target_vocab_size = vocabularies().target.size();
+  config.source_vocab_size = exercise::date_vocabularies().source.size();
+  config.target_vocab_size = exercise::date_vocabularies().target.size();
   config.d_model = 32, config.heads = heads, config.ff = 128;
   config.encoder_layers = config.decoder_layers = 1;
   config.dropout = 0.0;
@@ -69,14 +47,14 @@ void against_the_decoder(exercise::Check& check) {
   models::TransformerModel<float> model(dates_config(4, 7));
   model.eval();
   const std::string text = "Saturday 09 May 2018";
-  const models::Batch source = models::make_batch({source_ids(text)});
+  const models::Batch source = models::make_batch({exercise::date_source_ids(text)});
   const models::Hypothesis h =
       models::decode(model, source.source, source.source_lengths, {}, models::AttentionView{-1, -1}).front();
-  const models::Batch batch = models::make_batch({source_ids(text)}, {h.tokens});
+  const models::Batch batch = models::make_batch({exercise::date_source_ids(text)}, {h.tokens});
   Tape<float> tape;
   nn::AttentionWeights<float> weights;
   model.forward(tape, batch, &weights);
-  const std::size_t rows = h.attention.size(), S = source_ids(text).size();
+  const std::size_t rows = h.attention.size(), S = exercise::date_source_ids(text).size();
   std::vector<std::vector<double>> recorded;
   for (const std::vector<float>& row : h.attention) recorded.emplace_back(row.begin(), row.end());
   check.that(
@@ -91,12 +69,13 @@ void against_the_decoder(exercise::Check& check) {
 void padded(exercise::Check& check) {
   models::TransformerModel<float> model(dates_config(4, 8));
   model.eval();
-  const models::Batch batch = models::make_batch({source_ids("9 May 2018"), source_ids("Saturday 09 May 2018")},
-                                                 {target_ids("2018-05-09"), target_ids("2018-05-09")});
+  const models::Batch batch =
+      models::make_batch({exercise::date_source_ids("9 May 2018"), exercise::date_source_ids("Saturday 09 May 2018")},
+                         {exercise::date_target_ids("2018-05-09"), exercise::date_target_ids("2018-05-09")});
   Tape<float> tape;
   nn::AttentionWeights<float> weights;
   model.forward(tape, batch, &weights);
-  const std::size_t rows = 11, S = source_ids("9 May 2018").size();  // 10 characters and the end token
+  const std::size_t rows = 11, S = exercise::date_source_ids("9 May 2018").size();  // 10 characters and the end token
   const std::vector<std::vector<double>> yours = yours::mean_over_heads(weights.cross.back(), 0, rows, S);
   check.that(worst(yours, reference::mean_over_heads(weights.cross.back(), 0, rows, S)) <= 1e-12,
              "another case: the padded sequence of a batch of two (S = " + std::to_string(S) + " of " +
@@ -137,8 +116,8 @@ Trained train(std::size_t heads, std::uint64_t seed) {
   for (std::size_t step = 0; step < 160; ++step) {
     std::vector<std::vector<std::int64_t>> sources, targets;
     for (std::size_t b = 0; b < 32; ++b) {
-      sources.push_back(source_ids(splits().train[step * 32 + b].source));
-      targets.push_back(target_ids(splits().train[step * 32 + b].target));
+      sources.push_back(exercise::date_source_ids(splits().train[step * 32 + b].source));
+      targets.push_back(exercise::date_target_ids(splits().train[step * 32 + b].target));
     }
     const models::Batch batch = models::make_batch(sources, targets);
     trainer.step(
@@ -147,8 +126,8 @@ Trained train(std::size_t heads, std::uint64_t seed) {
   model.eval();
   std::vector<std::vector<std::int64_t>> sources, targets;
   for (const dates::Example& e : splits().test) {
-    sources.push_back(source_ids(e.source));
-    targets.push_back(target_ids(e.target));
+    sources.push_back(exercise::date_source_ids(e.source));
+    targets.push_back(exercise::date_target_ids(e.target));
   }
   Trained trained;
   const models::Batch batch = models::make_batch(sources, targets);

@@ -8,34 +8,18 @@
 #define yours reference
 #include "exercises/14/2.hpp"
 #undef yours
-#include "data/dates.hpp"
-#include "data/vocabulary.hpp"
 #include "exercises/check.hpp"
+#include "exercises/dates_data.hpp"
 
 using namespace attend;
-namespace dates = attend::data::dates;
 
 namespace {
-
-struct Vocabularies {
-  data::Vocabulary source, target;
-};
-
-const Vocabularies& vocabularies() {
-  static const Vocabularies v = [] {
-    Vocabularies made;
-    for (const std::string& c : dates::source_alphabet()) made.source.add(c);
-    for (const std::string& c : dates::target_alphabet()) made.target.add(c);
-    return made;
-  }();
-  return v;
-}
 
 // The dates model, small, with learned positions (so that the source's can be removed), in double, without dropout.
 models::TransformerConfig dates_config(std::uint64_t seed) {
   models::TransformerConfig config;
-  config.source_vocab_size = vocabularies().source.size();
-  config.target_vocab_size = vocabularies().target.size();
+  config.source_vocab_size = exercise::date_vocabularies().source.size();
+  config.target_vocab_size = exercise::date_vocabularies().target.size();
   config.d_model = 16, config.heads = 2, config.ff = 32;
   config.encoder_layers = config.decoder_layers = 2;
   config.dropout = 0.0;
@@ -43,10 +27,6 @@ models::TransformerConfig dates_config(std::uint64_t seed) {
   config.max_positions = 48, config.max_target_length = 12;
   config.seed = seed;
   return config;
-}
-
-std::vector<std::int64_t> ids(const std::string& text) {
-  return vocabularies().source.encode(data::utf8_characters(text));
 }
 
 void check_removal(exercise::Check& check) {
@@ -73,7 +53,8 @@ void check_equivariance(exercise::Check& check) {
   models::TransformerModel<double> model(dates_config(2));
   yours::remove_source_positions(model);
   model.eval();
-  std::vector<std::int64_t> forward = ids("Saturday 09 May 2018"), backward(forward.rbegin(), forward.rend());
+  std::vector<std::int64_t> forward = exercise::date_source_ids("Saturday 09 May 2018"),
+                            backward(forward.rbegin(), forward.rend());
   const models::Batch batch = models::make_batch({forward, backward});
   Tape<double> tape;
   const Tensor<double> memory = model.encode(tape, batch.source, batch.source_lengths).memory.value();  // (2, S, D)
@@ -93,8 +74,9 @@ void check_equivariance(exercise::Check& check) {
 // The largest difference of the teacher-forced log-probabilities (every step of the target "2018-05-09") between
 // sources a and b, for a model without source positions.
 double output_difference(models::TransformerModel<double>& model, const std::string& a, const std::string& b) {
-  const std::vector<std::int64_t> target = vocabularies().target.encode(data::utf8_characters("2018-05-09"));
-  const models::Batch batch = models::make_batch({ids(a), ids(b)}, {target, target});
+  const std::vector<std::int64_t> target = exercise::date_target_ids("2018-05-09");
+  const models::Batch batch =
+      models::make_batch({exercise::date_source_ids(a), exercise::date_source_ids(b)}, {target, target});
   Tape<double> tape;
   const Tensor<double> z = log_softmax(model.forward(tape, batch), -1).value();  // (2, T, V)
   const std::size_t half = z.size() / 2;
