@@ -145,10 +145,9 @@ def widen(source, logs):
             end = r.line
             while end < len(lines) and lines[end].strip():
                 end += 1
-            for k in range(start, end):  # the paragraph and its markers
-                if MARK.match(lines[k].strip()) or stated in lines[k]:
-                    lines[k] = lines[k].replace(f" {stated} ", f" {wider} ").replace(stated, wider) \
-                        if not MARK.match(lines[k].strip()) else lines[k].replace(f" {stated} ", f" {wider} ")
+            for k in range(start, end):  # the paragraph states it anywhere; a marker as its own field
+                old = f" {stated} " if MARK.match(lines[k].strip()) else stated
+                lines[k] = lines[k].replace(old, old.replace(stated, wider))
             changes.append(f"{doc}:{r.line}: {stated} → {wider} ({len(figures)} figures seen)")
         path.write_text("\n".join(lines) + "\n")
     return changes
