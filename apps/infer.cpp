@@ -158,6 +158,9 @@ int run_eval(const EvalOptions& options) {
   }
   // decoding and scoring (scoring is a small part): the figure bench/compare_decode reads
   std::printf("time: %.2f s, %.0f sentences/s\n", seconds, static_cast<double>(examples.size()) / seconds);
+  if (const std::string report = file.products ? file.products->report() : ""; !report.empty()) {
+    std::cerr << "attend eval: products in " << options.precision << ": " << report << "\n";
+  }
   return 0;
 }
 

@@ -377,6 +377,9 @@ void report_timings(const Run& run) {
   if (run.ranks.size() > 1) line << " + processes " << t.processes * ms;
   line << " + optimizer " << t.optimizer * ms << " + rest " << (t.whole - parts) * ms << "; shards waiting for the "
        << "slowest " << t.waiting * ms << " (thread-ms)\n";
+  if (const std::string report = run.products->report(); !report.empty()) {
+    line << "attend train: products in " << run.settings.precision << ": " << report << "\n";
+  }
   std::cerr << line.str();
 }
 

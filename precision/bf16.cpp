@@ -15,6 +15,7 @@
 
 #include "precision/bfloat16.hpp"
 #include "precision/precision.hpp"
+#include "precision/shapes.hpp"
 #include "runtime/kernels.hpp"
 
 #if ATTEND_ONEDNN
@@ -118,8 +119,11 @@ struct ProductKey {
   }
 };
 
-dnnl::matmul::primitive_desc describe_product(const ProductKey& key) {
-  dnnl::primitive_attr attr;
+// The primitive of a product of `key`'s kind, sizes and row strides given (each `runtime` or a number), with `attr`'s
+// attributes besides its own.
+dnnl::matmul::primitive_desc describe_product(const ProductKey& key, memory::dim m, memory::dim n, memory::dim k,
+                                              memory::dim lda, memory::dim ldb, memory::dim ldc,
+                                              dnnl::primitive_attr attr = {}) {
   if (key.scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
   if (key.beta != 0.0f) {
     dnnl::post_ops sum;
@@ -127,10 +131,29 @@ dnnl::matmul::primitive_desc describe_product(const ProductKey& key) {
     attr.set_post_ops(sum);
   }
   const auto bf16 = memory::data_type::bf16;
-  const dnnl::matmul::desc desc(matrix(key.trans_a, runtime, runtime, runtime, bf16),
-                                matrix(key.trans_b, runtime, runtime, runtime, bf16),
-                                matrix(false, runtime, runtime, runtime, memory::data_type::f32));
+  const dnnl::matmul::desc desc(matrix(key.trans_a, m, k, lda, bf16), matrix(key.trans_b, k, n, ldb, bf16),
+                                matrix(false, m, n, ldc, memory::data_type::f32));
   return dnnl::matmul::primitive_desc(desc, attr, cpu_engine());
+}
+
+dnnl::matmul::primitive_desc describe_product(const ProductKey& key) {
+  return describe_product(key, runtime, runtime, runtime, runtime, runtime, runtime);
+}
+
+// The primitive of a fixed shape (onednn::MatmulCache).
+dnnl::matmul::primitive_desc describe_fixed(const onednn::MatmulShape& shape, const dnnl::primitive_attr& attr) {
+  float beta;
+  std::memcpy(&beta, &shape.beta_bits, sizeof beta);
+  return describe_product(ProductKey{shape.trans_a, shape.trans_b, shape.alpha_scaled, beta}, dim(shape.m),
+                          dim(shape.n), dim(shape.k), dim(shape.lda), dim(shape.ldb), dim(shape.ldc), attr);
+}
+
+// The shapes bf16 products use on this machine (onednn::preferred_shapes), judged by the translation model's gate
+// product (64 × 256 · 256 × 768, B a weight's transpose) made for its shape.
+Shapes preferred_shapes() {
+  static const Shapes shapes =
+      onednn::preferred_shapes(describe_product(ProductKey{false, true, false, 0.0f}, 64, 768, 256, 256, 256, 768));
+  return shapes;
 }
 
 dnnl::matmul make_product(const ProductKey& key) { return dnnl::matmul(describe_product(key)); }
@@ -145,6 +168,7 @@ struct ThreadState {
   std::map<ProductKey, dnnl::matmul> products;
   dnnl::stream stream{cpu_engine()};
   std::vector<std::uint16_t> a, b;  // the operands, packed and rounded
+  std::vector<float> c;             // C's rows of a fixed-shape product whose rows were rounded up to their bucket
 };
 
 // An operand of a product, op(X): X stored with row stride ld, and the numbers of its bfloat16 copy at the place of x —
@@ -179,6 +203,25 @@ struct Operand {
     }
     pack(x + offset, trans ? cols : rows, trans ? rows : cols, ld, buffer);
     block_ld = trans ? rows : cols;
+    return buffer.data();
+  }
+  // The same block as op(X)'s padded_rows × padded_cols (≥ rows × cols) with zeros beyond it, packed into `buffer`
+  // (stored whole: block_ld its stored width).
+  const std::uint16_t* padded_block(std::size_t r0, std::size_t c0, std::size_t rows, std::size_t cols,
+                                    std::size_t padded_rows, std::size_t padded_cols,
+                                    std::vector<std::uint16_t>& buffer, std::size_t& block_ld) const {
+    const std::size_t offset = trans ? c0 * ld + r0 : r0 * ld + c0;
+    const std::size_t stored_rows = trans ? cols : rows, stored_cols = trans ? rows : cols;
+    block_ld = trans ? padded_rows : padded_cols;
+    buffer.assign((trans ? padded_cols : padded_rows) * block_ld, 0);  // bfloat16's 0 is all bits 0
+    for (std::size_t r = 0; r < stored_rows; ++r) {
+      std::uint16_t* to = buffer.data() + r * block_ld;
+      if (copy != nullptr) {
+        std::copy(copy + offset + r * ld, copy + offset + r * ld + stored_cols, to);
+      } else {
+        bf16::from_float(x + offset + r * ld, to, stored_cols);
+      }
+    }
     return buffer.data();
   }
 };
@@ -236,6 +279,71 @@ void bfloat16_blocks(const Operand& op_a, const Operand& op_b, std::size_t m, st
   }
 }
 
+// C[:mb, :nb] (+)= alpha · a · b by the primitive made for mb rounded up to its bucket (mp rows; a holds them, zeros
+// beyond mb), kp terms and B's columns, as `shape` says (its m, n, k and A's and B's strides): into C where mp = mb,
+// else through a buffer of mp rows (C's rows copied in first when beta ≠ 0, for the sum).
+void fixed_block_product(onednn::MatmulCache& cache, onednn::MatmulShape shape, std::size_t mb, float alpha,
+                         const std::uint16_t* a, const std::uint16_t* b, float* c, std::size_t ldc) {
+  ThreadState& state = thread_state();
+  const std::size_t mp = shape.m, nb = shape.n;
+  float* dst = c;
+  shape.ldc = ldc;
+  if (mp != mb) {
+    state.c.assign(mp * nb, 0.0f);
+    if (shape.beta_bits != 0) {
+      for (std::size_t r = 0; r < mb; ++r) std::copy(c + r * ldc, c + r * ldc + nb, state.c.data() + r * nb);
+    }
+    dst = state.c.data(), shape.ldc = nb;
+  }
+  const auto bf16 = memory::data_type::bf16;
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, memory(matrix(shape.trans_a, dim(mp), dim(shape.k), dim(shape.lda), bf16), cpu_engine(),
+                            const_cast<std::uint16_t*>(a))},
+      {DNNL_ARG_WEIGHTS, memory(matrix(shape.trans_b, dim(shape.k), dim(nb), dim(shape.ldb), bf16), cpu_engine(),
+                                const_cast<std::uint16_t*>(b))},
+      {DNNL_ARG_DST,
+       memory(matrix(false, dim(mp), dim(nb), dim(shape.ldc), memory::data_type::f32), cpu_engine(), dst)}};
+  if (shape.alpha_scaled) {
+    args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
+                 memory({{1}, memory::data_type::f32, memory::format_tag::x}, cpu_engine(), &alpha));
+  }
+  cache.run(shape, std::move(args));
+  if (mp != mb) {
+    for (std::size_t r = 0; r < mb; ++r) std::copy(dst + r * nb, dst + r * nb + nb, c + r * ldc);
+  }
+}
+
+// C = alpha · op_a · op_b + beta · C as bfloat16_blocks cuts it, each block by the primitive made for its shape
+// (`cache`): its rows and its terms rounded up to their buckets (row_bucket), operands padded with zeros there.
+void fixed_blocks(onednn::MatmulCache& cache, const Operand& op_a, const Operand& op_b, std::size_t m, std::size_t n,
+                  std::size_t k, float alpha, float beta, float* c, std::size_t ldc) {
+  ThreadState& state = thread_state();
+  onednn::match_blas_threads();
+  const std::size_t tile_k = sum_block(k);
+  const std::size_t tile_m = bfloat16_block_extent(m, k, op_a.copy != nullptr);
+  const std::size_t tile_n = bfloat16_block_extent(n, k, op_b.copy != nullptr);
+  onednn::MatmulShape shape;
+  shape.trans_a = op_a.trans, shape.trans_b = op_b.trans, shape.alpha_scaled = alpha != 1.0f;
+  for (std::size_t k0 = 0; k0 < k; k0 += tile_k) {
+    const std::size_t kb = std::min(k, k0 + tile_k) - k0, kp = row_bucket(kb);
+    shape.beta_bits = ProductKey::bits(k0 == 0 ? beta : 1.0f), shape.k = kp;
+    for (std::size_t m0 = 0; m0 < m; m0 += tile_m) {
+      const std::size_t mb = std::min(m, m0 + tile_m) - m0, mp = row_bucket(mb);
+      const std::uint16_t* a_block = mp == mb && kp == kb
+                                         ? op_a.block(m0, k0, mb, kb, state.a, shape.lda)
+                                         : op_a.padded_block(m0, k0, mb, kb, mp, kp, state.a, shape.lda);
+      shape.m = mp;
+      for (std::size_t n0 = 0; n0 < n; n0 += tile_n) {
+        shape.n = std::min(n, n0 + tile_n) - n0;
+        const std::uint16_t* b_block = kp == kb
+                                           ? op_b.block(k0, n0, kb, shape.n, state.b, shape.ldb)
+                                           : op_b.padded_block(k0, n0, kb, shape.n, kp, shape.n, state.b, shape.ldb);
+        fixed_block_product(cache, shape, mb, alpha, a_block, b_block, c + m0 * ldc + n0, ldc);
+      }
+    }
+  }
+}
+
 #endif
 
 // Rounds a copy's numbers again: past the cache when the copies are too large to be found in it at the next step's
@@ -248,14 +356,31 @@ void round_copy(const float* x, std::uint16_t* y, std::size_t n, bool stream) {
   }
 }
 
-class BFloat16Products final : public Products {
+class BFloat16Products final : public Products, public KeepsKernels {
  public:
-  explicit BFloat16Products(const Matrices& weights) {
+  BFloat16Products(const Matrices& weights, Shapes shapes, std::size_t capacity) {
     for (const auto& [name, weight] : weights) {
       if (weight->value.size() == 0) continue;  // no product reads it
       // a weight shared by two layers: once
       if (copies_.try_emplace(weight, std::make_unique<Copy>(name, *weight)).second) numbers_ += weight->value.size();
     }
+#if ATTEND_ONEDNN
+    if (shapes == Shapes::fixed) fixed_ = std::make_unique<onednn::MatmulCache>(describe_fixed, capacity);
+#else
+    (void)shapes, (void)capacity;
+#endif
+  }
+  std::string report() const override {
+#if ATTEND_ONEDNN
+    if (fixed_) return onednn::describe(fixed_->stats(), fixed_->capacity());
+#endif
+    return "";
+  }
+  KernelCacheStats kernel_cache_stats() const override {
+#if ATTEND_ONEDNN
+    if (fixed_) return fixed_->stats();
+#endif
+    return {};
   }
   std::string name() const override { return "bf16"; }
   bool rounds_to_bfloat16() const override { return true; }
@@ -267,8 +392,8 @@ class BFloat16Products final : public Products {
             const WeightOperands& weights) const override {
     if (bias != nullptr) return false;
 #if ATTEND_ONEDNN
-    bfloat16_blocks(Operand(copies_, weights.a, a, lda, trans_a, m, k),
-                    Operand(copies_, weights.b, b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
+    blocks(Operand(copies_, weights.a, a, lda, trans_a, m, k), Operand(copies_, weights.b, b, ldb, trans_b, k, n), m, n,
+           k, alpha, beta, c, ldc);
     return true;
 #else
     (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
@@ -282,8 +407,7 @@ class BFloat16Products final : public Products {
                        std::size_t ldc, const Parameter<float>* b_weight) const override {
     if (m == 0 || n == 0 || k == 0) return;
 #if ATTEND_ONEDNN
-    bfloat16_blocks(Operand(a, lda, trans_a), Operand(copies_, b_weight, b, ldb, trans_b, k, n), m, n, k, alpha, beta,
-                    c, ldc);
+    blocks(Operand(a, lda, trans_a), Operand(copies_, b_weight, b, ldb, trans_b, k, n), m, n, k, alpha, beta, c, ldc);
 #else
     (void)trans_a, (void)trans_b, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
     (void)b_weight;
@@ -316,6 +440,18 @@ class BFloat16Products final : public Products {
   }
 
  private:
+#if ATTEND_ONEDNN
+  // The product in blocks, by the primitives of this machine's shapes.
+  void blocks(const Operand& op_a, const Operand& op_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+              float beta, float* c, std::size_t ldc) const {
+    if (fixed_) {
+      fixed_blocks(*fixed_, op_a, op_b, m, n, k, alpha, beta, c, ldc);
+    } else {
+      bfloat16_blocks(op_a, op_b, m, n, k, alpha, beta, c, ldc);
+    }
+  }
+  std::unique_ptr<onednn::MatmulCache> fixed_;  // the fixed-shape primitives (Shapes::fixed), else nullptr
+#endif
   Copies copies_;            // filled when made, then only read
   std::size_t numbers_ = 0;  // of all the copies, when made
 };
@@ -339,12 +475,22 @@ std::string bfloat16_unavailable() {
 #endif
 }
 
-std::unique_ptr<Products> make_bfloat16(const Matrices& weights) { return std::make_unique<BFloat16Products>(weights); }
+std::unique_ptr<Products> make_bfloat16(const Matrices& weights) {
+#if ATTEND_ONEDNN
+  return std::make_unique<BFloat16Products>(weights, preferred_shapes(), default_kernel_capacity);
+#else
+  return std::make_unique<BFloat16Products>(weights, Shapes::runtime, default_kernel_capacity);
+#endif
+}
 
 // The kernel of a forward product (A·Bᵀ, β = 0, α = 1).
 std::string bfloat16_kernel() {
 #if ATTEND_ONEDNN
-  return onednn::kernel_of(describe_product(ProductKey{false, true, false, 0.0f}));
+  if (preferred_shapes() == Shapes::fixed) {
+    return onednn::kernel_of(describe_product(ProductKey{false, true, false, 0.0f}, 64, 768, 256, 256, 256, 768)) +
+           " made for each shape (rows and sums in buckets)";
+  }
+  return onednn::kernel_of(describe_product(ProductKey{false, true, false, 0.0f})) + ", one kernel for every shape";
 #else
   return "";
 #endif
@@ -363,6 +509,11 @@ std::size_t bfloat16_primitives() {
 std::size_t bfloat16_copy_bytes(const Products& products) {
   const auto* bf16 = dynamic_cast<const BFloat16Products*>(&products);
   return bf16 != nullptr ? bf16->made_bytes() : 0;
+}
+
+std::unique_ptr<Products> make_bf16_products(const Matrices& weights, Shapes shapes, std::size_t capacity) {
+  if (const std::string why = bfloat16_unavailable(); !why.empty()) throw std::runtime_error("precision bf16: " + why);
+  return std::make_unique<BFloat16Products>(weights, shapes, capacity);
 }
 
 PrecisionBackend bf16_precision() {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "precision/precision.hpp"
+#include "precision/shapes.hpp"
 #include "runtime/kernels.hpp"
 
 #if ATTEND_ONEDNN
@@ -111,16 +112,33 @@ struct ThreadState {
   std::vector<std::int32_t> zeros, acc, sums;
 };
 
-// u8 (m, k) · s8 (k, n) stored transposed (n, k) → s32 (m, n), sizes and strides given when it runs.
-dnnl::matmul::primitive_desc describe_product() {
-  using onednn::matrix, onednn::runtime;
-  const dnnl::matmul::desc desc(matrix(false, runtime, runtime, runtime, memory::data_type::u8),
-                                matrix(true, runtime, runtime, runtime, memory::data_type::s8),
-                                matrix(false, runtime, runtime, runtime, memory::data_type::s32));
-  return dnnl::matmul::primitive_desc(desc, onednn::cpu_engine());
+// u8 (m, k) · s8 (k, n) stored transposed (n, k, row stride ldb) → s32 (m, n): op(A) and C stored whole (strides k
+// and n). Any size may be `runtime`: given when it runs.
+dnnl::matmul::primitive_desc describe_product(memory::dim m, memory::dim n, memory::dim k, memory::dim ldb,
+                                              const dnnl::primitive_attr& attr = {}) {
+  using onednn::matrix;
+  const dnnl::matmul::desc desc(matrix(false, m, k, k, memory::data_type::u8),
+                                matrix(true, k, n, ldb, memory::data_type::s8),
+                                matrix(false, m, n, n, memory::data_type::s32));
+  return dnnl::matmul::primitive_desc(desc, attr, onednn::cpu_engine());
 }
 
-dnnl::matmul make_product() { return dnnl::matmul(describe_product()); }
+dnnl::matmul::primitive_desc describe_runtime_product() {
+  using onednn::runtime;
+  return describe_product(runtime, runtime, runtime, runtime);
+}
+
+dnnl::matmul make_product() { return dnnl::matmul(describe_runtime_product()); }
+
+// The primitive of a fixed shape (onednn::MatmulCache): its m, n, k and B's row stride.
+dnnl::matmul::primitive_desc describe_fixed(const onednn::MatmulShape& shape, const dnnl::primitive_attr& attr) {
+  using onednn::dim;
+  return describe_product(dim(shape.m), dim(shape.n), dim(shape.k), dim(shape.ldb), attr);
+}
+
+// The shape the translation model's gate products have (64 × 256 · 256 × 768), made for it: what preferred_shapes
+// judges this machine by.
+dnnl::matmul::primitive_desc describe_example() { return describe_product(64, 768, 256, 256); }
 
 // Quantizes op(A)'s m rows into state; false when one cannot be.
 bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t k, const float* a, std::size_t lda) {
@@ -139,14 +157,52 @@ bool quantize_rows(ThreadState& state, bool trans_a, std::size_t m, std::size_t 
 
 }  // namespace
 
-std::string kernel() { return onednn::kernel_of(describe_product()); }
+// The shapes int8 products use on this machine (onednn::preferred_shapes).
+Shapes preferred_shapes() {
+  static const Shapes shapes = onednn::preferred_shapes(describe_example());
+  return shapes;
+}
+
+std::string kernel() {
+  if (preferred_shapes() == Shapes::fixed) {
+    return onednn::kernel_of(describe_example()) + " made for each shape (rows in buckets)";
+  }
+  return onednn::kernel_of(describe_runtime_product()) + ", one kernel for every shape";
+}
+
+// The int32 sums of op(A)'s quantized rows m0 … m0+mb (in state.a) times B into state.acc (mb × n): with the one
+// runtime-dimension primitive, or (fixed ≠ nullptr) the one made for mb rounded up to its bucket, op(A)'s rows padded
+// with zeros (the sums of the padding rows are never read).
+void int32_sums(ThreadState& state, onednn::MatmulCache* fixed, std::size_t m0, std::size_t mb, std::size_t n,
+                std::size_t k, const std::int8_t* q, std::size_t ldb) {
+  using onednn::dim, onednn::matrix;
+  const std::size_t rows = fixed != nullptr ? row_bucket(mb) : mb;
+  if (state.a.size() < (m0 + rows) * k) state.a.resize((m0 + rows) * k, 0);  // zeros: quantize_rows shrank it first
+  if (state.acc.size() < rows * n) state.acc.resize(rows * n);
+  const memory a_mem(matrix(false, dim(rows), dim(k), dim(k), memory::data_type::u8), onednn::cpu_engine(),
+                     state.a.data() + m0 * k);
+  const memory b_mem(matrix(true, dim(k), dim(n), dim(ldb), memory::data_type::s8), onednn::cpu_engine(),
+                     const_cast<std::int8_t*>(q));
+  const memory c_mem(matrix(false, dim(rows), dim(n), dim(n), memory::data_type::s32), onednn::cpu_engine(),
+                     state.acc.data());
+  if (fixed != nullptr) {
+    onednn::MatmulShape shape;
+    shape.m = rows, shape.n = n, shape.k = k, shape.lda = k, shape.ldb = ldb, shape.ldc = n;
+    fixed->run(shape, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+    return;
+  }
+  if (!state.product) state.product = std::make_unique<dnnl::matmul>(make_product());
+  state.product->execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
+  state.stream.wait();
+}
 
 // The product when B is the transpose of `weight`, quantized as `w`, (or of a block of its rows and columns) and
 // every row of op(A) can be quantized: true; otherwise false having written nothing. A bias is added as the sums are
-// turned back into floats. Throws std::logic_error when B's numbers are not the weight's.
-bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a, bool trans_b, std::size_t m,
-          std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda, const float* b, std::size_t ldb,
-          float beta, float* c, std::size_t ldc, const float* bias) {
+// turned back into floats. The sums are made by the primitives of `fixed` (nullptr: the runtime-dimension one). Throws
+// std::logic_error when B's numbers are not the weight's.
+bool gemm(onednn::MatmulCache* fixed, const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a,
+          bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a, std::size_t lda,
+          const float* b, std::size_t ldb, float beta, float* c, std::size_t ldc, const float* bias) {
   if (!trans_b || k > max_terms || ldb != w.cols) return false;
   // B = Wᵀ's block: W's rows r0 … r0+n, columns c0 … c0+k
   // where B starts among the weight's numbers, as addresses (B may lie anywhere when a caller named the wrong weight)
@@ -159,7 +215,6 @@ bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a
   }
   thread_local ThreadState state;
   onednn::match_blas_threads();
-  if (!state.product) state.product = std::make_unique<dnnl::matmul>(make_product());
   const std::int8_t* q = w.q.data() + r0 * w.cols + c0;
   const std::int32_t* sums = w.sums.data() + r0;
   if (k != w.cols) {  // a block of columns: its own sums
@@ -171,18 +226,9 @@ bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a
   // every row quantized before C is written: a row that cannot be leaves the whole product to OpenBLAS
   if (!quantize_rows(state, trans_a, m, k, a, lda)) return false;
   const std::size_t rows = std::max<std::size_t>(1, block_elements / n);
-  state.acc.resize(std::min(m, rows) * n);
-  using onednn::dim, onednn::matrix;
-  const memory b_mem(matrix(true, dim(k), dim(n), dim(w.cols), memory::data_type::s8), onednn::cpu_engine(),
-                     const_cast<std::int8_t*>(q));
   for (std::size_t m0 = 0; m0 < m; m0 += rows) {
     const std::size_t mb = std::min(m, m0 + rows) - m0;
-    const memory a_mem(matrix(false, dim(mb), dim(k), dim(k), memory::data_type::u8), onednn::cpu_engine(),
-                       state.a.data() + m0 * k);
-    const memory c_mem(matrix(false, dim(mb), dim(n), dim(n), memory::data_type::s32), onednn::cpu_engine(),
-                       state.acc.data());
-    state.product->execute(state.stream, {{DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}});
-    state.stream.wait();
+    int32_sums(state, fixed, m0, mb, n, k, q, w.cols);
     for (std::size_t r = 0; r < mb; ++r) {
       kernels::dequantize(state.acc.data() + r * n, sums, w.scales.data() + r0, alpha * state.scales[m0 + r],
                           state.zeros[m0 + r], beta, bias, c + (m0 + r) * ldc, n);
@@ -197,9 +243,9 @@ bool gemm(const Parameter<float>& weight, const QuantizedMatrix& w, bool trans_a
 
 namespace {
 
-class Int8Products final : public Products {
+class Int8Products final : public Products, public KeepsKernels {
  public:
-  explicit Int8Products(const Matrices& weights) {
+  Int8Products(const Matrices& weights, Shapes shapes, std::size_t capacity) {
     for (const auto& [name, weight] : weights) {
       // a convolution's kernels (never a product's Wᵀ), or a weight shared by two layers, quantized once
       if (weight->value.rank() != 2 || matrices_.count(weight) != 0) continue;
@@ -209,6 +255,11 @@ class Int8Products final : public Products {
       ++count_;
       bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
     }
+#if ATTEND_ONEDNN
+    if (shapes == Shapes::fixed) fixed_ = std::make_unique<onednn::MatmulCache>(int8::describe_fixed, capacity);
+#else
+    (void)shapes, (void)capacity;
+#endif
   }
   std::string name() const override { return "int8"; }
   bool gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha, const float* a,
@@ -217,7 +268,8 @@ class Int8Products final : public Products {
     const auto found = weights.b != nullptr ? matrices_.find(weights.b) : matrices_.end();
     if (found == matrices_.end()) return false;  // B is no weight of this model's: float32's product
 #if ATTEND_ONEDNN
-    return int8::gemm(*weights.b, *found->second, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, bias);
+    return int8::gemm(fixed_.get(), *weights.b, *found->second, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                      c, ldc, bias);
 #else
     (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb;
     (void)beta, (void)c, (void)ldc, (void)bias;
@@ -228,10 +280,25 @@ class Int8Products final : public Products {
     return std::to_string(count_) + (count_ == 1 ? " weight matrix" : " weight matrices") +
            " quantized per output channel (" + std::to_string((bytes_ + 500000) / 1000000) + " MB)";
   }
+  std::string report() const override {
+#if ATTEND_ONEDNN
+    if (fixed_) return onednn::describe(fixed_->stats(), fixed_->capacity());
+#endif
+    return "";
+  }
+  KernelCacheStats kernel_cache_stats() const override {
+#if ATTEND_ONEDNN
+    if (fixed_) return fixed_->stats();
+#endif
+    return {};
+  }
 
  private:
   QuantizedWeights matrices_;          // filled when made, then only read
   std::size_t count_ = 0, bytes_ = 0;  // matrices quantized; bytes of their copies, scales and sums included
+#if ATTEND_ONEDNN
+  std::unique_ptr<onednn::MatmulCache> fixed_;  // the fixed-shape primitives (Shapes::fixed), else nullptr
+#endif
 };
 
 std::string int8_unavailable() {
@@ -248,7 +315,13 @@ std::string int8_unavailable() {
 #endif
 }
 
-std::unique_ptr<Products> make_int8(const Matrices& weights) { return std::make_unique<Int8Products>(weights); }
+std::unique_ptr<Products> make_int8(const Matrices& weights) {
+#if ATTEND_ONEDNN
+  return std::make_unique<Int8Products>(weights, int8::preferred_shapes(), default_kernel_capacity);
+#else
+  return std::make_unique<Int8Products>(weights, Shapes::runtime, default_kernel_capacity);
+#endif
+}
 
 std::string int8_kernel() {
 #if ATTEND_ONEDNN
@@ -259,6 +332,11 @@ std::string int8_kernel() {
 }
 
 }  // namespace
+
+std::unique_ptr<Products> make_int8_products(const Matrices& weights, Shapes shapes, std::size_t capacity) {
+  if (const std::string why = int8_unavailable(); !why.empty()) throw std::runtime_error("precision int8: " + why);
+  return std::make_unique<Int8Products>(weights, shapes, capacity);
+}
 
 PrecisionBackend int8_precision() {
   return {"int8",

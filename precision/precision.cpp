@@ -4,15 +4,11 @@
 
 #include <stdexcept>
 
-#include "autograd/blas.hpp"
 #include "precision_list.hpp"  // generated: ATTEND_PRECISIONS(X), X(name) for each precision precision/meson.build lists
 
 #if ATTEND_ONEDNN
-#include <dlfcn.h>
-
 #include <dnnl.hpp>
 
-#include "precision/onednn.hpp"
 #endif
 
 namespace attend {
@@ -57,34 +53,6 @@ std::unique_ptr<Products> make_products(const std::string& name, const Matrices&
 }
 
 #if ATTEND_ONEDNN
-namespace onednn {
-
-std::string kernel_of(const dnnl::matmul::primitive_desc& product) {
-  return "oneDNN's matmul, " + std::string(product.impl_info_str());
-}
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// The setting belongs to the OpenMP runtime Debian's oneDNN is built with (GCC's libgomp), found by name at run time:
-// compiling attend with -fopenmp would tie it to the compiler's own runtime (clang's is another library).
-void match_blas_threads() {
-  using SetThreads = void (*)(int);
-  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  thread_local int threads = -1;  // as last set for this thread
-  if (const int now = blas_threads(); now != threads && set != nullptr) set(threads = now);
-}
-
-dnnl::memory::desc matrix(bool transposed, dnnl::memory::dim rows, dnnl::memory::dim cols, dnnl::memory::dim ld,
-                          dnnl::memory::data_type type) {
-  using dnnl::memory;
-  return memory::desc({rows, cols}, type, transposed ? memory::dims{1, ld} : memory::dims{ld, 1});
-}
-
-}  // namespace onednn
-
 namespace {
 
 const char* isa_name(dnnl::cpu_isa isa) {

@@ -61,6 +61,10 @@ class Products {
   // matrices quantized per output channel (12 MB)"); "" for nothing worth saying.
   virtual std::string kept() const { return ""; }
 
+  // What the products did so far that a program's --timings reports, as a phrase ("12 kernels made for their shapes in
+  // 14 ms …", precision/shapes.hpp); "" for nothing worth saying.
+  virtual std::string report() const { return ""; }
+
   // Whether this precision rounds operands to bfloat16: the fused output layer then keeps its gradient G rounded
   // (ops/fused.hpp, linear_cross_entropy) and multiplies it by gemm_bfloat16_a.
   virtual bool rounds_to_bfloat16() const { return false; }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "precision/precision.hpp"
+#include "runtime/cpu.hpp"
 
 namespace attend::test {
 
@@ -26,6 +27,30 @@ struct PrecisionPrecondition {
 // The decorator: the test case runs only where precision `name` can be used.
 inline boost::unit_test::decorator::precondition needs_precision(const std::string& name) {
   return boost::unit_test::decorator::precondition(PrecisionPrecondition{name});
+}
+
+// `*needs_cpu("amx_int8")` (or "amx_bf16"): the test case runs only where the CPU has those AMX tiles and Linux grants
+// them to the process (runtime/cpu.hpp), and is reported skipped elsewhere with "needs amx_int8: …".
+struct CpuPrecondition {
+  std::string flag;
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    const CpuFeatures& cpu = cpu_features();
+    std::string why;
+    if (flag != "amx_int8" && flag != "amx_bf16") {
+      why = "no such feature";
+    } else if (!(flag == "amx_int8" ? cpu.amx_int8 : cpu.amx_bf16)) {
+      why = "this CPU has no " + flag + " tiles";
+    } else if (!cpu.amx_granted) {
+      why = "Linux does not grant this process the AMX tiles";
+    }
+    boost::test_tools::assertion_result result(why.empty());
+    if (!why.empty()) result.message() << "needs " << flag << ": " << why;
+    return result;
+  }
+};
+
+inline boost::unit_test::decorator::precondition needs_cpu(const std::string& flag) {
+  return boost::unit_test::decorator::precondition(CpuPrecondition{flag});
 }
 
 }  // namespace attend::test

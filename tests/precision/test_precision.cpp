@@ -27,6 +27,7 @@
 #include "precision/bfloat16.hpp"
 #include "precision/precision.hpp"
 #include "precision/products.hpp"
+#include "precision/shapes.hpp"
 #include "tests/needs_precision.hpp"
 
 using namespace attend;
@@ -250,6 +251,41 @@ BOOST_AUTO_TEST_CASE(bfloat16_products_of_weights_in_larger_blocks, *test::needs
           BOOST_TEST(beyond_float32);
           BOOST_TEST(bfloat16_copy_bytes(*bf16) ==
                      2 * ((registered_a ? a.value.size() : 0) + (registered_b ? b.value.size() : 0)));
+        }
+      }
+    }
+  }
+}
+
+// bf16 products whose primitives are made for their shapes (precision/shapes.hpp), as on a CPU with AMX: rows and
+// terms of the sums rounded up to their buckets and padded with zeros, C's rows through a buffer where padded (beta
+// 0.5 over numbers: a row added twice or left out shows) — every element within the bound for each transposition,
+// with operands from the weights' copies or rounded as read, sums cut into blocks (1,100 terms: 512, 512, 76 → 80),
+// and the primitives of repeated shapes found made.
+BOOST_AUTO_TEST_CASE(bfloat16_products_made_for_their_shapes_within_their_bound, *test::needs_precision("bf16")) {
+  Rng rng(29);
+  for (const auto& [m, n, k, registered, beta] :
+       {std::tuple{1, 70, 40, false, 0.f}, std::tuple{9, 33, 70, true, 0.5f}, std::tuple{65, 48, 129, false, 0.5f},
+        std::tuple{37, 65, 1100, true, 0.f}, std::tuple{300, 20, 17, true, 0.5f},
+        std::tuple{2101, 3, 700, true, 0.f}}) {
+    for (const bool ta : {false, true}) {
+      for (const bool tb : {false, true}) {
+        const Product p = make_product(ta, tb, m, n, k, true, ta ? 0.5f : 1.f, beta, rng);
+        const Parameter<float> a(Tensor<float>(Shape{p.a.size()}, p.a)), b(Tensor<float>(Shape{p.b.size()}, p.b));
+        Matrices weights;
+        if (registered) weights = {{"A", &a}, {"B", &b}};
+        const std::unique_ptr<Products> bf16 = make_bf16_products(weights, Shapes::fixed);
+        bool beyond_float32 = false;
+        const WeightOperands named{registered ? &a : nullptr, registered ? &b : nullptr};
+        double fraction = worst_fraction_of_bound(bf16.get(), p, beyond_float32, a.value.data(), b.value.data(), named);
+        fraction = std::max(fraction, worst_fraction_of_bound(bf16.get(), p, beyond_float32, a.value.data(),
+                                                              b.value.data(), named));  // again: found made
+        const KernelCacheStats stats = kernel_cache_stats(*bf16);
+        BOOST_TEST_CONTEXT("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb) {
+          BOOST_TEST(fraction <= 1.0);
+          BOOST_TEST(beyond_float32);
+          BOOST_TEST(stats.runs > 0u);
+          BOOST_TEST(2 * stats.made == stats.runs);
         }
       }
     }
