@@ -160,6 +160,9 @@ class Task {
 
   // ---- what a model reads and writes ----
   virtual InputKind input() const = 0;
+  // The languages a translation task reads and writes, as its flags name them (--source spa --target eng: "spa",
+  // "eng"); empty for a task of no languages (or a sentence-pair file whose columns have no names: --source 1).
+  virtual std::pair<std::string, std::string> languages() const { return {}; }
   // Image tasks: the size of the images (height, width).
   virtual std::pair<std::size_t, std::size_t> image_size() const;
   // A text as the model's tokens (InputError for text an image task cannot read) and token ids for a trained model:

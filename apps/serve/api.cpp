@@ -79,12 +79,6 @@ int base64_value(char c) {
 }
 
 // A request's body: a JSON object.
-Json request_object(const std::string& body) {
-  Json json = parse_json(body);
-  if (!json.is_object()) throw ApiError(400, std::string("the body must be a JSON object, not ") + json.type_name());
-  return json;
-}
-
 std::string string_field(const Json& value, const char* name) {
   if (!value.is_string())
     throw ApiError(400, std::string("\"") + name + "\" must be a string, not " + value.type_name());
@@ -92,6 +86,12 @@ std::string string_field(const Json& value, const char* name) {
 }
 
 }  // namespace
+
+nlohmann::json request_object(const std::string& body) {
+  Json json = parse_json(body);
+  if (!json.is_object()) throw ApiError(400, std::string("the body must be a JSON object, not ") + json.type_name());
+  return json;
+}
 
 PredictRequest parse_predict_request(const std::string& body, const RequestLimits& limits) {
   const Json json = request_object(body);
@@ -155,7 +155,7 @@ std::string percent_decoded(const std::string& text) {
       decoded += static_cast<char>(hex_value(text[at + 1]) * 16 + hex_value(text[at + 2]));
       at += 2;
     } else {
-      throw ApiError(400, "the query has a '%' that is not followed by two hexadecimal digits");
+      throw ApiError(400, "the query or form has a '%' that is not followed by two hexadecimal digits");
     }
   }
   return decoded;
@@ -163,18 +163,25 @@ std::string percent_decoded(const std::string& text) {
 
 }  // namespace
 
-ExamplesRequest parse_examples_query(const std::string& query) {
-  ExamplesRequest request;
-  bool model_given = false, count_given = false;
+std::vector<std::pair<std::string, std::string>> form_fields(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> fields;
   std::size_t at = 0;
-  while (at < query.size()) {
-    const std::size_t end = std::min(query.find('&', at), query.size());
-    const std::string pair = query.substr(at, end - at);
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('&', at), text.size());
+    const std::string pair = text.substr(at, end - at);
     at = end + 1;
     if (pair.empty()) continue;
     const std::size_t equals = pair.find('=');
-    const std::string name = percent_decoded(pair.substr(0, equals));
-    const std::string value = equals == std::string::npos ? "" : percent_decoded(pair.substr(equals + 1));
+    fields.emplace_back(percent_decoded(pair.substr(0, equals)),
+                        equals == std::string::npos ? "" : percent_decoded(pair.substr(equals + 1)));
+  }
+  return fields;
+}
+
+ExamplesRequest parse_examples_query(const std::string& query) {
+  ExamplesRequest request;
+  bool model_given = false, count_given = false;
+  for (const auto& [name, value] : form_fields(query)) {
     const std::string shown = nlohmann::json(name).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     bool& given = name == "model" ? model_given : count_given;
     if (name != "model" && name != "count")

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/model_file.hpp"
@@ -50,6 +51,10 @@ struct ExamplesRequest {
 };
 constexpr std::size_t max_examples = 1000;  // a request's largest count
 
+// A request's body as a JSON object. Throws ApiError 400 naming the problem: not JSON (with the parser's position),
+// invalid UTF-8, nesting deeper than a request has (an object of fields, one an array of strings), not an object.
+nlohmann::json request_object(const std::string& body);
+
 // Reads a request's body. Throws ApiError 400 naming the problem: not JSON (with the parser's position), invalid
 // UTF-8, nesting deeper than a request has, not an object, an unknown field, a field of the wrong type or out of its
 // range; 413 for more inputs than limits.max_inputs.
@@ -57,6 +62,11 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
 
 // Reads an explain request's body, as parse_predict_request reads its own (the same errors).
 ExplainRequest parse_explain_request(const std::string& body, const RequestLimits& limits);
+
+// The name=value pairs of a query or of an application/x-www-form-urlencoded body, in order, their escapes undone ('+'
+// a space, %XX a byte; a pair without '=' has the value ""). Throws ApiError 400 for a '%' not followed by two
+// hexadecimal digits.
+std::vector<std::pair<std::string, std::string>> form_fields(const std::string& text);
 
 // Reads GET /v1/examples's query (what follows '?', without it). Throws ApiError 400 naming the problem: an unknown or
 // repeated parameter, a bad percent escape, a count that is not a whole number from 1 to max_examples.

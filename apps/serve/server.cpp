@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "apps/serve/explorer.hpp"
+#include "apps/serve/libretranslate.hpp"
 
 namespace attend::app::serve {
 
@@ -36,13 +37,15 @@ using Clock = std::chrono::steady_clock;
 // "GET /healthz": the routes, for 404's and 405's answers.
 constexpr const char* api_summary =
     "GET / (the explorer), GET /healthz, GET /metrics, GET /v1/models, GET /v1/examples, POST /v1/predict, "
-    "POST /v1/explain";
+    "POST /v1/explain; LibreTranslate's POST /translate, POST /detect, GET /languages, GET /frontend/settings";
 
 // What every session shares: the models and their batchers, the counters, the listening socket and the sessions.
 struct Core {
   ServerSettings settings;
   std::vector<ServedModel> models;
   std::vector<std::size_t> parameters;
+  std::vector<const ModelFile*> files;  // models[m].file
+  std::vector<ServedPair> pairs;        // the models that translate, for LibreTranslate's API
   Metrics metrics;
   std::vector<std::unique_ptr<Batcher>> batchers;  // one a model
   net::io_context ioc;
@@ -129,6 +132,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void predict();
   void explain();
   void page();
+  void translate();
+  void detect();
+  void languages();
+  void frontend_settings();
+  std::string request_query() const;
+  std::string request_content_type() const;
   std::size_t find_model(const std::string& name) const;
   void submit(std::size_t model, std::unique_ptr<Job> job);
   void answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
@@ -238,6 +247,10 @@ void Session::route() {
                                  {"/v1/examples", http::verb::get, &Session::examples},
                                  {"/v1/predict", http::verb::post, &Session::predict},
                                  {"/v1/explain", http::verb::post, &Session::explain},
+                                 {"/translate", http::verb::post, &Session::translate},
+                                 {"/detect", http::verb::post, &Session::detect},
+                                 {"/languages", http::verb::get, &Session::languages},
+                                 {"/frontend/settings", http::verb::get, &Session::frontend_settings},
                                  {"/", http::verb::get, &Session::page},
                                  {"/index.html", http::verb::get, &Session::page},
                                  {"/explorer.css", http::verb::get, &Session::page},
@@ -398,6 +411,60 @@ void Session::explain() {
   submit(model, std::move(job));
 }
 
+std::string Session::request_query() const {
+  const std::string_view target = view(parser_->get().target());
+  const std::size_t mark = target.find('?');
+  return mark == std::string_view::npos ? "" : std::string(target.substr(mark + 1));
+}
+
+std::string Session::request_content_type() const {
+  return std::string(view(parser_->get()[http::field::content_type]));
+}
+
+// LibreTranslate's POST /translate (libretranslate.hpp): the texts decoded by the chosen model's batcher, greedily,
+// as one job; a text the model cannot read is the request's 400.
+void Session::translate() {
+  const TranslateRequest request =
+      parse_translate_request(request_content_type(), request_query(), parser_->get().body(), core_->settings.request);
+  const ChosenPair chosen = choose_pair(request, core_->pairs, core_->files);
+  const std::size_t model = core_->pairs[chosen.pair].model;
+  const ModelFile& file = core_->models[model].file;
+  auto job = std::make_unique<Job>();
+  for (std::size_t k = 0; k < request.q.size(); ++k) {
+    ReadInput read = read_input(file, request.q[k], k);
+    if (!read.error.empty()) throw ApiError(400, read.error);
+    job->sources.push_back(std::move(read.source));
+  }
+  auto self = shared_from_this();
+  auto shared_request = std::make_shared<const TranslateRequest>(request);
+  job->done = [self, model, shared_request, chosen](std::vector<models::Hypothesis> outputs, AttentionLayout) {
+    --self->core_->waiting_sessions;
+    net::post(self->stream_.get_executor(), [self, model, shared_request, chosen, outputs = std::move(outputs)] {
+      try {
+        const ModelFile& file = self->core_->models[model].file;
+        std::vector<std::string> texts;
+        for (const models::Hypothesis& output : outputs)
+          texts.push_back(file.task->join_target(file.target_vocabulary.decode(output.tokens)));
+        self->answer(200, body_of(translate_json(*shared_request, chosen, self->core_->pairs, texts)));
+      } catch (const std::exception& e) {
+        self->fail(500, std::string("internal error: ") + e.what(), true);
+      }
+    });
+  };
+  submit(model, std::move(job));
+}
+
+void Session::detect() {
+  const DetectRequest request =
+      parse_detect_request(request_content_type(), request_query(), parser_->get().body(), core_->settings.request);
+  if (core_->pairs.empty()) throw ApiError(400, "no model served here translates between named languages");
+  answer(200, body_of(detect_json(request, core_->pairs, core_->files)));
+}
+
+void Session::languages() { answer(200, body_of(languages_json(core_->pairs))); }
+
+void Session::frontend_settings() { answer(200, body_of(frontend_settings_json(core_->pairs))); }
+
 // Hands a job to the model's batcher; its `failed` answers 500. Throws ApiError 503 when the queue cannot take it.
 void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
   auto self = shared_from_this();
@@ -552,11 +619,13 @@ Server::Server(std::vector<ServedModel> models, const ServerSettings& settings) 
   core.models = std::move(models);
   core.examples.resize(core.models.size());
   for (ServedModel& m : core.models) {
+    core.files.push_back(&m.file);
     core.parameters.push_back(m.file.model->module().parameter_count());
     core.batchers.push_back(
         std::make_unique<Batcher>(*m.file.model, m.file.products.get(), settings.batch, core.metrics,
                                   [&core] { return core.open_sessions.load() > core.waiting_sessions.load(); }));
   }
+  core.pairs = served_pairs(core.files);
   const std::string address = settings.host + ":" + std::to_string(settings.port);
   beast::error_code ec;
   // an address, not a name to look up: a server binds one of its own interfaces

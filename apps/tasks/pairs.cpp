@@ -103,6 +103,12 @@ class PairsTask : public TextTask {
     }
   }
 
+  std::pair<std::string, std::string> languages() const override {
+    const auto named = [](const std::string& column) { return column != "1" && column != "2"; };
+    if (!named(source_) || !named(target_)) return {};
+    return {source_, target_};
+  }
+
   std::string join_target(const std::vector<std::string>& tokens) const override {
     return data::detokenize(tokens, tokenization(target_tokens_, "--target-tokens"));
   }

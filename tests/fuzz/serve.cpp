@@ -11,11 +11,17 @@
 //     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="
 //     up to the next '&' (the oracle: a plain split);
 //   - the same bytes read twice give the same request (no hidden state);
+//   - LibreTranslate's POST /translate and /detect (apps/serve/libretranslate.hpp), the bytes read as a JSON body and
+//     as a form body (the first half also as the query): read or refused with a 400; a request read has 1 to
+//     max_inputs texts, a source and a target that are not empty and have no upper-case ASCII letter, and at most
+//     max_beam − 1 alternatives; a JSON q list is a list; the same bytes read twice give the same request;
 //   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
 //     and what it decodes, encoded again (encode_base64), decodes to the same bytes.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "apps/serve/api.hpp"
+#include "apps/serve/libretranslate.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
 using attend::fuzz::check;
@@ -92,6 +98,40 @@ void check_base64(const std::string& text) {
   check(decode_base64(encode_base64(bytes)) == bytes, "decoded bytes do not survive encoding: " + printable(text));
 }
 
+bool has_upper(const std::string& text) {
+  return std::any_of(text.begin(), text.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
+// The bytes as POST /translate's and /detect's requests, of each content type.
+void check_libretranslate(const std::string& body, const RequestLimits& limits) {
+  const std::string query = body.substr(0, body.size() / 2);
+  for (const char* type : {"application/json", "application/x-www-form-urlencoded"}) {
+    const bool json = type[12] == 'j';
+    try {
+      const TranslateRequest r = parse_translate_request(type, json ? "" : query, body, limits);
+      check(!r.q.empty() && r.q.size() <= limits.max_inputs, "texts out of the limits: " + printable(body));
+      check(!r.source.empty() && !r.target.empty() && !has_upper(r.source) && !has_upper(r.target),
+            "languages not read as lower-case codes: " + printable(body));
+      check(r.alternatives + 1 <= limits.max_beam, "alternatives out of the limits: " + printable(body));
+      check(!r.q_list || json, "a q list read from a form: " + printable(body));
+      const TranslateRequest again = parse_translate_request(type, json ? "" : query, body, limits);
+      check(again.q == r.q && again.q_list == r.q_list && again.source == r.source && again.target == r.target &&
+                again.format == r.format && again.alternatives == r.alternatives && again.api_key == r.api_key,
+            "the same translate request read twice differs: " + printable(body));
+    } catch (const ApiError& e) {
+      check(e.status == 400, "status " + std::to_string(e.status) + " for a translate request " + printable(body));
+      check_refusal(body, e);
+    }
+    try {
+      const DetectRequest r = parse_detect_request(type, json ? "" : query, body, limits);
+      check(!r.q.empty() && r.q.size() <= limits.max_inputs, "texts out of the limits: " + printable(body));
+    } catch (const ApiError& e) {
+      check(e.status == 400, "status " + std::to_string(e.status) + " for a detect request " + printable(body));
+      check_refusal(body, e);
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -113,6 +153,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(e.status == 400, "status " + std::to_string(e.status) + " for the query " + printable(body));
     check_refusal(body, e);
   }
+  check_libretranslate(body, limits);
   check_base64(body);
   return 0;
 }

@@ -122,14 +122,15 @@ struct Reply {
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
-// One request on a new connection.
-inline Reply request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "") {
+// One request on a new connection (a POST with `content_type`, none when empty).
+inline Reply request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "",
+                     const std::string& content_type = "application/json") {
   net::io_context ioc;
   tcp::socket socket(ioc);
   socket.connect({net::ip::make_address("127.0.0.1"), port});
   http::request<http::string_body> req{verb, target, 11};
   req.set(http::field::host, "127.0.0.1");
-  if (verb == http::verb::post) req.set(http::field::content_type, "application/json");
+  if (verb == http::verb::post && !content_type.empty()) req.set(http::field::content_type, content_type);
   req.body() = body;
   req.prepare_payload();
   http::write(socket, req);

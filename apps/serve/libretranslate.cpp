@@ -1,0 +1,281 @@
+// LibreTranslate's API (libretranslate.hpp). The messages in quotes are LibreTranslate 1.9's, word for word
+// (libretranslate/app.py), so that a client written against it reads attend's answers as its own.
+#include "apps/serve/libretranslate.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace attend::app::serve {
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// What LibreTranslate reads of a request, as strings (q also as a list): from a JSON body, or from the query and the
+// form body (the query's field first, as Werkzeug's request.values gives it).
+struct Fields {
+  std::map<std::string, std::string> text;
+  std::vector<std::string> q_list;
+  bool q_is_list = false;
+};
+
+// A JSON field LibreTranslate reads as a string (null: absent; a number as its text, as Python's str() would not be
+// asked: LibreTranslate reads alternatives with int(), which takes 3 and "3").
+void json_field(Fields& fields, const std::string& key, const Json& value) {
+  if (value.is_null()) return;
+  if (value.is_string()) {
+    fields.text[key] = value.get<std::string>();
+  } else if (value.is_number_integer()) {
+    fields.text[key] = value.dump();
+  } else {
+    throw ApiError(400, "\"" + key + "\" must be a string, not " + value.type_name());
+  }
+}
+
+Fields json_fields(const std::string& body) {
+  const Json json = request_object(body);
+  Fields fields;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "q" && value.is_array()) {
+      for (const Json& text : value) {
+        if (!text.is_string()) throw ApiError(400, std::string("\"q\" must hold strings, not ") + text.type_name());
+        fields.q_list.push_back(text.get<std::string>());
+      }
+      fields.q_is_list = true;
+      if (!fields.q_list.empty()) fields.text["q"] = fields.q_list.front();
+    } else if (key == "q" || key == "source" || key == "target" || key == "format" || key == "alternatives" ||
+               key == "api_key") {
+      json_field(fields, key, value);
+    }  // any other field is ignored, as LibreTranslate ignores it (the npm client sends "apiKey")
+  }
+  return fields;
+}
+
+Fields read_fields(const std::string& content_type, const std::string& query, const std::string& body) {
+  const std::string type = lower(content_type.substr(0, content_type.find(';')));
+  const auto trimmed = [](std::string t) {
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    return t;
+  };
+  if (trimmed(type) == "application/json" ||
+      (type.rfind("application/", 0) == 0 && type.find("+json") != std::string::npos))
+    return json_fields(body);
+  if (trimmed(type) == "multipart/form-data") {
+    throw ApiError(400,
+                   "a multipart/form-data body is not read by attend serve: send application/json or "
+                   "application/x-www-form-urlencoded");
+  }
+  Fields fields;
+  const bool form = trimmed(type) == "application/x-www-form-urlencoded";
+  for (const std::string* part : {&query, form ? &body : nullptr}) {
+    if (part == nullptr) continue;
+    for (auto& [name, value] : form_fields(*part)) fields.text.try_emplace(name, std::move(value));  // query first
+  }
+  if (const auto q = fields.text.find("q"); q != fields.text.end()) {
+    std::string normalised;  // LibreTranslate joins a form's lines with "\n" (CR LF and CR become LF)
+    for (std::size_t at = 0; at < q->second.size(); ++at) {
+      if (q->second[at] == '\r') {
+        normalised += '\n';
+        if (at + 1 < q->second.size() && q->second[at + 1] == '\n') ++at;
+      } else {
+        normalised += q->second[at];
+      }
+    }
+    while (!normalised.empty() && normalised.back() == '\n') normalised.pop_back();
+    q->second = normalised;
+  }
+  return fields;
+}
+
+std::string field(const Fields& fields, const char* name) {
+  const auto found = fields.text.find(name);
+  return found == fields.text.end() ? "" : found->second;
+}
+
+std::vector<std::string> texts_of(const Fields& fields) {
+  if (fields.q_is_list) return fields.q_list;
+  const std::string q = field(fields, "q");
+  return q.empty() ? std::vector<std::string>{} : std::vector<std::string>{q};
+}
+
+// "Invalid request: request (N) exceeds text limit (M)" beyond limits.max_inputs texts.
+void check_count(std::size_t count, const RequestLimits& limits) {
+  if (count > limits.max_inputs) {
+    throw ApiError(400, "Invalid request: request (" + std::to_string(count) + ") exceeds text limit (" +
+                            std::to_string(limits.max_inputs) + ")");
+  }
+}
+
+}  // namespace
+
+ApiLanguage api_language(const std::string& given) {
+  const std::string code = lower(given);
+  for (const LanguageCode& language : language_codes()) {
+    if (code == language.three || code == language.two) return {language.two, language.name};
+  }
+  return {code, code};
+}
+
+std::vector<ServedPair> served_pairs(const std::vector<const ModelFile*>& files) {
+  std::vector<ServedPair> pairs;
+  for (std::size_t m = 0; m < files.size(); ++m) {
+    const auto [source, target] = files[m]->task->languages();
+    if (!source.empty()) pairs.push_back({m, api_language(source), api_language(target)});
+  }
+  return pairs;
+}
+
+TranslateRequest parse_translate_request(const std::string& content_type, const std::string& query,
+                                         const std::string& body, const RequestLimits& limits) {
+  const Fields fields = read_fields(content_type, query, body);
+  TranslateRequest request;
+  request.q = texts_of(fields);
+  request.q_list = fields.q_is_list;
+  request.source = lower(field(fields, "source"));
+  request.target = lower(field(fields, "target"));
+  request.api_key = field(fields, "api_key");
+  if (request.q.empty()) throw ApiError(400, "Invalid request: missing q parameter");
+  if (request.source.empty()) throw ApiError(400, "Invalid request: missing source parameter");
+  if (request.target.empty()) throw ApiError(400, "Invalid request: missing target parameter");
+  if (const std::string format = field(fields, "format"); !format.empty()) request.format = format;
+  const std::string alternatives = field(fields, "alternatives");
+  if (!alternatives.empty()) {
+    long long n = 0;
+    const auto [end, error] = std::from_chars(alternatives.data(), alternatives.data() + alternatives.size(), n);
+    if (error != std::errc() || end != alternatives.data() + alternatives.size())
+      throw ApiError(400, "Invalid request: alternatives parameter is not a number");
+    request.alternatives = n < 0 ? 0 : static_cast<std::size_t>(n);
+  }
+  if (request.alternatives > limits.max_beam - 1) {
+    throw ApiError(400, "Invalid request: alternatives parameter must be <= " + std::to_string(limits.max_beam - 1));
+  }
+  check_count(request.q.size(), limits);
+  return request;
+}
+
+DetectRequest parse_detect_request(const std::string& content_type, const std::string& query, const std::string& body,
+                                   const RequestLimits& limits) {
+  const Fields fields = read_fields(content_type, query, body);
+  DetectRequest request;
+  request.q = texts_of(fields);
+  request.api_key = field(fields, "api_key");
+  if (request.q.empty()) throw ApiError(400, "Invalid request: missing q parameter");
+  check_count(request.q.size(), limits);
+  return request;
+}
+
+double vocabulary_coverage(const ModelFile& file, const std::vector<std::string>& texts) {
+  std::size_t known = 0, tokens = 0;
+  for (const std::string& text : texts) {
+    try {
+      for (const std::string& token : file.task->source_tokens(text)) {
+        ++tokens;
+        known += file.source_vocabulary.contains(token) ? 1 : 0;
+      }
+    } catch (const std::exception&) {  // a text the task cannot read: no token of it is known
+    }
+  }
+  return tokens == 0 ? 0.0 : std::round(100.0 * static_cast<double>(known) / static_cast<double>(tokens));
+}
+
+ChosenPair choose_pair(const TranslateRequest& request, const std::vector<ServedPair>& pairs,
+                       const std::vector<const ModelFile*>& files) {
+  const auto has = [&pairs](const std::string& code, bool source) {
+    return std::any_of(pairs.begin(), pairs.end(),
+                       [&](const ServedPair& p) { return (source ? p.source.code : p.target.code) == code; });
+  };
+  if (request.source != "auto" && !has(request.source, true)) throw ApiError(400, request.source + " is not supported");
+  if (!has(request.target, false)) throw ApiError(400, request.target + " is not supported");
+  if (request.format != "text") {
+    throw ApiError(400, request.format == "html" ? "html format is not supported by attend serve: send format text"
+                                                 : request.format + " format is not supported");
+  }
+  ChosenPair chosen;
+  chosen.detected = request.source == "auto";
+  bool found = false;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const ServedPair& p = pairs[k];
+    if (p.target.code != request.target || (!chosen.detected && p.source.code != request.source)) continue;
+    const double coverage = chosen.detected ? vocabulary_coverage(*files[p.model], request.q) : 100.0;
+    if (!found || coverage > chosen.confidence) chosen.pair = k, chosen.confidence = coverage, found = true;
+  }
+  if (!found) {
+    const ApiLanguage source = api_language(request.source), target = api_language(request.target);
+    throw ApiError(400, target.name + " (" + target.code + ") is not available as a target language from " +
+                            source.name + " (" + source.code + ")");
+  }
+  return chosen;
+}
+
+nlohmann::ordered_json translate_json(const TranslateRequest& request, const ChosenPair& chosen,
+                                      const std::vector<ServedPair>& pairs, const std::vector<std::string>& outputs) {
+  nlohmann::ordered_json answer;
+  const nlohmann::ordered_json detected = {{"confidence", chosen.confidence},
+                                           {"language", pairs[chosen.pair].source.code}};
+  if (request.q_list) {
+    answer["translatedText"] = outputs;
+    if (chosen.detected) answer["detectedLanguage"] = std::vector<nlohmann::ordered_json>(outputs.size(), detected);
+    if (request.alternatives > 0)
+      answer["alternatives"] = std::vector<nlohmann::ordered_json>(outputs.size(), nlohmann::ordered_json::array());
+  } else {
+    answer["translatedText"] = outputs.front();
+    if (chosen.detected) answer["detectedLanguage"] = detected;
+    if (request.alternatives > 0) answer["alternatives"] = nlohmann::ordered_json::array();
+  }
+  return answer;
+}
+
+nlohmann::ordered_json detect_json(const DetectRequest& request, const std::vector<ServedPair>& pairs,
+                                   const std::vector<const ModelFile*>& files) {
+  std::map<std::string, double> best;  // by source language
+  for (const ServedPair& p : pairs) {
+    const double coverage = vocabulary_coverage(*files[p.model], request.q);
+    const auto [at, added] = best.emplace(p.source.code, coverage);
+    if (!added) at->second = std::max(at->second, coverage);
+  }
+  std::vector<std::pair<std::string, double>> ranked(best.begin(), best.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  nlohmann::ordered_json answer = nlohmann::ordered_json::array();
+  for (const auto& [code, confidence] : ranked) answer.push_back({{"confidence", confidence}, {"language", code}});
+  return answer;
+}
+
+nlohmann::ordered_json languages_json(const std::vector<ServedPair>& pairs) {
+  std::vector<ApiLanguage> languages;  // in the order the pairs name them
+  std::map<std::string, std::set<std::string>> targets;
+  for (const ServedPair& p : pairs) {
+    for (const ApiLanguage* l : {&p.source, &p.target}) {
+      if (targets.count(l->code) == 0) languages.push_back(*l), targets[l->code];
+    }
+    targets[p.source.code].insert(p.target.code);
+  }
+  nlohmann::ordered_json answer = nlohmann::ordered_json::array();
+  for (const ApiLanguage& l : languages) {
+    answer.push_back({{"code", l.code}, {"name", l.name}, {"targets", targets[l.code]}});
+  }
+  return answer;
+}
+
+nlohmann::ordered_json frontend_settings_json(const std::vector<ServedPair>& pairs) {
+  nlohmann::ordered_json target = {{"code", ""}, {"name", ""}};
+  if (!pairs.empty()) target = {{"code", pairs.front().target.code}, {"name", pairs.front().target.name}};
+  return {{"charLimit", -1},
+          {"frontendTimeout", 500},
+          {"apiKeys", false},
+          {"keyRequired", false},
+          {"suggestions", false},
+          {"filesTranslation", false},
+          {"supportedFilesFormat", nlohmann::ordered_json::array()},
+          {"language", {{"source", {{"code", "auto"}, {"name", "Auto Detect"}}}, {"target", target}}}};
+}
+
+}  // namespace attend::app::serve

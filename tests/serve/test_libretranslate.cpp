@@ -1,0 +1,220 @@
+// LibreTranslate's API (apps/serve/libretranslate.hpp): requests read as LibreTranslate reads them — JSON, a form, the
+// query string, q a string or a list — with its error messages word for word, the language codes it uses (ISO 639-1
+// from a model's ISO 639-3 names), and a real `attend serve` answering POST /translate with `attend serve`'s own
+// /v1/predict outputs, finding the source language by the models' vocabularies, POST /detect, GET /languages and GET
+// /frontend/settings field by field.
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "apps/serve/libretranslate.hpp"
+#include "tests/serve/serve_helpers.hpp"
+
+using namespace serve_test;
+using nlohmann::json;
+namespace lt = attend::app::serve;
+
+namespace {
+
+const lt::RequestLimits limits{4, 3};  // 4 texts, beams of 3: alternatives ≤ 2
+
+lt::TranslateRequest translate_request(const std::string& content_type, const std::string& query,
+                                       const std::string& body) {
+  return lt::parse_translate_request(content_type, query, body, limits);
+}
+
+// Whether `f` throws ApiError with this status and exactly this message.
+template <class F>
+bool refuses(F f, int status, const std::string& message) {
+  try {
+    f();
+  } catch (const lt::ApiError& e) {
+    BOOST_TEST(e.status == status);
+    BOOST_TEST(std::string(e.what()) == message);
+    return e.status == status && std::string(e.what()) == message;
+  }
+  BOOST_ERROR("no error; expected " << status << " " << message);
+  return false;
+}
+
+// Numbers as words in three languages: sentence-pair files of every pair of numbers from 1 to 15, one in each order.
+const std::vector<std::string> spanish = {"uno",   "dos",  "tres", "cuatro", "cinco", "seis",    "siete", "ocho",
+                                          "nueve", "diez", "once", "doce",   "trece", "catorce", "quince"};
+const std::vector<std::string> french = {"un",   "deux", "trois", "quatre", "cinq",   "six",      "sept",  "huit",
+                                         "neuf", "dix",  "onze",  "douze",  "treize", "quatorze", "quinze"};
+const std::vector<std::string> english = {"one",  "two", "three",  "four",   "five",     "six",      "seven",  "eight",
+                                          "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"};
+
+std::string pairs_file(const std::vector<std::string>& words) {
+  std::string text;
+  for (std::size_t a = 0; a < words.size(); ++a)
+    for (std::size_t b = 0; b < words.size(); ++b)
+      text += words[a] + " " + words[b] + " .\t" + english[a] + " " + english[b] + " .\n";
+  return text;
+}
+
+// Two small translation models, spa → eng and fra → eng, trained once.
+struct PairsModels {
+  std::string spanish, french;
+};
+const PairsModels& pairs_models() {
+  static Scratch scratch;
+  static const PairsModels trained = [] {
+    PairsModels m{scratch.path("es-en.safetensors"), scratch.path("fr-en.safetensors")};
+    for (const auto& [file, words, model] :
+         {std::tuple{"spa-eng.tsv", &spanish, m.spanish}, std::tuple{"fra-eng.tsv", &french, m.french}}) {
+      const std::string source = std::string(file).substr(0, 3);
+      std::ofstream(scratch.path(file)) << pairs_file(*words);
+      const Run run = run_attend("train --task pairs --data '" + scratch.path(file) + "' --source " + source +
+                                 " --target eng --min-count 1 --epochs 1 --hidden 8 --embed 4 --valid-size 10 "
+                                 "--test-size 10 --out '" +
+                                 model + "'");
+      BOOST_TEST_REQUIRE(run.status == 0, run.err);
+    }
+    return m;
+  }();
+  return trained;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(libretranslate)
+
+BOOST_AUTO_TEST_CASE(languages_are_named_by_their_two_letter_codes) {
+  BOOST_TEST(lt::api_language("spa").code == "es");
+  BOOST_TEST(lt::api_language("spa").name == "Spanish");
+  BOOST_TEST(lt::api_language("ENG").code == "en");
+  BOOST_TEST(lt::api_language("ger").code == "de");  // ISO 639-2/B
+  BOOST_TEST(lt::api_language("deu").name == "German");
+  BOOST_TEST(lt::api_language("es").code == "es");    // a two-letter code as given
+  BOOST_TEST(lt::api_language("cmn").code == "cmn");  // none: the code as given
+  BOOST_TEST(lt::language_codes().size() > 180u);
+}
+
+// JSON, a form body, the query string (its field first); q as a string or a list; LibreTranslate's messages.
+BOOST_AUTO_TEST_CASE(translate_requests_are_read_as_libretranslate_reads_them) {
+  lt::TranslateRequest r =
+      translate_request("application/json; charset=utf-8", "",
+                        R"({"q":"Hola","source":"ES","target":"en","apiKey":"x","alternatives":"2"})");
+  BOOST_TEST(r.q == std::vector<std::string>{"Hola"});
+  BOOST_TEST(!r.q_list);
+  BOOST_TEST(r.source == "es");
+  BOOST_TEST(r.target == "en");
+  BOOST_TEST(r.format == "text");
+  BOOST_TEST(r.alternatives == 2u);
+  BOOST_TEST(r.api_key == "");  // the npm client's "apiKey" is not LibreTranslate's field
+  r = translate_request("application/json", "q=ignored",
+                        R"({"q":["a","b"],"source":"auto","target":"en","api_key":"k"})");
+  BOOST_TEST(r.q == (std::vector<std::string>{"a", "b"}));
+  BOOST_TEST(r.q_list);
+  BOOST_TEST(r.api_key == "k");
+  r = translate_request("application/x-www-form-urlencoded", "source=fr",
+                        "q=Hola+%C3%B1%0D%0Aa%0D%0A&source=es&target=en&format=text");
+  BOOST_TEST(r.q == std::vector<std::string>{"Hola ñ\na"});  // CR LF → LF, the last line break dropped
+  BOOST_TEST(r.source == "fr");                              // the query's field first
+  r = translate_request("", "q=x&source=es&target=en&alternatives=-3", "q=ignored");  // no form type: the query only
+  BOOST_TEST(r.q == std::vector<std::string>{"x"});
+  BOOST_TEST(r.alternatives == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(translate_requests_are_refused_with_libretranslates_messages) {
+  const std::string json = "application/json", form = "application/x-www-form-urlencoded";
+  const auto t = [](const std::string& type, const std::string& body) {
+    return [type, body] { translate_request(type, "", body); };
+  };
+  BOOST_TEST(refuses(t(json, R"({"source":"es","target":"en"})"), 400, "Invalid request: missing q parameter"));
+  BOOST_TEST(refuses(t(json, R"({"q":[],"source":"es","target":"en"})"), 400, "Invalid request: missing q parameter"));
+  BOOST_TEST(refuses(t(form, "q=&source=es&target=en"), 400, "Invalid request: missing q parameter"));
+  BOOST_TEST(refuses(t(json, R"({"q":"a","target":"en"})"), 400, "Invalid request: missing source parameter"));
+  BOOST_TEST(refuses(t(form, "q=a&source=es"), 400, "Invalid request: missing target parameter"));
+  BOOST_TEST(refuses(t(form, "q=a&source=es&target=en&alternatives=two"), 400,
+                     "Invalid request: alternatives parameter is not a number"));
+  BOOST_TEST(refuses(t(json, R"({"q":"a","source":"es","target":"en","alternatives":3})"), 400,
+                     "Invalid request: alternatives parameter must be <= 2"));
+  BOOST_TEST(refuses(t(json, R"({"q":["a","b","c","d","e"],"source":"es","target":"en"})"), 400,
+                     "Invalid request: request (5) exceeds text limit (4)"));
+  BOOST_TEST(refuses(t("text/plain", R"({"q":"a","source":"es","target":"en"})"), 400,
+                     "Invalid request: missing q parameter"));  // JSON without its type: no form, no q
+  BOOST_TEST(refuses(t(json, R"({"q":[1],"source":"es","target":"en"})"), 400, "\"q\" must hold strings, not number"));
+  BOOST_TEST(refuses(t(json, R"([1])"), 400, "the body must be a JSON object, not array"));
+  BOOST_TEST(refuses(t("multipart/form-data; boundary=x", ""), 400,
+                     "a multipart/form-data body is not read by attend serve: send application/json or "
+                     "application/x-www-form-urlencoded"));
+  BOOST_TEST(refuses([] { lt::parse_detect_request("application/json", "", "{}", limits); }, 400,
+                     "Invalid request: missing q parameter"));
+}
+
+// Which model a request takes, and LibreTranslate's messages for what none of them translates.
+BOOST_AUTO_TEST_CASE(a_translate_request_takes_the_model_of_its_languages) {
+  const std::vector<lt::ServedPair> pairs = {{0, lt::api_language("spa"), lt::api_language("eng")},
+                                             {1, lt::api_language("eng"), lt::api_language("fra")}};
+  const auto choose = [&pairs](const std::string& source, const std::string& target, const std::string& format) {
+    lt::TranslateRequest r;
+    r.q = {"a"}, r.source = source, r.target = target, r.format = format;
+    return lt::choose_pair(r, pairs, {});
+  };
+  BOOST_TEST(choose("es", "en", "text").pair == 0u);
+  BOOST_TEST(choose("en", "fr", "text").pair == 1u);
+  BOOST_TEST(!choose("en", "fr", "text").detected);
+  BOOST_TEST(refuses([&] { choose("zz", "en", "text"); }, 400, "zz is not supported"));
+  BOOST_TEST(refuses([&] { choose("es", "zz", "text"); }, 400, "zz is not supported"));
+  BOOST_TEST(refuses([&] { choose("es", "en", "xml"); }, 400, "xml format is not supported"));
+  BOOST_TEST(refuses([&] { choose("es", "en", "html"); }, 400,
+                     "html format is not supported by attend serve: send format text"));
+  BOOST_TEST(refuses([&] { choose("es", "fr", "text"); }, 400,
+                     "French (fr) is not available as a target language from Spanish (es)"));
+  const json languages = json::parse(lt::languages_json(pairs).dump());
+  BOOST_TEST(languages == json::parse(R"([{"code":"es","name":"Spanish","targets":["en"]},
+                                          {"code":"en","name":"English","targets":["fr"]},
+                                          {"code":"fr","name":"French","targets":[]}])"));
+}
+
+// A real server with two models into English: every endpoint, field by field.
+BOOST_AUTO_TEST_CASE(a_server_answers_libretranslates_endpoints) {
+  const PairsModels& m = pairs_models();
+  Server server("--model '" + m.spanish + "' --model '" + m.french + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const auto predicted = [&server](const std::string& model, const std::string& text) {
+    const Reply r = post(server.port, json{{"model", model}, {"inputs", {text}}}.dump());
+    return r.json()["outputs"][0]["output"].get<std::string>();
+  };
+  BOOST_TEST(
+      get(server.port, "/languages").json() ==
+      json::parse(R"([{"code":"es","name":"Spanish","targets":["en"]},{"code":"en","name":"English","targets":[]},
+                             {"code":"fr","name":"French","targets":["en"]}])"));
+  const json settings = get(server.port, "/frontend/settings").json();
+  BOOST_TEST(settings["charLimit"] == -1);
+  BOOST_TEST(settings["apiKeys"] == false);
+  BOOST_TEST(settings["language"]["source"] == json::parse(R"({"code":"auto","name":"Auto Detect"})"));
+  BOOST_TEST(settings["language"]["target"] == json::parse(R"({"code":"en","name":"English"})"));
+  // a string q, JSON: the model's own output
+  Reply r = post(server.port, R"({"q":"tres siete .","source":"es","target":"en"})", "/translate");
+  BOOST_TEST(r.status == 200);
+  BOOST_TEST(r.content_type == "application/json");
+  BOOST_TEST(r.json() == (json{{"translatedText", predicted("es-en", "tres siete .")}}), r.body);
+  // a list q, source auto: French found by its vocabulary, the detection repeated for each text; alternatives' lists
+  r = post(server.port, R"({"q":["deux trois .","dix ."],"source":"auto","target":"en","alternatives":1})",
+           "/translate");
+  const json detected = {{"confidence", 100.0}, {"language", "fr"}};
+  BOOST_TEST(r.json() == (json{{"translatedText", {predicted("fr-en", "deux trois ."), predicted("fr-en", "dix .")}},
+                               {"detectedLanguage", {detected, detected}},
+                               {"alternatives", {json::array(), json::array()}}}),
+             r.body);
+  // a form, the query string
+  r = request(server.port, http::verb::post, "/translate?target=en", "q=uno+dos+.&source=es",
+              "application/x-www-form-urlencoded");
+  BOOST_TEST(r.json() == (json{{"translatedText", predicted("es-en", "uno dos .")}}), r.body);
+  r = request(server.port, http::verb::post, "/detect", "q=uno+dos+xyz+.", "application/x-www-form-urlencoded");
+  BOOST_TEST(r.json() == json::parse(R"([{"confidence":75.0,"language":"es"},{"confidence":25.0,"language":"fr"}])"),
+             r.body);
+  // errors: LibreTranslate's statuses and bodies
+  r = post(server.port, R"({"q":"uno","source":"es","target":"fr"})", "/translate");
+  BOOST_TEST(r.status == 400);
+  BOOST_TEST(r.json() == json::parse(R"({"error":"fr is not supported"})"));
+  r = post(server.port, R"({"q":"uno","source":"fr","target":"es"})", "/translate");
+  BOOST_TEST(r.json() == json::parse(R"({"error":"es is not supported"})"));
+  BOOST_TEST(get(server.port, "/translate").status == 405);
+  BOOST_TEST(post(server.port, "{}", "/languages").status == 405);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
