@@ -18,8 +18,8 @@
    model trained once by `attend train TRAIN-FLAGS --out NAME.safetensors` in a scratch folder, `attend serve` serves
    them on a free port, and the block's `$ curl` commands are run with `localhost:8080` replaced by its address; the
    server is stopped (SIGTERM, exit 0) after the block.
-   A block whose commands read the course's data (`--data NAME` of a data set, or `--task digits`, whose default it
-   is) runs only where the program finds that data (`attend data where`); otherwise it is skipped, and a check with
+   A block whose commands or served models read the course's data (`--data NAME` of a data set, or `--task digits`,
+   whose default it is) runs only where the program finds that data (`attend data where`); otherwise it is skipped, and a check with
    no problem but skipped blocks exits 77 (Meson's "skipped") naming the missing file.
 4. Pictures: every image `![alt](path)` with a relative path in a docs page must exist (relative to the page), e.g.
    `![...](figures/11-step-time.svg)` in docs/*.md needs docs/figures/11-step-time.svg.
@@ -289,7 +289,8 @@ for doc in docs:
             continue
         if lines[i].startswith("```console"):
             _, body, after = fenced_block(lines, i)
-            needs = missing_data([line[2:] for line in body if line.startswith("$ ")])
+            needs = missing_data([line[2:] for line in body if line.startswith("$ ")] +
+                                 [f"build/apps/attend train {flags}" for _, flags in serving])
             if needs:
                 skipped[needs] = skipped.get(needs, 0) + 1
                 serving = []
