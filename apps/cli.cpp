@@ -519,6 +519,12 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
                    "to read a whole request (a slower client is disconnected), and to write an answer")
       ->check(whole(3600000))
       ->capture_default_str();
+  command->add_option("--api-key-file", serve.api_key_file,
+                      "a file of API keys, one a line: LibreTranslate's /translate and /detect then require one "
+                      "(\"api_key\"), as LibreTranslate does");
+  command->add_option("--cors-origin", serve.cors_origins,
+                      "an origin (https://example.org) whose pages may call the server from a browser (CORS; repeat "
+                      "for more; * for any); none by default");
   return command;
 }
 

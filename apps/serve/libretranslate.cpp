@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -173,6 +174,36 @@ DetectRequest parse_detect_request(const std::string& content_type, const std::s
   return request;
 }
 
+std::vector<std::string> read_api_keys(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("--api-key-file " + path + ": cannot be read");
+  std::vector<std::string> keys;
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t first = line.find_first_not_of(" \t\r"), last = line.find_last_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    keys.push_back(line.substr(first, last - first + 1));
+  }
+  if (in.bad()) throw InputError("--api-key-file " + path + ": cannot be read");
+  if (keys.empty()) throw InputError("--api-key-file " + path + ": no API key in it (one a line)");
+  return keys;
+}
+
+void check_api_key(const std::vector<std::string>& keys, const std::string& given) {
+  if (keys.empty()) return;
+  if (given.empty()) throw ApiError(400, "Please contact the server operator to get an API key");
+  bool found = false;
+  for (const std::string& key : keys) {
+    // every byte of the longer compared, so that the time says nothing of where a guess goes wrong
+    unsigned char differ = key.size() == given.size() ? 0 : 1;
+    const std::size_t n = std::max(key.size(), given.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      differ |= static_cast<unsigned char>((i < key.size() ? key[i] : 0) ^ (i < given.size() ? given[i] : 0));
+    }
+    found = found || differ == 0;
+  }
+  if (!found) throw ApiError(403, "Invalid API key");
+}
+
 double vocabulary_coverage(const ModelFile& file, const std::vector<std::string>& texts) {
   std::size_t known = 0, tokens = 0;
   for (const std::string& text : texts) {
@@ -265,13 +296,13 @@ nlohmann::ordered_json languages_json(const std::vector<ServedPair>& pairs) {
   return answer;
 }
 
-nlohmann::ordered_json frontend_settings_json(const std::vector<ServedPair>& pairs) {
+nlohmann::ordered_json frontend_settings_json(const std::vector<ServedPair>& pairs, bool keys) {
   nlohmann::ordered_json target = {{"code", ""}, {"name", ""}};
   if (!pairs.empty()) target = {{"code", pairs.front().target.code}, {"name", pairs.front().target.name}};
   return {{"charLimit", -1},
           {"frontendTimeout", 500},
-          {"apiKeys", false},
-          {"keyRequired", false},
+          {"apiKeys", keys},
+          {"keyRequired", keys},
           {"suggestions", false},
           {"filesTranslation", false},
           {"supportedFilesFormat", nlohmann::ordered_json::array()},

@@ -66,6 +66,14 @@ TranslateRequest parse_translate_request(const std::string& content_type, const 
 DetectRequest parse_detect_request(const std::string& content_type, const std::string& query, const std::string& body,
                                    const RequestLimits& limits);
 
+// The API keys of --api-key-file: one a line, spaces around it dropped; empty lines and lines starting with '#' are
+// not keys. Throws InputError naming the file when it cannot be read or holds no key.
+std::vector<std::string> read_api_keys(const std::string& path);
+// Whether a request may go on, as LibreTranslate decides it when keys are required: throws ApiError 400 "Please
+// contact the server operator to get an API key" without a key, 403 "Invalid API key" for one not among `keys`
+// (compared in a time that does not depend on where they differ). No keys: every request goes on.
+void check_api_key(const std::vector<std::string>& keys, const std::string& given);
+
 // The pair a translate request asks for, and the source language found when it asked for "auto".
 struct ChosenPair {
   std::size_t pair = 0;   // into the served pairs
@@ -96,8 +104,8 @@ nlohmann::ordered_json detect_json(const DetectRequest& request, const std::vect
 // GET /languages's answer: every source and target language of the served pairs, each with the targets it
 // translates into (sorted by code).
 nlohmann::ordered_json languages_json(const std::vector<ServedPair>& pairs);
-// GET /frontend/settings's answer: what LibreTranslate's web page reads (no character limit, no API keys, no
-// suggestions, no files; the first served pair's languages, source "auto").
-nlohmann::ordered_json frontend_settings_json(const std::vector<ServedPair>& pairs);
+// GET /frontend/settings's answer: what LibreTranslate's web page reads (no character limit, API keys required when
+// `keys` is set, no suggestions, no files; the first served pair's languages, source "auto").
+nlohmann::ordered_json frontend_settings_json(const std::vector<ServedPair>& pairs, bool keys);
 
 }  // namespace attend::app::serve

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "apps/serve/libretranslate.hpp"
 #include "apps/serve/server.hpp"
 
 namespace attend::app {
@@ -41,6 +42,12 @@ int run_serve(const ServeOptions& options) {
   settings.read_timeout = std::chrono::milliseconds(options.read_timeout_ms);
   settings.request = {options.max_inputs, options.max_beam};
   settings.batch = {options.max_batch, std::chrono::microseconds(options.max_wait_ms * 1000), options.max_queue};
+  if (!options.api_key_file.empty()) settings.api_keys = serve::read_api_keys(options.api_key_file);
+  for (const std::string& origin : options.cors_origins) {
+    if (origin != "*" && origin.find("://") == std::string::npos)
+      throw InputError("--cors-origin " + origin + ": an origin is a scheme and a host (https://example.org), or *");
+  }
+  settings.cors_origins = options.cors_origins;
   std::string names;
   for (const serve::ServedModel& m : models) names += (names.empty() ? "" : ", ") + m.name;
   serve::Server server(std::move(models), settings);

@@ -137,6 +137,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void languages();
   void frontend_settings();
   std::string request_query() const;
+  std::string allowed_origin() const;
   std::string request_content_type() const;
   std::size_t find_model(const std::string& name) const;
   void submit(std::size_t model, std::unique_ptr<Job> job);
@@ -163,6 +164,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool idle_ = false;      // waiting for a request's first byte
   bool stopping_ = false;  // the server stops: close after this answer
   bool close_after_ = false;
+  bool preflight_ = false;  // the answer being written is one to OPTIONS
   std::string peer_, method_ = "?", target_ = "?";
   unsigned version_ = 11;
   Clock::time_point read_at_;
@@ -260,6 +262,10 @@ void Session::route() {
   for (const Route& r : routes) {
     if (path != r.path) continue;
     if (parser_->get().method() == r.verb) return (this->*r.handle)();
+    if (parser_->get().method() == http::verb::options) {  // a browser's preflight (CORS), or a client asking
+      preflight_ = true;
+      return answer(204, "", "", r.verb == http::verb::get ? "GET, OPTIONS" : "POST, OPTIONS");
+    }
     const char* allow = r.verb == http::verb::get ? "GET" : "POST";
     return fail(405, method_ + " " + r.path + ": the method is not allowed (use " + allow + ")", false, allow);
   }
@@ -411,6 +417,20 @@ void Session::explain() {
   submit(model, std::move(job));
 }
 
+// The value of Access-Control-Allow-Origin for this request: its Origin when --cors-origin allows it ("*" for any),
+// else "" (no CORS header: a browser keeps the answer from the page).
+std::string Session::allowed_origin() const {
+  const auto& origins = core_->settings.cors_origins;
+  if (origins.empty() || !parser_ || !parser_->is_header_done()) return "";
+  const std::string origin(view(parser_->get()[http::field::origin]));
+  if (origin.empty()) return "";
+  for (const std::string& allowed : origins) {
+    if (allowed == "*") return "*";
+    if (allowed == origin) return origin;
+  }
+  return "";
+}
+
 std::string Session::request_query() const {
   const std::string_view target = view(parser_->get().target());
   const std::size_t mark = target.find('?');
@@ -426,6 +446,7 @@ std::string Session::request_content_type() const {
 void Session::translate() {
   const TranslateRequest request =
       parse_translate_request(request_content_type(), request_query(), parser_->get().body(), core_->settings.request);
+  check_api_key(core_->settings.api_keys, request.api_key);
   const ChosenPair chosen = choose_pair(request, core_->pairs, core_->files);
   const std::size_t model = core_->pairs[chosen.pair].model;
   const ModelFile& file = core_->models[model].file;
@@ -457,13 +478,16 @@ void Session::translate() {
 void Session::detect() {
   const DetectRequest request =
       parse_detect_request(request_content_type(), request_query(), parser_->get().body(), core_->settings.request);
+  check_api_key(core_->settings.api_keys, request.api_key);
   if (core_->pairs.empty()) throw ApiError(400, "no model served here translates between named languages");
   answer(200, body_of(detect_json(request, core_->pairs, core_->files)));
 }
 
 void Session::languages() { answer(200, body_of(languages_json(core_->pairs))); }
 
-void Session::frontend_settings() { answer(200, body_of(frontend_settings_json(core_->pairs))); }
+void Session::frontend_settings() {
+  answer(200, body_of(frontend_settings_json(core_->pairs, !core_->settings.api_keys.empty())));
+}
 
 // Hands a job to the model's batcher; its `failed` answers 500. Throws ApiError 503 when the queue cannot take it.
 void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
@@ -516,12 +540,22 @@ void Session::answer(int status, std::string body, const char* content_type, con
       close_after_ || stopping_ || core_->stopping || !parser_->is_header_done() || !parser_->keep_alive();
   response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(status), version_);
   response_->set(http::field::server, "attend");
-  response_->set(http::field::content_type, content_type);
+  if (*content_type) response_->set(http::field::content_type, content_type);
   if (*allow) response_->set(http::field::allow, allow);
+  if (const std::string origin = allowed_origin(); !origin.empty()) {
+    response_->set(http::field::access_control_allow_origin, origin);
+    if (origin != "*") response_->set(http::field::vary, "Origin");
+    if (preflight_) {
+      response_->set(http::field::access_control_allow_methods, allow);
+      response_->set(http::field::access_control_allow_headers, "Authorization, Content-Type");
+      response_->set(http::field::access_control_max_age, "86400");
+    }
+  }
+  preflight_ = false;
   if (status == 503) response_->set(http::field::retry_after, "1");
   response_->body() = std::move(body);
   response_->keep_alive(!close);
-  response_->prepare_payload();
+  if (status != 204) response_->prepare_payload();  // a 204 has no body, and no Content-Length (RFC 9110)
   core_->metrics.request(status, std::chrono::duration<double>(Clock::now() - read_at_).count());
   stream_.expires_after(core_->settings.read_timeout);
   http::async_write(stream_, *response_, [self = shared_from_this(), close](beast::error_code ec, std::size_t) {

@@ -23,6 +23,13 @@ struct ServerSettings {
   std::chrono::milliseconds read_timeout{10000};  // to read a whole request (headers and body), and to write an answer
   RequestLimits request;
   BatchSettings batch;
+  // LibreTranslate's /translate and /detect require one of these as "api_key" (400 without one, 403 for another, as
+  // LibreTranslate answers); empty: no key asked.
+  std::vector<std::string> api_keys;
+  // Origins whose browser pages may call the server (CORS): a request whose Origin header is one of them ("*": any) is
+  // answered with Access-Control-Allow-Origin set to it, and its preflight (OPTIONS) with the methods and headers it
+  // may use. Empty: no CORS header at all.
+  std::vector<std::string> cors_origins;
 };
 
 // A model the server answers for, by name.

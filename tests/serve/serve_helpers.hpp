@@ -14,6 +14,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "apps/serve/api.hpp"
@@ -119,18 +120,21 @@ struct Reply {
   std::string body;
   std::string content_type, allow, retry_after;
   bool keep_alive = true;
+  std::map<std::string, std::string> headers;  // every header, by its name as sent
   nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
 // One request on a new connection (a POST with `content_type`, none when empty).
 inline Reply request(unsigned short port, http::verb verb, const std::string& target, const std::string& body = "",
-                     const std::string& content_type = "application/json") {
+                     const std::string& content_type = "application/json",
+                     const std::vector<std::pair<std::string, std::string>>& headers = {}) {
   net::io_context ioc;
   tcp::socket socket(ioc);
   socket.connect({net::ip::make_address("127.0.0.1"), port});
   http::request<http::string_body> req{verb, target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (verb == http::verb::post && !content_type.empty()) req.set(http::field::content_type, content_type);
+  for (const auto& [name, value] : headers) req.set(name, value);
   req.body() = body;
   req.prepare_payload();
   http::write(socket, req);
@@ -146,6 +150,7 @@ inline Reply request(unsigned short port, http::verb verb, const std::string& ta
   reply.allow = std::string(res[http::field::allow]);
   reply.retry_after = std::string(res[http::field::retry_after]);
   reply.keep_alive = res.keep_alive();
+  for (const auto& field : res) reply.headers[std::string(field.name_string())] = std::string(field.value());
   return reply;
 }
 

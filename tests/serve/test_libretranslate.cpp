@@ -217,4 +217,74 @@ BOOST_AUTO_TEST_CASE(a_server_answers_libretranslates_endpoints) {
   BOOST_TEST(post(server.port, "{}", "/languages").status == 405);
 }
 
+// --api-key-file: LibreTranslate's endpoints answer as LibreTranslate does when keys are required; the others ask none.
+BOOST_AUTO_TEST_CASE(api_keys_are_asked_as_libretranslate_asks_them) {
+  const Scratch scratch;
+  std::ofstream(scratch.path("keys")) << "# the keys\n  first-key \n\nsecond-key\n";
+  Server server("--model '" + pairs_models().spanish + "' --api-key-file '" + scratch.path("keys") + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const std::string form = "application/x-www-form-urlencoded";
+  Reply r = request(server.port, http::verb::post, "/translate", "q=uno+.&source=es&target=en", form);
+  BOOST_TEST(r.status == 400);
+  BOOST_TEST(r.json() == json::parse(R"({"error":"Please contact the server operator to get an API key"})"));
+  r = request(server.port, http::verb::post, "/translate", "q=uno+.&source=es&target=en&api_key=first", form);
+  BOOST_TEST(r.status == 403);
+  BOOST_TEST(r.json() == json::parse(R"({"error":"Invalid API key"})"));
+  r = post(server.port, R"({"q":"uno .","source":"es","target":"en","apiKey":"first-key"})", "/translate");
+  BOOST_TEST(r.status == 400);  // the npm client's field is not the key
+  r = request(server.port, http::verb::post, "/translate", "q=uno+.&source=es&target=en&api_key=first-key", form);
+  BOOST_TEST(r.status == 200, r.body);
+  r = post(server.port, R"({"q":"uno .","api_key":"second-key"})", "/detect");
+  BOOST_TEST(r.status == 200, r.body);
+  r = post(server.port, R"({"q":"uno ."})", "/detect");
+  BOOST_TEST(r.status == 400);
+  BOOST_TEST(get(server.port, "/languages").status == 200);
+  BOOST_TEST(get(server.port, "/frontend/settings").json()["keyRequired"] == true);
+  BOOST_TEST(post(server.port, R"({"inputs":["uno ."]})").status == 200);  // attend's own API asks no key
+  std::ofstream(scratch.path("empty")) << "# none\n\n";
+  Run run = run_attend("serve --port 0 --model '" + pairs_models().spanish + "' --api-key-file '" +
+                       scratch.path("empty") + "'");
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(run.err.find("--api-key-file " + scratch.path("empty") + ": no API key in it") != std::string::npos,
+             run.err);
+  run = run_attend("serve --port 0 --model '" + pairs_models().spanish + "' --cors-origin example.org");
+  BOOST_TEST(run.status == 2);
+  BOOST_TEST(run.err.find("--cors-origin example.org: an origin is a scheme and a host") != std::string::npos, run.err);
+}
+
+// --cors-origin: the origins named get CORS headers on every answer and on a preflight; others, and every origin of
+// a server without the flag, get none.
+BOOST_AUTO_TEST_CASE(cors_headers_go_to_the_origins_named_only) {
+  Server open("--model '" + pairs_models().spanish + "'");
+  Server cors("--model '" + pairs_models().spanish +
+              "' --cors-origin https://a.example --cors-origin http://b.example:81");
+  BOOST_TEST_REQUIRE((open.port != 0 && cors.port != 0), open.log() + cors.log());
+  const auto from = [](const std::string& origin) {
+    return std::vector<std::pair<std::string, std::string>>{{"Origin", origin},
+                                                            {"Access-Control-Request-Method", "POST"}};
+  };
+  Reply r = request(cors.port, http::verb::options, "/translate", "", "", from("https://a.example"));
+  BOOST_TEST(r.status == 204);
+  BOOST_TEST(r.headers["Access-Control-Allow-Origin"] == "https://a.example");
+  BOOST_TEST(r.headers["Access-Control-Allow-Methods"] == "POST, OPTIONS");
+  BOOST_TEST(r.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type");
+  BOOST_TEST(r.headers["Vary"] == "Origin");
+  BOOST_TEST(r.headers.count("Content-Length") == 0u);
+  r = request(cors.port, http::verb::get, "/languages", "", "", from("http://b.example:81"));
+  BOOST_TEST(r.status == 200);
+  BOOST_TEST(r.headers["Access-Control-Allow-Origin"] == "http://b.example:81");
+  BOOST_TEST(r.headers.count("Access-Control-Allow-Methods") == 0u);  // only a preflight's
+  r = request(cors.port, http::verb::post, "/translate", R"({"q":"x","source":"es"})", "application/json",
+              from("https://a.example"));
+  BOOST_TEST(r.status == 400);  // an error answer carries it too, so that the page can read the error
+  BOOST_TEST(r.headers["Access-Control-Allow-Origin"] == "https://a.example");
+  for (const unsigned short port : {cors.port, open.port}) {
+    r = request(port, http::verb::options, "/languages", "", "",
+                from(port == open.port ? "https://a.example" : "https://c.example"));
+    BOOST_TEST(r.status == 204);
+    BOOST_TEST(r.headers["Allow"] == "GET, OPTIONS");
+    BOOST_TEST(r.headers.count("Access-Control-Allow-Origin") == 0u);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
