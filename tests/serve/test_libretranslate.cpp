@@ -3,6 +3,7 @@
 // from a model's ISO 639-3 names), and a real `attend serve` answering POST /translate with `attend serve`'s own
 // /v1/predict outputs, finding the source language by the models' vocabularies, POST /detect, GET /languages and GET
 // /frontend/settings field by field.
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -75,6 +76,23 @@ const PairsModels& pairs_models() {
   }();
   return trained;
 }
+
+// The npm client's folder (tests/clients), and a precondition: node and the package installed there (scripts/setup
+// installs both), else the case is skipped saying which is missing.
+const std::string clients = std::string(ATTEND_SOURCE_DIR) + "/tests/clients";
+struct NodeClient {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::string why;
+    if (std::system("command -v node > /dev/null 2>&1") != 0) {
+      why = "node is not installed (Debian: nodejs; scripts/setup installs it)";
+    } else if (!cli_test::exists(clients + "/node_modules/libretranslate/package.json")) {
+      why = "the npm package libretranslate is not installed in tests/clients (scripts/setup: npm ci there)";
+    }
+    boost::test_tools::assertion_result result(why.empty());
+    if (!why.empty()) result.message() << "needs the npm client: " << why;
+    return result;
+  }
+};
 
 }  // namespace
 
@@ -215,6 +233,36 @@ BOOST_AUTO_TEST_CASE(a_server_answers_libretranslates_endpoints) {
   BOOST_TEST(r.json() == json::parse(R"({"error":"es is not supported"})"));
   BOOST_TEST(get(server.port, "/translate").status == 405);
   BOOST_TEST(post(server.port, "{}", "/languages").status == 405);
+}
+
+// A real LibreTranslate client, the npm package `libretranslate`, translating with an attend model as it would with
+// LibreTranslate: it lists the languages, checks its codes against them, and posts JSON; its translations are the
+// model's own (/v1/predict's), a named source and "auto" alike.
+BOOST_AUTO_TEST_CASE(the_npm_libretranslate_client_translates_with_attend,
+                     *boost::unit_test::precondition(NodeClient{})) {
+  const PairsModels& m = pairs_models();
+  Server server("--model '" + m.spanish + "' --model '" + m.french + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port);
+  const std::vector<std::string> spanish_texts = {"uno dos .", "catorce tres ."}, french_texts = {"huit un ."};
+  json want = json::array();
+  for (const std::string& text : spanish_texts)
+    want.push_back(
+        post(server.port, json{{"model", "es-en"}, {"inputs", {text}}}.dump()).json()["outputs"][0]["output"]);
+  const auto client = [&](const std::string& source, const std::vector<std::string>& texts) {
+    std::string args = "'" + clients + "/libretranslate.mjs' " + url + " " + source + " en";
+    for (const std::string& text : texts) args += " '" + text + "'";
+    const Run run = run_attend(args, "", "node");
+    BOOST_TEST(run.status == 0, run.err);
+    return json::parse(run.out, nullptr, false);
+  };
+  BOOST_TEST(client("es", spanish_texts) == want);
+  BOOST_TEST(client("auto", spanish_texts) == want);
+  const json french = post(server.port, json{{"model", "fr-en"}, {"inputs", french_texts}}.dump()).json();
+  BOOST_TEST(client("auto", french_texts) == json::array({french["outputs"][0]["output"]}));
+  const Run unknown = run_attend("'" + clients + "/libretranslate.mjs' " + url + " de en 'eins .'", "", "node");
+  BOOST_TEST(unknown.status != 0);  // the client refuses a code /languages does not list
+  BOOST_TEST(unknown.err.find("This language was not found") != std::string::npos, unknown.err);
 }
 
 // --api-key-file: LibreTranslate's endpoints answer as LibreTranslate does when keys are required; the others ask none.
