@@ -365,23 +365,12 @@ class BFloat16Products final : public Products, public KeepsKernels {
       if (copies_.try_emplace(weight, std::make_unique<Copy>(name, *weight)).second) numbers_ += weight->value.size();
     }
 #if ATTEND_ONEDNN
-    if (shapes == Shapes::fixed) fixed_ = std::make_unique<onednn::MatmulCache>(describe_fixed, capacity);
+    if (shapes == Shapes::fixed) fixed_ = std::make_shared<onednn::MatmulCache>(describe_fixed, capacity);
 #else
     (void)shapes, (void)capacity;
 #endif
   }
-  std::string report() const override {
-#if ATTEND_ONEDNN
-    if (fixed_) return onednn::describe(fixed_->stats(), fixed_->capacity());
-#endif
-    return "";
-  }
-  KernelCacheStats kernel_cache_stats() const override {
-#if ATTEND_ONEDNN
-    if (fixed_) return fixed_->stats();
-#endif
-    return {};
-  }
+  std::string report() const override { return kernel_report(); }
   std::string name() const override { return "bf16"; }
   bool rounds_to_bfloat16() const override { return true; }
   bool copies_weights() const override { return true; }
@@ -450,7 +439,6 @@ class BFloat16Products final : public Products, public KeepsKernels {
       bfloat16_blocks(op_a, op_b, m, n, k, alpha, beta, c, ldc);
     }
   }
-  std::unique_ptr<onednn::MatmulCache> fixed_;  // the fixed-shape primitives (Shapes::fixed), else nullptr
 #endif
   Copies copies_;            // filled when made, then only read
   std::size_t numbers_ = 0;  // of all the copies, when made

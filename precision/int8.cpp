@@ -256,7 +256,7 @@ class Int8Products final : public Products, public KeepsKernels {
       bytes_ += w->q.size() + w->rows * (sizeof(float) + sizeof(std::int32_t));
     }
 #if ATTEND_ONEDNN
-    if (shapes == Shapes::fixed) fixed_ = std::make_unique<onednn::MatmulCache>(int8::describe_fixed, capacity);
+    if (shapes == Shapes::fixed) fixed_ = std::make_shared<onednn::MatmulCache>(int8::describe_fixed, capacity);
 #else
     (void)shapes, (void)capacity;
 #endif
@@ -280,25 +280,11 @@ class Int8Products final : public Products, public KeepsKernels {
     return std::to_string(count_) + (count_ == 1 ? " weight matrix" : " weight matrices") +
            " quantized per output channel (" + std::to_string((bytes_ + 500000) / 1000000) + " MB)";
   }
-  std::string report() const override {
-#if ATTEND_ONEDNN
-    if (fixed_) return onednn::describe(fixed_->stats(), fixed_->capacity());
-#endif
-    return "";
-  }
-  KernelCacheStats kernel_cache_stats() const override {
-#if ATTEND_ONEDNN
-    if (fixed_) return fixed_->stats();
-#endif
-    return {};
-  }
+  std::string report() const override { return kernel_report(); }
 
  private:
   QuantizedWeights matrices_;          // filled when made, then only read
   std::size_t count_ = 0, bytes_ = 0;  // matrices quantized; bytes of their copies, scales and sums included
-#if ATTEND_ONEDNN
-  std::unique_ptr<onednn::MatmulCache> fixed_;  // the fixed-shape primitives (Shapes::fixed), else nullptr
-#endif
 };
 
 std::string int8_unavailable() {

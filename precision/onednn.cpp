@@ -27,6 +27,11 @@ std::size_t row_bucket(std::size_t m) {
   return (m + step - 1) / step * step;
 }
 
+#if !ATTEND_ONEDNN
+KernelCacheStats KeepsKernels::kernel_cache_stats() const { return {}; }
+std::string KeepsKernels::kernel_report() const { return ""; }
+#endif
+
 KernelCacheStats kernel_cache_stats(const Products& products) {
   const auto* keeps = dynamic_cast<const KeepsKernels*>(&products);
   return keeps != nullptr ? keeps->kernel_cache_stats() : KernelCacheStats{};
@@ -111,6 +116,16 @@ KernelCacheStats MatmulCache::stats() const {
   const std::lock_guard lock(mutex_);
   return stats_;
 }
+
+}  // namespace onednn
+
+KernelCacheStats KeepsKernels::kernel_cache_stats() const { return fixed_ ? fixed_->stats() : KernelCacheStats{}; }
+
+std::string KeepsKernels::kernel_report() const {
+  return fixed_ ? onednn::describe(fixed_->stats(), fixed_->capacity()) : "";
+}
+
+namespace onednn {
 
 std::string describe(const KernelCacheStats& stats, std::size_t capacity) {
   char line[256];

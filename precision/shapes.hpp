@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "precision/precision.hpp"
 
@@ -46,11 +47,20 @@ std::unique_ptr<Products> make_int8_products(const Matrices& weights, Shapes sha
 std::unique_ptr<Products> make_bf16_products(const Matrices& weights, Shapes shapes,
                                              std::size_t capacity = default_kernel_capacity);
 
-// Products that may keep fixed-shape primitives (bf16's and int8's) are also one of these.
+namespace onednn {
+class MatmulCache;
+}
+
+// Products that may keep fixed-shape primitives (bf16's and int8's) are also one of these: their cache (none under
+// Shapes::runtime), what it did, and the phrase Products::report gives of it.
 class KeepsKernels {
  public:
   virtual ~KeepsKernels() = default;
-  virtual KernelCacheStats kernel_cache_stats() const = 0;
+  KernelCacheStats kernel_cache_stats() const;
+  std::string kernel_report() const;  // "" without a cache
+
+ protected:
+  std::shared_ptr<onednn::MatmulCache> fixed_;  // the fixed-shape primitives (Shapes::fixed), else nullptr
 };
 
 // What the fixed-shape primitives of `products` did so far: all 0 for products without them (runtime shapes, or
