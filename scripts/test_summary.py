@@ -25,10 +25,13 @@ if not log.exists():
 
 
 def reason_in(text):
-    """The line that says why a case or program was skipped: the one naming the data it needs, else the last one."""
+    """The line that says why a case or program was skipped: the one naming the data, precision or other precondition
+    it needs, else the last one."""
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     for line in lines:
         at = max(line.find("needs data:"), line.find("needs precision "))
+        if at < 0 and "precondition failed: " in line:  # any other precondition's message (needs amx_int8: …)
+            at = line.find("precondition failed: ") + len("precondition failed: ")
         if at >= 0:
             return line[at:].rstrip("'\"")  # Boost quotes a precondition's message
     skipped = [line for line in lines if "skipped" in line]
