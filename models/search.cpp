@@ -153,6 +153,7 @@ std::size_t rank_candidates(const std::vector<Beam>& live, const T* logits, std:
 // The search's state for B sources of k beams each: decoder row b·k + r is beam r of source b.
 struct BeamSearch {
   std::size_t k = 1;
+  std::size_t alternatives = 0;         // SearchOptions::alternatives
   double alpha = 0;                     // the length penalty
   bool probabilities = true;            // the candidates' log-probabilities, not their logits (SearchOptions::scores)
   std::vector<std::vector<Beam>> live;  // live[b]: at most k partial outputs; at the start one empty beam
@@ -162,6 +163,7 @@ struct BeamSearch {
 
   BeamSearch(std::size_t B, const SearchOptions& options)
       : k(options.beam_width),
+        alternatives(options.beam_width > 1 ? options.alternatives : 0),
         alpha(options.length_penalty),
         probabilities(options.scores || options.beam_width > 1),
         live(B),
@@ -234,8 +236,18 @@ struct BeamSearch {
         pool.push_back(std::move(beam.hypothesis));
       }
     }
-    return *std::max_element(pool.begin(), pool.end(),
-                             [](const Hypothesis& x, const Hypothesis& y) { return x.score < y.score; });
+    // best first; of equal scores the one finished first (as max_element takes the first of equals)
+    std::stable_sort(pool.begin(), pool.end(),
+                     [](const Hypothesis& x, const Hypothesis& y) { return x.score > y.score; });
+    Hypothesis output = pool.front();
+    for (std::size_t at = 1; at < pool.size() && output.alternatives.size() < alternatives; ++at) {
+      const std::vector<std::int64_t>& tokens = pool[at].tokens;
+      if (tokens == output.tokens ||
+          std::find(output.alternatives.begin(), output.alternatives.end(), tokens) != output.alternatives.end())
+        continue;
+      output.alternatives.push_back(tokens);
+    }
+    return output;
   }
 };
 

@@ -47,6 +47,10 @@ struct SearchOptions {
   // whatever the count). attend eval and predict pass their --threads for a lone batch; several batches decode one a
   // thread, each with 1 here (apps/model.hpp, decode_batches).
   std::size_t threads = 1;
+  // Beam search: up to this many other outputs of each source besides the best (Hypothesis::alternatives): the other
+  // hypotheses it finished (the live ones when none finished within the maximum length), by score, each different
+  // from the output and from the others — fewer when fewer are left. 0: none kept. Greedy decoding has none.
+  std::size_t alternatives = 0;
   // The products the model's steps multiply with (precision/products.hpp: a precision's, e.g. int8 with the model's
   // weights quantized); nullptr: float32 (OpenBLAS). Must outlive the search.
   const Products* products = nullptr;
@@ -63,6 +67,8 @@ struct Hypothesis {
   // maps (the Transformer's AttentionView::every) puts them one after the other in a row: M blocks of the source's
   // length
   std::vector<std::vector<float>> attention;
+  // The tokens of the other outputs the search kept (SearchOptions::alternatives), best first.
+  std::vector<std::vector<std::int64_t>> alternatives;
 };
 
 // What the two searches need from a model: one output step at a time for a batch of rows, each row one partial output

@@ -336,6 +336,52 @@ BOOST_AUTO_TEST_CASE(the_search_tree_holds_every_kept_hypothesis_and_the_output_
   }
 }
 
+// The alternatives are the other hypotheses the search finished — the tree's finished leaves — by their normalised
+// score, without the output and without repeats; asking for them changes no output; greedy decoding has none.
+BOOST_AUTO_TEST_CASE(alternatives_are_the_other_finished_outputs_by_score) {
+  Seq2seq<double> model(search_model("bahdanau", nn::CellKind::gru));
+  model.eval();
+  const Batch batch = three_sources();
+  std::size_t seen = 0;
+  for (const std::size_t k : {1u, 3u, 5u}) {
+    BOOST_TEST_CONTEXT("beam " << k) {
+      SearchOptions options{k};
+      const auto plain = decode(model, batch.source, batch.source_lengths, options);
+      std::vector<SearchTree> trees;
+      options.trees = &trees;
+      options.alternatives = 2;
+      const auto outputs = decode(model, batch.source, batch.source_lengths, options);
+      for (std::size_t b = 0; b < 3; ++b) {
+        BOOST_TEST(outputs[b].tokens == plain[b].tokens, boost::test_tools::per_element());
+        BOOST_TEST(plain[b].alternatives.empty());
+        // the oracle: every finished leaf's path and score, in the order the search finished them
+        std::vector<std::pair<double, std::vector<std::int64_t>>> leaves;
+        for (std::size_t j = 0; j < trees[b].size(); ++j) {
+          for (const SearchNode& node : trees[b][j]) {
+            if (!node.finished) continue;
+            std::vector<std::int64_t> path;
+            for (std::int64_t at = node.parent, i = static_cast<std::int64_t>(j) - 1; i >= 0; --i) {
+              const SearchNode& up = trees[b][static_cast<std::size_t>(i)][static_cast<std::size_t>(at)];
+              path.insert(path.begin(), up.token);
+              at = up.parent;
+            }
+            leaves.emplace_back(node.log_prob / static_cast<double>(path.size() + 1), path);
+          }
+        }
+        std::stable_sort(leaves.begin(), leaves.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+        std::vector<std::vector<std::int64_t>> want;
+        for (const auto& [score, path] : leaves) {
+          if (k == 1 || want.size() == 2 || path == outputs[b].tokens) continue;
+          if (std::find(want.begin(), want.end(), path) == want.end()) want.push_back(path);
+        }
+        BOOST_TEST(outputs[b].alternatives == want);
+        seen += want.size();
+      }
+    }
+  }
+  BOOST_TEST(seen > 0u);  // some source had alternatives to check
+}
+
 BOOST_AUTO_TEST_CASE(attention_rows_are_distributions_over_the_real_source) {
   Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
   model.eval();
