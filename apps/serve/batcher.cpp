@@ -88,10 +88,12 @@ std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mute
 void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
   ModelInputs inputs;
   bool attention = false;
+  std::size_t alternatives = 0;  // the most any job asks (a job asking fewer uses its first ones)
   for (const auto& job : jobs) {
     inputs.sources.insert(inputs.sources.end(), job->sources.begin(), job->sources.end());
     for (const data::Image& image : job->images) inputs.images.push_back(&image);
     attention = attention || job->attention;
+    alternatives = std::max(alternatives, job->alternatives);
   }
   if (jobs.front()->explain) return explain(*jobs.front(), inputs);
   std::vector<models::Hypothesis> outputs;
@@ -101,6 +103,7 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
     layout = model_.attention_layout();
     models::SearchOptions search{jobs.front()->beam, 0, 1.0};
     search.products = products_;
+    search.alternatives = alternatives;
     outputs = model_.decode(inputs, search);
   } catch (const std::exception& e) {
     for (const auto& job : jobs) job->failed(std::string("decoding failed: ") + e.what());

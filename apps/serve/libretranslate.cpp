@@ -248,19 +248,28 @@ ChosenPair choose_pair(const TranslateRequest& request, const std::vector<Served
 }
 
 nlohmann::ordered_json translate_json(const TranslateRequest& request, const ChosenPair& chosen,
-                                      const std::vector<ServedPair>& pairs, const std::vector<std::string>& outputs) {
+                                      const std::vector<ServedPair>& pairs, const std::vector<std::string>& outputs,
+                                      const std::vector<std::vector<std::string>>& others) {
+  std::vector<std::vector<std::string>> alternatives(outputs.size());
+  for (std::size_t k = 0; k < outputs.size() && k < others.size(); ++k) {
+    for (const std::string& text : others[k]) {  // as LibreTranslate's filter_unique
+      std::vector<std::string>& kept = alternatives[k];
+      if (kept.size() < request.alternatives && !text.empty() && text != outputs[k] &&
+          std::find(kept.begin(), kept.end(), text) == kept.end())
+        kept.push_back(text);
+    }
+  }
   nlohmann::ordered_json answer;
   const nlohmann::ordered_json detected = {{"confidence", chosen.confidence},
                                            {"language", pairs[chosen.pair].source.code}};
   if (request.q_list) {
     answer["translatedText"] = outputs;
     if (chosen.detected) answer["detectedLanguage"] = std::vector<nlohmann::ordered_json>(outputs.size(), detected);
-    if (request.alternatives > 0)
-      answer["alternatives"] = std::vector<nlohmann::ordered_json>(outputs.size(), nlohmann::ordered_json::array());
+    if (request.alternatives > 0) answer["alternatives"] = alternatives;
   } else {
     answer["translatedText"] = outputs.front();
     if (chosen.detected) answer["detectedLanguage"] = detected;
-    if (request.alternatives > 0) answer["alternatives"] = nlohmann::ordered_json::array();
+    if (request.alternatives > 0) answer["alternatives"] = alternatives.front();
   }
   return answer;
 }

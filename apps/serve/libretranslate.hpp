@@ -93,10 +93,11 @@ double vocabulary_coverage(const ModelFile& file, const std::vector<std::string>
 
 // POST /translate's answer: translatedText (a string, or a list for a list q), detectedLanguage when the source was
 // "auto" (repeated for each text of a list, as LibreTranslate repeats its one detection), alternatives when asked:
-// for each text a list of other translations, which LibreTranslate allows to be shorter than asked — attend's are
-// empty so far (its beam's other outputs are not kept).
+// for each text the texts of `others` (the beam's other outputs, best first) that differ from its translation, from
+// each other and from "", at most request.alternatives — possibly fewer, as LibreTranslate allows.
 nlohmann::ordered_json translate_json(const TranslateRequest& request, const ChosenPair& chosen,
-                                      const std::vector<ServedPair>& pairs, const std::vector<std::string>& outputs);
+                                      const std::vector<ServedPair>& pairs, const std::vector<std::string>& outputs,
+                                      const std::vector<std::vector<std::string>>& others);
 // POST /detect's answer: each served source language with the coverage of the texts by its models' vocabularies
 // (the best of its models), best first.
 nlohmann::ordered_json detect_json(const DetectRequest& request, const std::vector<ServedPair>& pairs,

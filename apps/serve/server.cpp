@@ -456,6 +456,9 @@ void Session::translate() {
     if (!read.error.empty()) throw ApiError(400, read.error);
     job->sources.push_back(std::move(read.source));
   }
+  // with alternatives, a beam of one more (LibreTranslate's hypotheses(text, N + 1)): its best is the translation
+  job->beam = request.alternatives > 0 ? request.alternatives + 1 : 1;
+  job->alternatives = request.alternatives;
   auto self = shared_from_this();
   auto shared_request = std::make_shared<const TranslateRequest>(request);
   job->done = [self, model, shared_request, chosen](std::vector<models::Hypothesis> outputs, AttentionLayout) {
@@ -463,10 +466,17 @@ void Session::translate() {
     net::post(self->stream_.get_executor(), [self, model, shared_request, chosen, outputs = std::move(outputs)] {
       try {
         const ModelFile& file = self->core_->models[model].file;
+        const auto text = [&file](const std::vector<std::int64_t>& tokens) {
+          return file.task->join_target(file.target_vocabulary.decode(tokens));
+        };
         std::vector<std::string> texts;
-        for (const models::Hypothesis& output : outputs)
-          texts.push_back(file.task->join_target(file.target_vocabulary.decode(output.tokens)));
-        self->answer(200, body_of(translate_json(*shared_request, chosen, self->core_->pairs, texts)));
+        std::vector<std::vector<std::string>> others;
+        for (const models::Hypothesis& output : outputs) {
+          texts.push_back(text(output.tokens));
+          others.emplace_back();
+          for (const auto& tokens : output.alternatives) others.back().push_back(text(tokens));
+        }
+        self->answer(200, body_of(translate_json(*shared_request, chosen, self->core_->pairs, texts, others)));
       } catch (const std::exception& e) {
         self->fail(500, std::string("internal error: ") + e.what(), true);
       }

@@ -210,14 +210,36 @@ BOOST_AUTO_TEST_CASE(a_server_answers_libretranslates_endpoints) {
   BOOST_TEST(r.status == 200);
   BOOST_TEST(r.content_type == "application/json");
   BOOST_TEST(r.json() == (json{{"translatedText", predicted("es-en", "tres siete .")}}), r.body);
-  // a list q, source auto: French found by its vocabulary, the detection repeated for each text; alternatives' lists
-  r = post(server.port, R"({"q":["deux trois .","dix ."],"source":"auto","target":"en","alternatives":1})",
-           "/translate");
+  // a list q, source auto: French found by its vocabulary, the detection repeated for each text
+  r = post(server.port, R"({"q":["deux trois .","dix ."],"source":"auto","target":"en"})", "/translate");
   const json detected = {{"confidence", 100.0}, {"language", "fr"}};
   BOOST_TEST(r.json() == (json{{"translatedText", {predicted("fr-en", "deux trois ."), predicted("fr-en", "dix .")}},
-                               {"detectedLanguage", {detected, detected}},
-                               {"alternatives", {json::array(), json::array()}}}),
+                               {"detectedLanguage", {detected, detected}}}),
              r.body);
+  // alternatives: a beam of one more, whose best is the translation (/v1/predict's with that beam), and for each text
+  // at most that many other outputs, none the translation, none twice
+  const std::vector<std::string> texts = {"tres siete .", "uno .", "quince quince ."};
+  r = post(server.port, json{{"q", texts}, {"source", "es"}, {"target", "en"}, {"alternatives", 2}}.dump(),
+           "/translate");
+  const json beam3 = post(server.port, json{{"model", "es-en"}, {"inputs", texts}, {"beam", 3}}.dump()).json();
+  const json answer = r.json();
+  BOOST_TEST_REQUIRE(answer["alternatives"].size() == texts.size(), r.body);
+  std::size_t alternatives = 0;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    const std::string translation = answer["translatedText"][k];
+    BOOST_TEST(translation == beam3["outputs"][k]["output"].get<std::string>());
+    const std::vector<std::string> others = answer["alternatives"][k];
+    BOOST_TEST(others.size() <= 2u);
+    for (std::size_t a = 0; a < others.size(); ++a) {
+      BOOST_TEST(others[a] != translation);
+      BOOST_TEST(!others[a].empty());
+      for (std::size_t b = 0; b < a; ++b) BOOST_TEST(others[a] != others[b]);
+    }
+    alternatives += others.size();
+  }
+  BOOST_TEST(alternatives > 0u, r.body);  // (the checks above can fail)
+  r = post(server.port, R"({"q":"uno .","source":"es","target":"en","alternatives":1})", "/translate");
+  BOOST_TEST(r.json()["alternatives"].is_array(), r.body);  // a list for a string q
   // a form, the query string
   r = request(server.port, http::verb::post, "/translate?target=en", "q=uno+dos+.&source=es",
               "application/x-www-form-urlencoded");
