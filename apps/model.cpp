@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <exception>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -125,7 +126,12 @@ std::vector<models::Hypothesis> decode_by_length(const std::vector<std::vector<s
     const std::size_t start = b * batch_size, end = std::min(order.size(), start + batch_size);
     std::vector<std::vector<std::int64_t>> chunk;
     for (std::size_t k = start; k < end; ++k) chunk.push_back(sources[order[k]]);
-    std::vector<models::Hypothesis> decoded = decode_batch(chunk, options);
+    // the observer is told of the sources by their places in `sources`
+    std::optional<models::PartObserver> part;
+    const models::SearchOptions own = models::for_part(
+        options, {order.begin() + static_cast<std::ptrdiff_t>(start), order.begin() + static_cast<std::ptrdiff_t>(end)},
+        part);
+    std::vector<models::Hypothesis> decoded = decode_batch(chunk, own);
     if (decoded.size() != chunk.size())
       throw std::logic_error("decode_by_length: a batch's outputs and sources differ");
     for (std::size_t k = start; k < end; ++k) result[order[k]] = std::move(decoded[k - start]);

@@ -158,8 +158,10 @@ struct BeamSearch {
   bool probabilities = true;            // the candidates' log-probabilities, not their logits (SearchOptions::scores)
   std::vector<std::vector<Beam>> live;  // live[b]: at most k partial outputs; at the start one empty beam
   std::vector<std::vector<Hypothesis>> finished;
-  std::vector<std::uint8_t> done;  // bytes, not vector<bool>'s bits: threads write the entries of their sources
-  std::vector<SearchTree>* trees;  // nullptr: none kept
+  std::vector<std::uint8_t> done;   // bytes, not vector<bool>'s bits: threads write the entries of their sources
+  std::vector<Hypothesis> outputs;  // outputs[b]: source b's, once done
+  std::vector<std::size_t> told;    // told[b]: the tokens of source b's output the observer was told
+  std::vector<SearchTree>* trees;   // nullptr: none kept
 
   BeamSearch(std::size_t B, const SearchOptions& options)
       : k(options.beam_width),
@@ -169,6 +171,8 @@ struct BeamSearch {
         live(B),
         finished(B),
         done(B, 0),
+        outputs(B),
+        told(B, 0),
         trees(options.trees) {
     for (std::size_t b = 0; b < B; ++b) live[b].push_back(Beam{Hypothesis{}, b * k});
     if (trees != nullptr) trees->assign(B, SearchTree());
@@ -200,6 +204,7 @@ struct BeamSearch {
       if (candidates[c].token == eos_id && c >= k) continue;
       const Beam& parent = live[b][candidates[c].beam];
       Hypothesis h = parent.hypothesis;
+      if (probabilities) h.token_log_probs.push_back(candidates[c].log_prob - parent.hypothesis.log_prob);
       h.log_prob = candidates[c].log_prob;
       if (!step_alpha.empty()) h.attention.push_back(attention_row(step_alpha, parent.row, length, maps));
       const std::int64_t node = trees != nullptr ? add_node(b, parent, h, candidates[c].token) : -1;
@@ -224,7 +229,40 @@ struct BeamSearch {
     // than a finished output and can only lose probability, so with α = 0 nothing better can come (with α > 0
     // this is the usual heuristic); also when nothing is left to extend, or at the maximum length
     const bool best_was_end = !candidates.empty() && candidates.front().token == eos_id;
-    if (best_was_end || live[b].empty() || last_step) done[b] = 1;
+    if (best_was_end || live[b].empty() || last_step) finish(b);
+  }
+
+  // Source b's search is over: its output is the best it holds.
+  void finish(std::size_t b) {
+    done[b] = 1;
+    outputs[b] = best(b);
+  }
+
+  // Tells `observer` the tokens of source b's output that settled since it was last told (SearchObserver::settled).
+  void tell(std::size_t b, SearchObserver& observer) {
+    const Hypothesis* h = done[b] ? &outputs[b] : &live[b].front().hypothesis;
+    std::size_t settled = h->tokens.size();
+    const auto agree = [&settled, h](const Hypothesis& other) {
+      const auto end = h->tokens.begin() + static_cast<std::ptrdiff_t>(std::min(settled, other.tokens.size()));
+      settled = static_cast<std::size_t>(std::mismatch(h->tokens.begin(), end, other.tokens.begin()).first -
+                                         h->tokens.begin());
+    };
+    if (!done[b]) {
+      for (const Beam& beam : live[b]) agree(beam.hypothesis);
+      // of the finished ones only the best can still be the output (their scores are final)
+      const Hypothesis* best_finished = nullptr;
+      for (const Hypothesis& f : finished[b])
+        if (best_finished == nullptr || f.score > best_finished->score) best_finished = &f;
+      if (best_finished != nullptr) agree(*best_finished);
+    }
+    if (settled <= told[b]) return;
+    std::vector<SettledToken> tokens;
+    for (std::size_t j = told[b]; j < settled; ++j) {
+      tokens.push_back(SettledToken{h->tokens[j], j < h->token_log_probs.size() ? h->token_log_probs[j] : 0.0,
+                                    j < h->attention.size() ? h->attention[j] : std::vector<float>()});
+    }
+    observer.settled(b, told[b], tokens);
+    told[b] = settled;
   }
 
   // The best finished hypothesis of source b; when none finished within the maximum length, the best unfinished one.
@@ -354,6 +392,7 @@ std::vector<Hypothesis> greedy_decode(Stepper<T>& stepper, const std::vector<std
         best = likeliest.indices.data()[b * K + c];
       Hypothesis& h = result[b];
       h.log_prob += log_p[static_cast<std::size_t>(best)];
+      h.token_log_probs.push_back(log_p[static_cast<std::size_t>(best)]);
       if (!step.alpha.empty()) h.attention.push_back(attention_row(step.alpha, b, lengths[b], step.maps));
       if (best == eos_id) {
         h.finished = true;
@@ -403,7 +442,18 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
   const bool pays = search.probabilities && B * k >= 64;
   const std::size_t parts = pays ? std::max<std::size_t>(1, std::min(options.threads, B)) : 1;
   std::vector<std::vector<Candidate>> scratch(parts);
+  SearchObserver* observer = options.observer;
+  std::vector<std::uint8_t> stepping;  // the sources this step advances, whose settled tokens the observer is told
+  const auto all_done = [&search] {
+    return std::all_of(search.done.begin(), search.done.end(), [](std::uint8_t d) { return d != 0; });
+  };
   for (std::size_t j = 0; j < max_length; ++j) {
+    if (observer != nullptr) {
+      for (std::size_t b = 0; b < B; ++b)
+        if (!search.done[b] && !observer->wanted(b)) search.finish(b);
+      if (all_done()) break;
+      stepping = search.done;
+    }
     const typename Stepper<T>::Step step = stepper.step(y_prev);  // logits (B·k, V)
     std::vector<std::int64_t> parents(B * k);
     const auto advance = [&](std::size_t b0, std::size_t b1, std::vector<Candidate>& candidates) {
@@ -416,7 +466,9 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
       }
     };
     in_parts(B, parts, advance, scratch);
-    if (std::all_of(search.done.begin(), search.done.end(), [](std::uint8_t d) { return d != 0; })) break;
+    for (std::size_t b = 0; b < B && observer != nullptr; ++b)
+      if (stepping[b] == 0) search.tell(b, *observer);
+    if (all_done()) break;
     // greedy decoding (k = 1) keeps every row where it is: no copy of the state
     bool moved = false;
     for (std::size_t r = 0; r < parents.size() && !moved; ++r) moved = parents[r] != static_cast<std::int64_t>(r);
@@ -424,7 +476,8 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
   }
   std::vector<Hypothesis> result(B);
   for (std::size_t b = 0; b < B; ++b) {
-    result[b] = search.best(b);
+    if (!search.done[b]) search.finish(b);
+    result[b] = std::move(search.outputs[b]);
     if (!search.probabilities) result[b].log_prob = result[b].score = 0;  // sums of logits: not scores
   }
   return result;

@@ -9,7 +9,10 @@
 // Chapters: docs/03-encoder-decoder.md (greedy, feeding back predictions), docs/12-translation.md (beam search).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "models/seq2seq.hpp"
@@ -31,6 +34,8 @@ struct SearchNode {
 // A search's tree for one source: the nodes each step kept, best first — at most k that go on, and the hypotheses the
 // step finished (leaves). The output decode() returns is one of its paths.
 using SearchTree = std::vector<std::vector<SearchNode>>;
+
+class SearchObserver;
 
 struct SearchOptions {
   std::size_t beam_width = 1;   // k; 1 is greedy decoding
@@ -54,6 +59,9 @@ struct SearchOptions {
   // The products the model's steps multiply with (precision/products.hpp: a precision's, e.g. int8 with the model's
   // weights quantized); nullptr: float32 (OpenBLAS). Must outlive the search.
   const Products* products = nullptr;
+  // Told the tokens of each output as they settle, and asked whether each source is still wanted (SearchObserver);
+  // nullptr: none. decode() with the observer as decode() without it, but for the sources no longer wanted.
+  SearchObserver* observer = nullptr;
 };
 
 // One output sequence.
@@ -69,7 +77,55 @@ struct Hypothesis {
   std::vector<std::vector<float>> attention;
   // The tokens of the other outputs the search kept (SearchOptions::alternatives), best first.
   std::vector<std::vector<std::int64_t>> alternatives;
+  // log p(y_j | y_<j, x) of each token, the end token's last when finished: they sum to log_prob (to rounding). Empty
+  // when the search ranked by logits (SearchOptions::scores false).
+  std::vector<double> token_log_probs;
 };
+
+// A token of a source's output that no later step of the search can change, as SearchObserver::settled tells it.
+struct SettledToken {
+  std::int64_t token = 0;
+  double log_prob = 0;           // log p(y_j | y_<j, x)
+  std::vector<float> attention;  // the row that drew it (Hypothesis::attention's), or empty
+};
+
+// What a search tells as it goes, and asks (attend serve's streams): called on the thread that runs the search,
+// between its steps, with the source's place in the batch decode() was given.
+class SearchObserver {
+ public:
+  virtual ~SearchObserver() = default;
+  // Whether source b's output is still wanted, asked before each step: once false, the search stops extending it
+  // (its output is what it holds then, as at the maximum length), and stops altogether when no source is wanted.
+  virtual bool wanted(std::size_t b) = 0;
+  // Tokens first … first + tokens.size() − 1 of source b's output have settled: every live hypothesis and the best
+  // finished one (the only finished one that can still be the output) begin with them. Greedy decoding settles a
+  // token a step; beam search when its hypotheses agree; when a source's search ends, the rest of its output. The end
+  // token is not told. Together, in order, the tokens a source was told are its output's.
+  virtual void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) = 0;
+};
+
+// An observer of a part of a batch: source b of the part is source places[b] of `whole`'s.
+class PartObserver final : public SearchObserver {
+ public:
+  PartObserver(SearchObserver& whole, std::vector<std::size_t> places) : whole_(whole), places_(std::move(places)) {}
+  bool wanted(std::size_t b) override { return whole_.wanted(places_.at(b)); }
+  void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) override {
+    whole_.settled(places_.at(b), first, tokens);
+  }
+
+ private:
+  SearchObserver& whole_;
+  std::vector<std::size_t> places_;
+};
+
+// `options` for a part of a batch whose sources are the whole's places[0], places[1], …: its observer, if any, seen
+// through `part` (PartObserver), which must outlive the search.
+inline SearchOptions for_part(const SearchOptions& options, std::vector<std::size_t> places,
+                              std::optional<PartObserver>& part) {
+  SearchOptions own = options;
+  if (options.observer != nullptr) own.observer = &part.emplace(*options.observer, std::move(places));
+  return own;
+}
 
 // What the two searches need from a model: one output step at a time for a batch of rows, each row one partial output
 // (greedy: row b is source b; beam search: row b·k + r is beam r of source b). The recurrent decoders and the

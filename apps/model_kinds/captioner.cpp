@@ -6,6 +6,8 @@
 #include "models/captioner.hpp"
 
 #include <CLI/CLI.hpp>
+#include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "apps/commands.hpp"
@@ -57,7 +59,11 @@ class CaptionerModel : public Model {
           const std::vector<const data::Image*> chunk(images.begin() + static_cast<std::ptrdiff_t>(start),
                                                       images.begin() + static_cast<std::ptrdiff_t>(end));
           const models::ImageBatch<float> batch = models::make_image_batch<float>(chunk, {}, model_.config());
-          std::vector<models::Hypothesis> decoded = models::decode(model_, batch.images, each);
+          std::vector<std::size_t> places(end - start);
+          std::iota(places.begin(), places.end(), start);
+          std::optional<models::PartObserver> part;
+          std::vector<models::Hypothesis> decoded =
+              models::decode(model_, batch.images, models::for_part(each, std::move(places), part));
           std::move(decoded.begin(), decoded.end(), result.begin() + static_cast<std::ptrdiff_t>(start));
         });
     return result;

@@ -382,6 +382,132 @@ BOOST_AUTO_TEST_CASE(alternatives_are_the_other_finished_outputs_by_score) {
   BOOST_TEST(seen > 0u);  // some source had alternatives to check
 }
 
+namespace {
+
+// Records what a search tells: each source's settled tokens, the step at which each settled, and asks `wanted`.
+struct Recorder : SearchObserver {
+  std::vector<std::vector<SettledToken>> told;
+  std::vector<std::vector<std::size_t>> told_at;  // the step (from 1) each token settled at
+  std::vector<std::size_t> steps;                 // steps the source was asked about
+  std::function<bool(std::size_t b, std::size_t step)> want = [](std::size_t, std::size_t) { return true; };
+  explicit Recorder(std::size_t B) : told(B), told_at(B), steps(B, 0) {}
+  bool wanted(std::size_t b) override { return want(b, ++steps[b]); }
+  void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) override {
+    BOOST_TEST(first == told[b].size());  // in order, none twice
+    BOOST_TEST(!tokens.empty());
+    for (const SettledToken& t : tokens) {
+      told[b].push_back(t);
+      told_at[b].push_back(steps[b]);
+    }
+  }
+};
+
+// A model that always prefers token 4 and never ends: its search runs to the maximum length unless stopped. Counts its
+// steps.
+class EndlessStepper : public Stepper<float> {
+ public:
+  std::size_t steps = 0;
+  void expand(std::size_t k) override { rows_ *= k; }
+  Step step(const Ids&) override {
+    ++steps;
+    Tensor<float> logits(Shape{rows_, 6}, 0.0f);
+    for (std::size_t r = 0; r < rows_; ++r) {
+      logits.data()[r * 6 + 4] = 3.0f;
+      logits.data()[r * 6 + eos_id] = -100.0f;
+    }
+    return {tape_.constant(logits), Variable<float>()};
+  }
+  void reorder(const std::vector<std::int64_t>&) override {}
+  explicit EndlessStepper(std::size_t rows) : rows_(rows) {}
+
+ private:
+  Tape<float> tape_;
+  std::size_t rows_;
+};
+
+}  // namespace
+
+// An observer is told every token of each output in order, once, each as soon as it can no longer change (greedy: at
+// its own step), with its log-probability and attention row; watching changes no output.
+BOOST_AUTO_TEST_CASE(an_observer_is_told_each_output_as_it_settles) {
+  Seq2seq<double> model(search_model("bahdanau", nn::CellKind::gru));
+  model.eval();
+  favour_end_token(model, -0.5);
+  const Batch batch = make_batch(random_sources(12, 4));
+  std::size_t early = 0;     // beam search's tokens told before the source's last step
+  std::size_t finished = 0;  // outputs that ended with the end token
+  for (const std::size_t k : {1u, 3u}) {
+    BOOST_TEST_CONTEXT("beam " << k) {
+      const auto plain = decode(model, batch.source, batch.source_lengths, {k});
+      Recorder recorder(12);
+      SearchOptions watched{k};
+      watched.observer = &recorder;
+      const auto outputs = decode(model, batch.source, batch.source_lengths, watched);
+      for (std::size_t b = 0; b < 12; ++b) {
+        const Hypothesis& h = outputs[b];
+        finished += h.finished;
+        BOOST_TEST(h.tokens == plain[b].tokens, boost::test_tools::per_element());
+        BOOST_TEST(h.log_prob == plain[b].log_prob);
+        BOOST_REQUIRE(recorder.told[b].size() == h.tokens.size());
+        double sum = 0;
+        for (const double lp : h.token_log_probs) sum += lp;
+        BOOST_TEST(h.token_log_probs.size() == h.tokens.size() + (h.finished ? 1 : 0));
+        BOOST_TEST(sum == h.log_prob, boost::test_tools::tolerance(1e-9));
+        for (std::size_t j = 0; j < h.tokens.size(); ++j) {
+          const SettledToken& t = recorder.told[b][j];
+          BOOST_TEST(t.token == h.tokens[j]);
+          BOOST_TEST(t.log_prob == h.token_log_probs[j]);
+          BOOST_TEST((t.attention == std::vector<float>(h.attention[j].begin(), h.attention[j].end())));
+          if (k == 1) BOOST_TEST(recorder.told_at[b][j] == j + 1);
+          early += k > 1 && recorder.told_at[b][j] < recorder.steps[b];
+        }
+      }
+    }
+  }
+  BOOST_TEST(early > 0u);  // beam search told some prefixes while its hypotheses were still being written
+  BOOST_TEST(finished > 0u);
+  // greedy_decode, written on its own, gives the tokens' log-probabilities too
+  for (const Hypothesis& h : greedy_decode(model, batch.source, batch.source_lengths)) {
+    double sum = 0;
+    for (const double lp : h.token_log_probs) sum += lp;
+    BOOST_TEST(sum == h.log_prob, boost::test_tools::tolerance(1e-9));
+  }
+}
+
+// A source no longer wanted stops being searched (its output is what it held), the others decode as before; when no
+// source is wanted the search stops stepping the model.
+BOOST_AUTO_TEST_CASE(a_source_no_longer_wanted_stops_its_search) {
+  Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
+  model.eval();
+  favour_end_token(model, -100.0f);  // every output runs to the maximum length, 7
+  const Batch batch = three_sources();
+  for (const std::size_t k : {1u, 2u}) {
+    const auto plain = decode(model, batch.source, batch.source_lengths, {k});
+    Recorder recorder(3);
+    recorder.want = [](std::size_t b, std::size_t step) { return b != 1 || step <= 3; };
+    SearchOptions watched{k};
+    watched.observer = &recorder;
+    const auto outputs = decode(model, batch.source, batch.source_lengths, watched);
+    BOOST_TEST(outputs[1].tokens.size() == 3u);
+    BOOST_TEST(!outputs[1].finished);
+    BOOST_TEST(outputs[0].tokens == plain[0].tokens, boost::test_tools::per_element());
+    BOOST_TEST(outputs[2].tokens == plain[2].tokens, boost::test_tools::per_element());
+    BOOST_TEST(recorder.steps[1] == 4u);  // asked before steps 1 … 4, not after
+  }
+  for (const std::size_t k : {1u, 3u}) {
+    EndlessStepper endless(2);
+    Recorder recorder(2);
+    recorder.want = [](std::size_t, std::size_t step) { return step <= 5; };
+    SearchOptions watched{k, 100, 1.0};
+    watched.observer = &recorder;
+    const auto outputs = decode(endless, {1, 1}, watched, 100);
+    BOOST_TEST(endless.steps == 5u);
+    BOOST_TEST(outputs[0].tokens.size() == 5u);
+    EndlessStepper unwatched(2);
+    BOOST_TEST(decode(unwatched, {1, 1}, SearchOptions{k, 100, 1.0}, 100)[0].tokens.size() == 100u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(attention_rows_are_distributions_over_the_real_source) {
   Seq2seq<float> model(search_model("bahdanau", nn::CellKind::gru));
   model.eval();
