@@ -519,6 +519,11 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
                    "to read a whole request (a slower client is disconnected), and to write an answer")
       ->check(whole(3600000))
       ->capture_default_str();
+  command
+      ->add_option("--heartbeat-ms", serve.heartbeat_ms,
+                   "a stream's quiet time after which a comment line (\": ping\") goes out, so proxies keep it open")
+      ->check(whole(3600000))
+      ->capture_default_str();
   command->add_option("--api-key-file", serve.api_key_file,
                       "a file of API keys, one a line: LibreTranslate's /translate and /detect then require one "
                       "(\"api_key\"), as LibreTranslate does");

@@ -118,6 +118,7 @@ struct ServeOptions {
   std::size_t max_body = 1 << 20;     // bytes of a request's body (413 beyond)
   std::size_t max_connections = 256;
   std::size_t read_timeout_ms = 10000;    // to read a whole request, and to write an answer
+  std::size_t heartbeat_ms = 15000;       // a stream's quiet time after which a comment line goes out
   std::string api_key_file;               // the keys LibreTranslate's endpoints require, one a line; "": none
   std::vector<std::string> cors_origins;  // origins whose pages may call the server ("*": any); none by default
 };

@@ -326,8 +326,11 @@ for doc in docs:
                     errors.append(f"{rel}: cannot run `{command}`: {e}")
                     continue
                 actual = [line.rstrip() for line in run.stdout.splitlines()]
+                # blank lines at the end (a server-sent event's) cannot be shown at a block's end
                 while expected and not expected[-1]:
                     expected.pop()
+                while actual and not actual[-1]:
+                    actual.pop()
                 if not matches(expected, actual):
                     errors.append(f"{rel}: output of `{command}` differs from the doc:\n--- doc\n" + "\n".join(expected)
                                   + "\n--- actual\n" + "\n".join(actual))

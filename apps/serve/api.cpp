@@ -107,12 +107,18 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
       request.scores = bool_field(value, "scores");
     } else if (key == "attention") {
       request.attention = bool_field(value, "attention");
+    } else if (key == "stream") {
+      request.stream = bool_field(value, "stream");
     } else {
-      throw ApiError(400,
-                     "unknown field " + Json(key).dump() + " (a request has model, inputs, beam, scores, attention)");
+      throw ApiError(
+          400, "unknown field " + Json(key).dump() + " (a request has model, inputs, beam, scores, attention, stream)");
     }
   }
   if (!json.contains("inputs")) throw ApiError(400, "no \"inputs\": give an array of inputs");
+  if (request.stream && request.inputs.size() != 1) {
+    throw ApiError(
+        400, "\"stream\": a stream answers one input, and \"inputs\" holds " + std::to_string(request.inputs.size()));
+  }
   return request;
 }
 
@@ -366,26 +372,31 @@ nlohmann::ordered_json maps_json(const AttentionMaps& maps) {
   return {{"name", maps.name}, {"layers", maps.layers}, {"heads", maps.heads}, {"weights", std::move(layers)}};
 }
 
+// One output token's attention row (every map side by side, as Hypothesis::attention's) as weights[layer][head][key];
+// [] for an empty row.
+nlohmann::ordered_json row_json(const std::vector<float>& row, const AttentionLayout& layout) {
+  nlohmann::ordered_json attention = nlohmann::ordered_json::array();
+  const std::size_t keys = row.size() / std::max<std::size_t>(layout.layers * layout.heads, 1);
+  for (std::size_t l = 0; l < layout.layers && keys > 0; ++l) {
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (std::size_t h = 0; h < layout.heads; ++h)
+      heads.push_back(float_array(row.data() + (l * layout.heads + h) * keys, keys));
+    attention.push_back(std::move(heads));
+  }
+  return attention;
+}
+
 // The search's tree: per step its nodes {token, log_prob, parent, finished, attention[layer][head][key]}.
 nlohmann::ordered_json tree_json(const ModelFile& file, const Explanation& explanation) {
-  const std::size_t maps = explanation.layout.layers * explanation.layout.heads;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const auto& step : explanation.tree) {
     nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     for (const models::SearchNode& node : step) {
-      nlohmann::ordered_json attention = nlohmann::ordered_json::array();
-      const std::size_t keys = node.attention.size() / std::max<std::size_t>(maps, 1);
-      for (std::size_t l = 0; l < explanation.layout.layers && keys > 0; ++l) {
-        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-        for (std::size_t h = 0; h < explanation.layout.heads; ++h)
-          heads.push_back(float_array(node.attention.data() + (l * explanation.layout.heads + h) * keys, keys));
-        attention.push_back(std::move(heads));
-      }
       nodes.push_back({{"token", file.target_vocabulary.token(node.token)},
                        {"log_prob", node.log_prob},
                        {"parent", node.parent},
                        {"finished", node.finished},
-                       {"attention", std::move(attention)}});
+                       {"attention", row_json(node.attention, explanation.layout)}});
     }
     steps.push_back(std::move(nodes));
   }
@@ -393,6 +404,18 @@ nlohmann::ordered_json tree_json(const ModelFile& file, const Explanation& expla
 }
 
 }  // namespace
+
+nlohmann::ordered_json token_json(const ModelFile& file, const AttentionLayout& layout, std::size_t index,
+                                  const models::SettledToken& token, const std::vector<std::int64_t>& so_far,
+                                  bool attention) {
+  nlohmann::ordered_json json;
+  json["index"] = index;
+  json["token"] = file.target_vocabulary.token(token.token);
+  json["text"] = file.task->join_target(file.target_vocabulary.decode(so_far));
+  json["log_prob"] = token.log_prob;
+  if (attention) json["attention"] = row_json(token.attention, layout);
+  return json;
+}
 
 nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& input, const std::string& text_input,
                                         const Explanation& explanation) {

@@ -25,14 +25,15 @@ struct RequestLimits {
   std::size_t max_beam = 16;
 };
 
-// POST /v1/predict's body: {"model": name, "inputs": [...], "beam": k, "scores": bool, "attention": bool}; only
-// "inputs" is required ("model" when more than one model is served).
+// POST /v1/predict's body: {"model": name, "inputs": [...], "beam": k, "scores": bool, "attention": bool, "stream":
+// bool}; only "inputs" is required ("model" when more than one model is served), and a stream has one input.
 struct PredictRequest {
   std::string model;                // empty: not given
   std::vector<std::string> inputs;  // texts; for an image model each a PGM file in base64
   std::size_t beam = 1;
   bool scores = false;     // each output's length-normalised log-probability, as `attend predict --scores`
   bool attention = false;  // each output's attention weights
+  bool stream = false;     // answer as server-sent events, token by token (one input; docs/reference/serve.md)
 };
 
 // POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k}; "input" is required ("model" when
@@ -105,6 +106,14 @@ ReadInput read_input(const ModelFile& file, const std::string& input, std::size_
 nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout& layout, const ReadInput& input,
                                    const std::string& text_input, const models::Hypothesis& output,
                                    const PredictRequest& request);
+
+// A streamed output's token as its event tells it (docs/reference/serve.md): {"index": its place in the output,
+// "token": its text, "text": the output so far as /v1/predict writes it, "log_prob": log p(token | tokens before,
+// input)} and, when asked, "attention": its row as weights[layer][head][input position]. `so_far` holds the output's
+// tokens up to this one, included.
+nlohmann::ordered_json token_json(const ModelFile& file, const AttentionLayout& layout, std::size_t index,
+                                  const models::SettledToken& token, const std::vector<std::int64_t>& so_far,
+                                  bool attention);
 
 // /v1/explain's answer for one input (docs/reference/serve.md): the output as /v1/predict gives it with its score, the
 // input's and output's tokens (or the image's grid), every attention's maps, the search's tree, and for a recurrent

@@ -1,7 +1,44 @@
 // attend serve's batching across clients (batcher.hpp).
 #include "apps/serve/batcher.hpp"
 
+#include <algorithm>
+
 namespace attend::app::serve {
+
+namespace {
+
+// What the search tells a batch's inputs and asks of them, passed to their jobs: input b of the batch is input b −
+// first_[owner_[b]] of job owner_[b].
+class JobsObserver : public models::SearchObserver {
+ public:
+  JobsObserver(const std::vector<std::unique_ptr<Job>>& jobs, const AttentionLayout& layout, Metrics& metrics)
+      : jobs_(jobs), layout_(layout), metrics_(metrics), counted_(jobs.size(), 0) {
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      first_.push_back(owner_.size());
+      owner_.insert(owner_.end(), jobs[j]->size(), j);
+    }
+  }
+  bool wanted(std::size_t b) override {
+    const std::size_t j = owner_[b];
+    if (!jobs_[j]->cancelled->load()) return true;
+    if (!counted_[j]) metrics_.cancelled(jobs_[j]->size());
+    counted_[j] = 1;
+    return false;
+  }
+  void settled(std::size_t b, std::size_t first, const std::vector<models::SettledToken>& tokens) override {
+    const Job& job = *jobs_[owner_[b]];
+    if (job.settled && !job.cancelled->load()) job.settled(b - first_[owner_[b]], first, tokens, layout_);
+  }
+
+ private:
+  const std::vector<std::unique_ptr<Job>>& jobs_;
+  const AttentionLayout& layout_;
+  Metrics& metrics_;
+  std::vector<std::size_t> owner_, first_;
+  std::vector<std::uint8_t> counted_;
+};
+
+}  // namespace
 
 Batcher::Batcher(Model& model, const Products* products, BatchSettings settings, Metrics& metrics,
                  std::function<bool()> more_coming)
@@ -86,6 +123,17 @@ std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mute
 }
 
 void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
+  // a job nobody waits for any more is not decoded
+  for (auto it = jobs.begin(); it != jobs.end();) {
+    if (!(*it)->cancelled->load()) {
+      ++it;
+      continue;
+    }
+    metrics_.cancelled((*it)->size());
+    (*it)->failed("cancelled");
+    it = jobs.erase(it);
+  }
+  if (jobs.empty()) return;
   ModelInputs inputs;
   bool attention = false;
   std::size_t alternatives = 0;  // the most any job asks (a job asking fewer uses its first ones)
@@ -104,6 +152,10 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
     models::SearchOptions search{jobs.front()->beam, 0, 1.0};
     search.products = products_;
     search.alternatives = alternatives;
+    // told and asked only when a job streams (the others' clients wait for the whole answer)
+    JobsObserver observer(jobs, layout, metrics_);
+    const bool streams = std::any_of(jobs.begin(), jobs.end(), [](const auto& job) { return bool(job->settled); });
+    if (streams) search.observer = &observer;
     outputs = model_.decode(inputs, search);
   } catch (const std::exception& e) {
     for (const auto& job : jobs) job->failed(std::string("decoding failed: ") + e.what());
@@ -116,7 +168,11 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
         std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at)),
         std::make_move_iterator(outputs.begin() + static_cast<std::ptrdiff_t>(at + job->size())));
     at += job->size();
-    job->done(std::move(own), layout);
+    if (job->cancelled->load()) {
+      job->failed("cancelled");
+    } else {
+      job->done(std::move(own), layout);
+    }
   }
 }
 

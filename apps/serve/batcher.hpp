@@ -4,6 +4,7 @@
 // input, to the last bits that depend on a batch's shape (docs/reference/serve.md).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -33,6 +34,14 @@ struct Job {
   std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;
   std::function<void(Explanation)> explained;
   std::function<void(const std::string&)> failed;
+  // Streaming: told on the worker thread the tokens of input `input`'s output as they settle (SearchObserver::settled),
+  // with what their attention rows hold; empty: not told.
+  std::function<void(std::size_t input, std::size_t first, const std::vector<models::SettledToken>& tokens,
+                     const AttentionLayout& layout)>
+      settled;
+  // Set from any thread when nobody waits for the outputs any more (the client left): the job's inputs stop being
+  // decoded (their search ends at its next step; a job not yet decoded is not), and `failed` gets "cancelled".
+  std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
   std::chrono::steady_clock::time_point queued_at{};
   std::size_t size() const { return sources.size() + images.size(); }
 };

@@ -68,6 +68,11 @@ void Metrics::batch(std::size_t inputs) {
   inputs_ += inputs;
 }
 
+void Metrics::cancelled(std::size_t inputs) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  cancelled_ += inputs;
+}
+
 void Metrics::connection_opened() {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++connections_;
@@ -90,6 +95,9 @@ std::string Metrics::text(const std::map<std::string, std::size_t>& queued) cons
   out << batches_.text("attend_batch_size");
   header(out, "attend_inputs_decoded_total", "counter", "Inputs decoded.");
   out << "attend_inputs_decoded_total " << inputs_ << "\n";
+  header(out, "attend_inputs_cancelled_total", "counter",
+         "Inputs whose decoding stopped, or never began, because their client left.");
+  out << "attend_inputs_cancelled_total " << cancelled_ << "\n";
   header(out, "attend_queue_inputs", "gauge", "Inputs waiting to be decoded, by model.");
   for (const auto& [model, count] : queued)
     out << "attend_queue_inputs{model=\"" << label(model) << "\"} " << count << "\n";

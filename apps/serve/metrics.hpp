@@ -1,5 +1,6 @@
 // attend serve's counters, as GET /metrics shows them in Prometheus's text format (version 0.0.4): requests by status
-// code, their latency, the batches decoded, the inputs waiting and the open connections. Safe to call from any thread.
+// code, their latency, the batches decoded, the inputs cancelled and waiting, and the open connections. Safe to call
+// from any thread.
 #pragma once
 
 #include <array>
@@ -35,6 +36,8 @@ class Metrics {
   void request(int status, double seconds);
   // A batch the worker decoded: its inputs.
   void batch(std::size_t inputs);
+  // Inputs whose decoding stopped, or never began, because nobody waited for them any more.
+  void cancelled(std::size_t inputs);
   void connection_opened();
   void connection_closed();
   // The whole exposition; `queued` gives each model's inputs waiting (name → count).
@@ -44,7 +47,7 @@ class Metrics {
   mutable std::mutex mutex_;
   std::map<int, std::uint64_t> requests_;  // by status code
   Histogram latency_, batches_;
-  std::uint64_t inputs_ = 0;
+  std::uint64_t inputs_ = 0, cancelled_ = 0;
   std::int64_t connections_ = 0;
 };
 

@@ -13,12 +13,14 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <future>
 #include <iostream>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_map>
 
+#include "apps/serve/event_stream.hpp"
 #include "apps/serve/explorer.hpp"
 #include "apps/serve/libretranslate.hpp"
 
@@ -110,12 +112,18 @@ class Session : public std::enable_shared_from_this<Session> {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
   }
   // On the server's stop: a connection waiting for its next request is closed; one with a request under way is
-  // closed once it is answered.
-  void stop() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+  // closed once it is answered; a stream ends. `seen` is called once this connection has done so.
+  void stop(std::function<void()> seen) {
+    net::post(stream_.get_executor(), [self = shared_from_this(), seen = std::move(seen)] {
       self->stopping_ = true;
       if (self->idle_ && self->parser_ && !self->parser_->got_some() && self->buffer_.size() == 0)
         self->stream_.cancel();
+      if (self->events_) {  // a stream ends with what was decoded and an error event; its decoding stops
+        self->cancel_->store(true);
+        self->events_->send("error", error_body("the server is stopping"));
+        self->events_->finish();
+      }
+      seen();
     });
   }
 
@@ -141,8 +149,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string request_content_type() const;
   std::size_t find_model(const std::string& name) const;
   void submit(std::size_t model, std::unique_ptr<Job> job);
+  void stream_prediction(std::size_t model, std::shared_ptr<const PredictRequest> request,
+                         std::shared_ptr<std::vector<ReadInput>> reads, std::unique_ptr<Job> job);
+  void stream_ended(bool reusable);
+  std::string outputs_body(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
+                           std::vector<models::Hypothesis> outputs, const AttentionLayout& layout) const;
   void answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
                       std::vector<models::Hypothesis> outputs, const AttentionLayout& layout);
+  std::vector<std::pair<std::string, std::string>> cors_headers(const char* allow) const;
   void fail(int status, const std::string& message, bool close = false, const char* allow = "");
   void answer(int status, std::string body, const char* content_type = "application/json", const char* allow = "");
   void on_write(bool close, beast::error_code ec);
@@ -158,6 +172,8 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<http::response<http::string_body>> response_;
+  std::shared_ptr<EventStream> events_;        // the answer being streamed, if any
+  std::shared_ptr<std::atomic<bool>> cancel_;  // and its job's cancellation
   std::array<char, 8192> discarded_{};
   std::shared_ptr<Core> core_;
   bool over_limit_;
@@ -371,9 +387,10 @@ void Session::predict() {
     }
   }
   const auto shared_request = std::make_shared<PredictRequest>(request);
-  if (job->size() == 0) return answer_outputs(model, request, *reads, {}, {});
   job->beam = request.beam;
   job->attention = request.attention;
+  if (request.stream) return stream_prediction(model, shared_request, reads, std::move(job));
+  if (job->size() == 0) return answer_outputs(model, request, *reads, {}, {});
   auto self = shared_from_this();
   job->done = [self, model, shared_request, reads](std::vector<models::Hypothesis> outputs, AttentionLayout layout) {
     --self->core_->waiting_sessions;
@@ -382,6 +399,68 @@ void Session::predict() {
     });
   };
   submit(model, std::move(job));
+}
+
+// A prediction streamed (docs/reference/serve.md, "Streaming"): what cannot be decoded is refused as any request is,
+// before the stream begins; then each token as it settles ("token"), and the answer /v1/predict gives ("done") — or
+// an "error" event. The tokens' events are written on the worker thread, the stream's writes on this connection's.
+void Session::stream_prediction(std::size_t model, std::shared_ptr<const PredictRequest> request,
+                                std::shared_ptr<std::vector<ReadInput>> reads, std::unique_ptr<Job> job) {
+  if (!reads->front().error.empty()) throw ApiError(400, reads->front().error);
+  if (version_ < 11) throw ApiError(400, "\"stream\": a stream needs HTTP/1.1 (its chunks)");
+  auto self = shared_from_this();
+  auto so_far = std::make_shared<std::vector<std::int64_t>>();
+  job->settled = [self, model, request, so_far](std::size_t, std::size_t first,
+                                                const std::vector<models::SettledToken>& tokens,
+                                                const AttentionLayout& layout) {
+    std::vector<std::string> events;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+      so_far->push_back(tokens[t].token);
+      events.push_back(body_of(
+          token_json(self->core_->models[model].file, layout, first + t, tokens[t], *so_far, request->attention)));
+    }
+    net::post(self->stream_.get_executor(), [self, events = std::move(events)] {
+      for (const std::string& event : events)
+        if (self->events_) self->events_->send("token", event);
+    });
+  };
+  job->done = [self, model, request, reads](std::vector<models::Hypothesis> outputs, AttentionLayout layout) {
+    --self->core_->waiting_sessions;
+    std::string body, event = "done";
+    try {
+      body = self->outputs_body(model, *request, *reads, std::move(outputs), layout);
+    } catch (const std::exception& e) {
+      body = error_body(std::string("internal error: ") + e.what());
+      event = "error";
+    }
+    net::post(self->stream_.get_executor(), [self, body = std::move(body), event] {
+      if (!self->events_) return;
+      self->events_->send(event, body);
+      self->events_->finish();
+    });
+  };
+  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
+  submit(model, std::move(job));  // a full queue is a 503, as for any request
+  cancel_ = cancelled;
+  const EventStream::Settings settings{core_->settings.read_timeout, core_->settings.heartbeat};
+  events_ = std::make_shared<EventStream>(
+      stream_, buffer_, settings,
+      [self](const std::string& reason) {
+        self->cancel_->store(true);
+        self->core_->log(self->peer_ + " " + self->method_ + " " + self->target_ + ": stream ended: " + reason);
+      },
+      [self](bool reusable) { self->stream_ended(reusable); });
+  const bool keep_alive = !(stopping_ || core_->stopping || !parser_->keep_alive());
+  events_->start(version_, keep_alive, cors_headers(""));
+}
+
+// After a stream's last chunk (reusable) the connection reads its next request; after a failed stream it closes.
+void Session::stream_ended(bool reusable) {
+  core_->metrics.request(200, std::chrono::duration<double>(Clock::now() - read_at_).count());
+  events_.reset();
+  cancel_.reset();
+  if (!reusable || stopping_ || core_->stopping || !parser_->keep_alive()) return close();
+  read();
 }
 
 // One input, decoded alone with everything the explorer shows of it.
@@ -429,6 +508,22 @@ std::string Session::allowed_origin() const {
     if (allowed == origin) return origin;
   }
   return "";
+}
+
+// The CORS headers of an answer (none when the request's origin is not allowed); a preflight's name the methods and
+// headers a page may use.
+std::vector<std::pair<std::string, std::string>> Session::cors_headers(const char* allow) const {
+  std::vector<std::pair<std::string, std::string>> headers;
+  const std::string origin = allowed_origin();
+  if (origin.empty()) return headers;
+  headers.emplace_back("Access-Control-Allow-Origin", origin);
+  if (origin != "*") headers.emplace_back("Vary", "Origin");
+  if (preflight_) {
+    headers.emplace_back("Access-Control-Allow-Methods", allow);
+    headers.emplace_back("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    headers.emplace_back("Access-Control-Max-Age", "86400");
+  }
+  return headers;
 }
 
 std::string Session::request_query() const {
@@ -504,7 +599,13 @@ void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
   auto self = shared_from_this();
   job->failed = [self](const std::string& message) {
     --self->core_->waiting_sessions;
-    net::post(self->stream_.get_executor(), [self, message] { self->fail(500, message, true); });
+    net::post(self->stream_.get_executor(), [self, message] {
+      if (!self->events_) return self->fail(500, message, true);
+      if (self->events_->finishing()) return;  // cancelled: the stream is over already
+      self->core_->log(self->peer_ + " " + self->method_ + " " + self->target_ + " → error event: " + message);
+      self->events_->send("error", error_body(message));
+      self->events_->finish();
+    });
   };
   const std::size_t inputs = job->size();
   ++core_->waiting_sessions;
@@ -518,22 +619,26 @@ void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
 }
 
 // The answer of /v1/predict: each input's output, or its own error, in the inputs' order.
+std::string Session::outputs_body(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
+                                  std::vector<models::Hypothesis> outputs, const AttentionLayout& layout) const {
+  const ServedModel& served = core_->models[model];
+  const bool text = served.file.task->input() == InputKind::text;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < reads.size(); ++k) {
+    if (!reads[k].error.empty()) {
+      list.push_back({{"error", reads[k].error}});
+    } else {
+      list.push_back(output_json(served.file, layout, reads[k], text ? request.inputs[k] : "", outputs[at++], request));
+    }
+  }
+  return body_of({{"model", served.name}, {"outputs", list}});
+}
+
 void Session::answer_outputs(std::size_t model, const PredictRequest& request, const std::vector<ReadInput>& reads,
                              std::vector<models::Hypothesis> outputs, const AttentionLayout& layout) {
   try {
-    const ServedModel& served = core_->models[model];
-    const bool text = served.file.task->input() == InputKind::text;
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < reads.size(); ++k) {
-      if (!reads[k].error.empty()) {
-        list.push_back({{"error", reads[k].error}});
-      } else {
-        list.push_back(
-            output_json(served.file, layout, reads[k], text ? request.inputs[k] : "", outputs[at++], request));
-      }
-    }
-    answer(200, body_of({{"model", served.name}, {"outputs", list}}));
+    answer(200, outputs_body(model, request, reads, std::move(outputs), layout));
   } catch (const std::exception& e) {
     fail(500, std::string("internal error: ") + e.what(), true);
   }
@@ -552,15 +657,7 @@ void Session::answer(int status, std::string body, const char* content_type, con
   response_->set(http::field::server, "attend");
   if (*content_type) response_->set(http::field::content_type, content_type);
   if (*allow) response_->set(http::field::allow, allow);
-  if (const std::string origin = allowed_origin(); !origin.empty()) {
-    response_->set(http::field::access_control_allow_origin, origin);
-    if (origin != "*") response_->set(http::field::vary, "Origin");
-    if (preflight_) {
-      response_->set(http::field::access_control_allow_methods, allow);
-      response_->set(http::field::access_control_allow_headers, "Authorization, Content-Type");
-      response_->set(http::field::access_control_max_age, "86400");
-    }
-  }
+  for (const auto& [name, value] : cors_headers(allow)) response_->set(name, value);
   preflight_ = false;
   if (status == 503) response_->set(http::field::retry_after, "1");
   response_->body() = std::move(body);
@@ -644,8 +741,17 @@ void Core::begin_stop(const std::shared_ptr<Core>& self) {
     for (const auto& [raw, weak] : sessions)
       if (auto session = weak.lock()) open.push_back(session);
   }
-  for (const auto& session : open) session->stop();
-  stopper = std::thread([self] {
+  // the batchers stop (decoding what they hold) once every connection has seen the stop — a stream's input is then
+  // cancelled, not decoded
+  auto unseen = std::make_shared<std::atomic<std::size_t>>(open.size() + 1);
+  auto all_seen = std::make_shared<std::promise<void>>();
+  const auto seen = [unseen, all_seen] {
+    if (--*unseen == 0) all_seen->set_value();
+  };
+  for (const auto& session : open) session->stop(seen);
+  seen();
+  stopper = std::thread([self, all_seen] {
+    all_seen->get_future().wait_for(std::chrono::seconds(5));
     for (const auto& batcher : self->batchers) batcher->stop();
     net::post(self->ioc, [self] { self->guard.reset(); });
   });

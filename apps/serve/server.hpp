@@ -21,6 +21,8 @@ struct ServerSettings {
   std::size_t max_body = 1 << 20;     // bytes of a request's body (413 beyond)
   std::size_t max_connections = 256;  // open at once; beyond, a request is answered 503 and the connection closed
   std::chrono::milliseconds read_timeout{10000};  // to read a whole request (headers and body), and to write an answer
+                                                  // (each chunk of a stream)
+  std::chrono::milliseconds heartbeat{15000};     // a stream's quiet time after which ": ping" goes out
   RequestLimits request;
   BatchSettings batch;
   // LibreTranslate's /translate and /detect require one of these as "api_key" (400 without one, 403 for another, as

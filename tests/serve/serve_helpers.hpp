@@ -14,6 +14,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -177,6 +178,23 @@ class Raw {
     for (;;) {
       pollfd p{socket_.native_handle(), POLLIN, 0};
       if (poll(&p, 1, ms) <= 0) return text;
+      const ssize_t n = ::recv(socket_.native_handle(), buffer, sizeof buffer, 0);
+      if (n <= 0) {
+        closed_ = true;
+        return text;
+      }
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  // What the server sends within `ms` milliseconds (less when it closes the connection first).
+  std::string receive_for(int ms) {
+    std::string text;
+    char buffer[4096];
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+      pollfd p{socket_.native_handle(), POLLIN, 0};
+      if (left.count() <= 0 || poll(&p, 1, static_cast<int>(left.count())) <= 0) return text;
       const ssize_t n = ::recv(socket_.native_handle(), buffer, sizeof buffer, 0);
       if (n <= 0) {
         closed_ = true;

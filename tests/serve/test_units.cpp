@@ -57,6 +57,35 @@ class EchoModel : public Model {
   attend::nn::Linear<float> layer_{1, 1, rng_};
 };
 
+// A model whose every output is token 4 again and again, never ended: searched (models/search.hpp) to 1,000 tokens
+// unless stopped. Counts its decoder's steps.
+class EndlessModel : public EchoModel {
+ public:
+  std::vector<attend::models::Hypothesis> decode(const ModelInputs& inputs,
+                                                 const attend::models::SearchOptions& search) override {
+    struct Endless : attend::models::Stepper<float> {
+      std::size_t rows, steps = 0;
+      attend::Tape<float> tape;
+      void expand(std::size_t k) override { rows *= k; }
+      Step step(const attend::Ids&) override {
+        ++steps;
+        attend::Tensor<float> logits(attend::Shape{rows, 6}, 0.0f);
+        for (std::size_t r = 0; r < rows; ++r) logits.data()[r * 6 + 4] = 3.0f;
+        for (std::size_t r = 0; r < rows; ++r) logits.data()[r * 6 + attend::models::eos_id] = -100.0f;
+        return {tape.constant(logits), attend::Variable<float>()};
+      }
+      void reorder(const std::vector<std::int64_t>&) override {}
+    } stepper;
+    stepper.rows = inputs.sources.size();
+    attend::models::SearchOptions options = search;
+    options.max_length = 1000;
+    auto outputs = attend::models::decode(stepper, std::vector<std::int64_t>(stepper.rows, 1), options, 1000);
+    steps = stepper.steps;
+    return outputs;
+  }
+  std::atomic<std::size_t> steps{0};
+};
+
 // A job of `sources`, whose outputs (or error) arrive in the returned future.
 std::unique_ptr<Job> job(std::vector<std::vector<std::int64_t>> sources, std::size_t beam,
                          std::promise<std::vector<attend::models::Hypothesis>>& done) {
@@ -216,6 +245,33 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   batcher.stop();
   BOOST_TEST(last.get_future().get()[0].tokens == std::vector<std::int64_t>{10});
   BOOST_TEST(!batcher.submit(job({{11}}, 1, last)));
+}
+
+// A streaming job is told its tokens as they settle; cancelled meanwhile, its decoding stops at the next step (the
+// others' goes on), it fails as "cancelled", and the metric counts it.
+BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding) {
+  EndlessModel model;
+  Metrics metrics;
+  BatchSettings settings;
+  settings.max_wait = std::chrono::milliseconds(0);
+  Batcher batcher(model, nullptr, settings, metrics);
+  std::promise<std::vector<attend::models::Hypothesis>> done;
+  auto streaming = job({{5}}, 1, done);
+  std::vector<std::size_t> told;
+  streaming->settled = [&told, cancelled = streaming->cancelled](std::size_t input, std::size_t first,
+                                                                 const std::vector<attend::models::SettledToken>& t,
+                                                                 const AttentionLayout&) {
+    BOOST_TEST(input == 0u);
+    BOOST_TEST(first == told.size());
+    for (const auto& token : t) told.push_back(static_cast<std::size_t>(token.token));
+    if (told.size() == 3) cancelled->store(true);
+  };
+  BOOST_TEST(batcher.submit(std::move(streaming)));
+  BOOST_CHECK_EXCEPTION(done.get_future().get(), std::runtime_error,
+                        [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+  BOOST_TEST(told == std::vector<std::size_t>({4, 4, 4}), boost::test_tools::per_element());
+  BOOST_TEST(model.steps.load() == 3u);  // not the 1,000 it would have run
+  BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
 }
 
 // A batcher waits for more inputs only while another request can come: told that none can, it decodes at once,
