@@ -15,6 +15,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -223,6 +224,26 @@ inline double metric(const std::string& text, const std::string& series) {
   const std::size_t at = text.find("\n" + series + " ");
   return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
 }
+
+// The real clients of tests/clients (npm packages, installed there by scripts/setup).
+const std::string clients = std::string(ATTEND_SOURCE_DIR) + "/tests/clients";
+
+// A test's precondition: Node and the npm package `package` in tests/clients; otherwise skipped, saying which is
+// missing.
+struct NodeClient {
+  std::string package;
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::string why;
+    if (std::system("command -v node > /dev/null 2>&1") != 0) {
+      why = "node is not installed (Debian: nodejs; scripts/setup installs it)";
+    } else if (!cli_test::exists(clients + "/node_modules/" + package + "/package.json")) {
+      why = "the npm package " + package + " is not installed in tests/clients (scripts/setup: npm ci there)";
+    }
+    boost::test_tools::assertion_result result(why.empty());
+    if (!why.empty()) result.message() << "needs the npm client: " << why;
+    return result;
+  }
+};
 
 // The small models the suite serves, each trained once: dates with the recurrent model and with the Transformer,
 // the vanilla decoder (no attention), and the digits captioner.

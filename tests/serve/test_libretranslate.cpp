@@ -77,23 +77,6 @@ const PairsModels& pairs_models() {
   return trained;
 }
 
-// The npm client's folder (tests/clients), and a precondition: node and the package installed there (scripts/setup
-// installs both), else the case is skipped saying which is missing.
-const std::string clients = std::string(ATTEND_SOURCE_DIR) + "/tests/clients";
-struct NodeClient {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    std::string why;
-    if (std::system("command -v node > /dev/null 2>&1") != 0) {
-      why = "node is not installed (Debian: nodejs; scripts/setup installs it)";
-    } else if (!cli_test::exists(clients + "/node_modules/libretranslate/package.json")) {
-      why = "the npm package libretranslate is not installed in tests/clients (scripts/setup: npm ci there)";
-    }
-    boost::test_tools::assertion_result result(why.empty());
-    if (!why.empty()) result.message() << "needs the npm client: " << why;
-    return result;
-  }
-};
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(libretranslate)
@@ -261,7 +244,7 @@ BOOST_AUTO_TEST_CASE(a_server_answers_libretranslates_endpoints) {
 // LibreTranslate: it lists the languages, checks its codes against them, and posts JSON; its translations are the
 // model's own (/v1/predict's), a named source and "auto" alike.
 BOOST_AUTO_TEST_CASE(the_npm_libretranslate_client_translates_with_attend,
-                     *boost::unit_test::precondition(NodeClient{})) {
+                     *boost::unit_test::precondition(NodeClient{"libretranslate"})) {
   const PairsModels& m = pairs_models();
   Server server("--model '" + m.spanish + "' --model '" + m.french + "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());

@@ -183,4 +183,33 @@ BOOST_AUTO_TEST_CASE(sigterm_ends_a_stream_with_an_error_event) {
   BOOST_TEST(client.closed());
 }
 
+// A real client, the npm package `eventsource` (browsers' EventSource for Node), reads a stream: the same tokens and
+// answer as read by hand; a refusal fails it with the status, not reconnecting.
+BOOST_AUTO_TEST_CASE(the_npm_eventsource_client_reads_a_stream,
+                     *boost::unit_test::precondition(NodeClient{"eventsource"})) {
+  Server server("--model '" + models().transformer + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port) + "/v1/predict";
+  const std::string body = stream_request("12/25/1999", 1, true, true).dump();
+  const auto client = [&](const std::string& request) {
+    const Run run = run_attend("'" + clients + "/eventsource.mjs' " + url + " '" + request + "'", "", "node");
+    BOOST_TEST(run.status == 0, run.err);
+    return json::parse(run.out, nullptr, false);
+  };
+  const json read = client(body);
+  const std::vector<Event> events = events_of(post(server.port, body).body);
+  BOOST_TEST_REQUIRE(!events.empty());
+  BOOST_TEST(read["done"] == json::parse(events.back().data));
+  const std::vector<Event> tokens = named(events, "token");
+  BOOST_TEST(tokens.size() > 3u);
+  BOOST_TEST_REQUIRE(read["tokens"].size() == tokens.size());
+  for (std::size_t j = 0; j < tokens.size(); ++j) BOOST_TEST(read["tokens"][j] == json::parse(tokens[j].data));
+  BOOST_TEST(read["error"].is_null());
+  const json refused = client(R"({"inputs": ["1 2 2000", "3 4 2001"], "stream": true})");
+  BOOST_TEST(refused["failed"]["code"] == 400, refused.dump());
+  BOOST_TEST(refused["tokens"].empty());
+  // the refused stream was asked once: the client did not post it again
+  BOOST_TEST(metric(get(server.port, "/metrics").body, "attend_requests_total{code=\"400\"}") == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
