@@ -302,11 +302,8 @@ namespace {
 // ("source"), and the output's tokens, the end token included when it ended ("target").
 void axes_json(nlohmann::ordered_json& json, const ModelFile& file, const AttentionLayout& layout,
                const ReadInput& input, const models::Hypothesis& output) {
-  if (layout.grid_rows > 0) {
-    json["grid"] = {layout.grid_rows, layout.grid_columns};
-  } else {
-    json["source"] = input.tokens;
-  }
+  const nlohmann::ordered_json axes = input_json(layout, input);
+  for (const auto& [key, value] : axes.items()) json[key] = value;
   std::vector<std::string> rows;
   for (std::int64_t id : output.tokens) rows.push_back(file.target_vocabulary.token(id));
   if (output.finished) rows.push_back(file.target_vocabulary.token(models::eos_id));
@@ -404,6 +401,16 @@ nlohmann::ordered_json tree_json(const ModelFile& file, const Explanation& expla
 }
 
 }  // namespace
+
+nlohmann::ordered_json input_json(const AttentionLayout& layout, const ReadInput& input) {
+  nlohmann::ordered_json json;
+  if (layout.grid_rows > 0) {
+    json["grid"] = {layout.grid_rows, layout.grid_columns};
+  } else {
+    json["source"] = input.tokens;
+  }
+  return json;
+}
 
 nlohmann::ordered_json token_json(const ModelFile& file, const AttentionLayout& layout, std::size_t index,
                                   const models::SettledToken& token, const std::vector<std::int64_t>& so_far,

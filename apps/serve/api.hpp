@@ -107,6 +107,10 @@ nlohmann::ordered_json output_json(const ModelFile& file, const AttentionLayout&
                                    const std::string& text_input, const models::Hypothesis& output,
                                    const PredictRequest& request);
 
+// What a streamed output's attention rows run over, as its first event tells it: {"source": the input's tokens} or,
+// for an image, {"grid": [rows, columns]} (as "attention" of output_json has them).
+nlohmann::ordered_json input_json(const AttentionLayout& layout, const ReadInput& input);
+
 // A streamed output's token as its event tells it (docs/reference/serve.md): {"index": its place in the output,
 // "token": its text, "text": the output so far as /v1/predict writes it, "log_prob": log p(token | tokens before,
 // input)} and, when asked, "attention": its row as weights[layer][head][input position]. `so_far` holds the output's

@@ -452,6 +452,10 @@ void Session::stream_prediction(std::size_t model, std::shared_ptr<const Predict
       [self](bool reusable) { self->stream_ended(reusable); });
   const bool keep_alive = !(stopping_ || core_->stopping || !parser_->keep_alive());
   events_->start(version_, keep_alive, cors_headers(""));
+  if (request->attention) {  // what the rows run over, before the first row
+    const ModelFile& file = core_->models[model].file;
+    events_->send("input", body_of(input_json(file.model->attention_layout(), reads->front())));
+  }
 }
 
 // After a stream's last chunk (reusable) the connection reads its next request; after a failed stream it closes.

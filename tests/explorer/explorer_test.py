@@ -7,7 +7,8 @@ against a real `attend serve` on a free port with small models this test trains 
 
 What it checks (issue 37): typing "Saturday 09 May 2018" into the dates model's page shows "2018-05-09"; every heatmap
 row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST /v1/explain); switching the layer or
-the head changes the heatmap to that head's weights; pointing at a cell shows its value; the head view draws a line
+the head changes the heatmap to that head's weights; while the output is streamed the page draws a row of weights a
+token, the API's (issue 67); pointing at a cell shows its value; the head view draws a line
 per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
 head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give α_ij
 from e_ij, and a Luong model's its own score's; the arrow keys and Enter choose a cell; the summary states the rows'
@@ -252,6 +253,25 @@ def mean_of_heads(layer):
     return [[sum(h[q][k] for h in layer) / len(layer) for k in range(len(layer[0][q]))] for q in range(len(layer[0]))]
 
 
+def streamed(page, x, what):
+    """What the page drew while the output was streamed (POST /v1/predict, "stream": true), kept hidden under the
+    explanation: a row for each output token (the end token has none), each the API's cross-attention row of the last
+    layer, mean of the heads; the stream ended with its "done" event."""
+    live = page.by_id("live")
+    tokens = len(x["target"]) - (1 if x["finished"] else 0)
+    check(live.get_attribute("data-done") == "done", f"{what}: the stream ended with {live.get_attribute('data-done')!r}")
+    check(live.get_attribute("data-rows") == str(tokens), f"{what}: {live.get_attribute('data-rows')} rows streamed, "
+                                                          f"{tokens} tokens")
+    rows = page.driver.execute_script("""
+        return [...document.querySelectorAll("#live-heatmap tr[data-q]")].map(
+          (tr) => [...tr.querySelectorAll("td.cell")].map((td) => Number(td.dataset.value)));""")
+    cross = x["attention"][0]
+    same_rows(rows, mean_of_heads(cross["weights"][cross["layers"] - 1])[:tokens], what + " streamed")
+    labels = page.driver.execute_script("""
+        return [...document.querySelectorAll("#live-heatmap thead th[scope=col]")].map((th) => th.textContent);""")
+    check(labels == x["source"], f"{what}: the streamed table's columns are {labels}, not the input's tokens")
+
+
 ARROW_RIGHT, ARROW_DOWN, ENTER = "\ue014", "\ue015", "\ue007"  # WebDriver's key codes (Selenium's Keys, BiDi's too)
 
 
@@ -285,6 +305,7 @@ def dates_rnn(page, address):
     page.ask("dates", "Saturday 09 May 2018", beam=3)
     check(page.by_id("output").text == "2018-05-09", f"dates: the page shows {page.by_id('output').text!r}")
     x = explain(address, "dates", "Saturday 09 May 2018", beam=3)
+    streamed(page, x, "dates, beam 3")
     page.tab("heatmap")
     same_rows(page.heatmap(), x["attention"][0]["weights"][0][0], "dates heatmap")
     cell = page.css('#heatmap td.cell[data-q="0"][data-k="2"]')[0]
@@ -326,6 +347,7 @@ def transformer(page, address):
     """The Transformer: three kinds of attention, layer and head switching, the head and model views."""
     page.ask("dates-transformer", "9 May 2018")
     x = explain(address, "dates-transformer", "9 May 2018")
+    streamed(page, x, "transformer")
     kinds = [o.get_attribute("value") for o in page.css("#kind option")]
     check(len(kinds) == 3, f"transformer: {len(kinds)} kinds of attention offered")
     page.tab("heatmap")

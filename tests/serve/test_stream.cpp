@@ -64,7 +64,8 @@ json stream_request(const std::string& input, std::size_t beam, bool attention, 
 
 BOOST_AUTO_TEST_SUITE(stream)
 
-// Every token once, in order, each with the output so far and its attention row; then "done" carries the very body
+// With the attention, the input's tokens first; every token once, in order, each with the output so far and its
+// attention row; then "done" carries the very body
 // /v1/predict answers for the same request unstreamed, whose output is `attend predict`'s.
 BOOST_AUTO_TEST_CASE(a_stream_tells_each_token_then_the_answer_predict_gives) {
   for (const std::string& model : {models().rnn, models().transformer}) {
@@ -94,6 +95,10 @@ BOOST_AUTO_TEST_CASE(a_stream_tells_each_token_then_the_answer_predict_gives) {
           BOOST_TEST(events.back().data + "\n" == whole.body);  // the body's line
           const json answer = json::parse(events.back().data)["outputs"][0];
           BOOST_TEST(answer["output"].get<std::string>() == predicted[k]);
+          // with the attention, what its rows run over comes first
+          BOOST_TEST(named(events, "input").size() == (attention ? 1u : 0u));
+          if (attention) BOOST_TEST(events.front().name == "input");
+          if (attention) BOOST_TEST(json::parse(events.front().data)["source"] == answer["attention"]["source"]);
           const std::vector<Event> tokens = named(events, "token");
           BOOST_TEST_REQUIRE(!tokens.empty());
           for (std::size_t j = 0; j < tokens.size(); ++j) {

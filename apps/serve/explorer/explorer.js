@@ -152,6 +152,8 @@ async function explain(event) {
     return say(e.message, true);
   }
   say("Decoding…");
+  $("result").hidden = true;
+  if (m.attention) await stream(m, request);
   let answer, body;
   try {
     answer = await fetch("v1/explain", { method: "POST", headers: { "Content-Type": "application/json" },
@@ -160,6 +162,7 @@ async function explain(event) {
   } catch (e) {
     return say("The server did not answer: " + e.message, true);
   }
+  $("live").hidden = true;
   if (!answer.ok) return say(`${answer.status}: ${body.error}`, true);
   say("");
   state.explanation = body.explanation;
@@ -168,6 +171,67 @@ async function explain(event) {
   state.head = "mean";
   state.chosen = null;
   render();
+}
+
+// ---- the output as it is decoded (POST /v1/predict, "stream": true) ---------------------------------------------------
+
+// The events of a text/event-stream body as they come: onEvent(name, data) for each (comments skipped).
+async function readEvents(body, onEvent) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    for (let end; (end = buffer.indexOf("\n\n")) >= 0; buffer = buffer.slice(end + 2)) {
+      let name = "message", data = "";
+      for (const line of buffer.slice(0, end).split("\n")) {
+        if (line.startsWith("event: ")) name = line.slice(7);
+        if (line.startsWith("data: ")) data = line.slice(6);
+      }
+      if (data) onEvent(name, JSON.parse(data));
+    }
+  }
+}
+
+// Draws each output token and its row of weights (the last layer, mean of the heads) as the server streams them;
+// the explanation asked next replaces the drawing. A stream that fails leaves it to the explanation to say why.
+async function stream(m, request) {
+  const live = $("live"), table = clear($("live-heatmap"));
+  live.hidden = false;
+  live.dataset.rows = 0;
+  live.dataset.done = "";
+  $("live-output").textContent = "";
+  const onEvent = (name, data) => {
+    if (name === "input") {
+      const head = element("tr");
+      head.appendChild(element("th"));
+      for (const k of data.source || gridLabels(data.grid)) head.appendChild(element("th", { scope: "col" }, k));
+      table.appendChild(element("thead")).appendChild(head);
+    } else if (name === "token") {
+      const layer = data.attention[data.attention.length - 1];
+      const row = layer[0].map((_, k) => layer.reduce((s, h) => s + h[k], 0) / layer.length);
+      const tr = element("tr", { "data-q": data.index });
+      tr.appendChild(element("th", { scope: "row" }, data.token));
+      for (const alpha of row) {
+        tr.appendChild(element("td", { class: "cell", "data-value": alpha, title: `α = ${alpha}`,
+          style: `background: rgba(21, 101, 192, ${alpha})` }));
+      }
+      table.appendChild(tr);
+      $("live-output").textContent = data.text;
+      live.dataset.rows = data.index + 1;
+    } else {
+      live.dataset.done = name;
+    }
+  };
+  try {
+    const answer = await fetch("v1/predict", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ model: m.name, inputs: [request.input], beam: request.beam, attention: true,
+        stream: true }) });
+    if (answer.ok) await readEvents(answer.body, onEvent);
+  } catch (e) {
+    live.dataset.done = "failed";
+  }
 }
 
 // ---- what one attention map is -----------------------------------------------------------------------------------
