@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace attend::app::serve {
@@ -19,6 +20,40 @@ using Json = nlohmann::json;
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
+}
+
+// The value of parameter `name` of a header's value ("multipart/form-data; boundary=\"x\"" → x), quotes removed;
+// "" when absent.
+std::string header_parameter(const std::string& header, const std::string& name) {
+  for (std::size_t at = header.find(';'); at != std::string::npos; at = header.find(';', at + 1)) {
+    std::size_t begin = header.find_first_not_of(' ', at + 1);
+    if (begin == std::string::npos) return "";
+    const std::size_t equals = header.find('=', begin);
+    if (equals == std::string::npos || lower(header.substr(begin, equals - begin)) != name) continue;
+    begin = equals + 1;
+    if (begin < header.size() && header[begin] == '"') {
+      const std::size_t close = header.find('"', begin + 1);
+      return close == std::string::npos ? "" : header.substr(begin + 1, close - begin - 1);
+    }
+    const std::size_t end = header.find_first_of("; ", begin);
+    return header.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  }
+  return "";
+}
+
+// One part's name from its headers (Content-Disposition: form-data; name="q"), "" for a file's part (it has a
+// filename), nullopt when it has no name.
+std::optional<std::string> part_name(const std::string& headers) {
+  for (std::size_t at = 0; at < headers.size();) {
+    const std::size_t end = std::min(headers.find("\r\n", at), headers.size());
+    const std::string line = headers.substr(at, end - at);
+    at = end + 2;
+    if (lower(line.substr(0, 20)) != "content-disposition:") continue;
+    if (!header_parameter(line, "filename").empty()) return "";
+    const std::string name = header_parameter(line, "name");
+    if (!name.empty()) return name;
+  }
+  return std::nullopt;
 }
 
 // What LibreTranslate reads of a request, as strings (q also as a list): from a JSON body, or from the query and the
@@ -70,16 +105,12 @@ Fields read_fields(const std::string& content_type, const std::string& query, co
   if (trimmed(type) == "application/json" ||
       (type.rfind("application/", 0) == 0 && type.find("+json") != std::string::npos))
     return json_fields(body);
-  if (trimmed(type) == "multipart/form-data") {
-    throw ApiError(400,
-                   "a multipart/form-data body is not read by attend serve: send application/json or "
-                   "application/x-www-form-urlencoded");
-  }
   Fields fields;
-  const bool form = trimmed(type) == "application/x-www-form-urlencoded";
-  for (const std::string* part : {&query, form ? &body : nullptr}) {
-    if (part == nullptr) continue;
-    for (auto& [name, value] : form_fields(*part)) fields.text.try_emplace(name, std::move(value));  // query first
+  for (auto& [name, value] : form_fields(query)) fields.text.try_emplace(name, std::move(value));  // the query first
+  if (trimmed(type) == "application/x-www-form-urlencoded") {
+    for (auto& [name, value] : form_fields(body)) fields.text.try_emplace(name, std::move(value));
+  } else if (trimmed(type) == "multipart/form-data") {
+    for (auto& [name, value] : multipart_fields(content_type, body)) fields.text.try_emplace(name, std::move(value));
   }
   if (const auto q = fields.text.find("q"); q != fields.text.end()) {
     std::string normalised;  // LibreTranslate joins a form's lines with "\n" (CR LF and CR become LF)
@@ -117,6 +148,34 @@ void check_count(std::size_t count, const RequestLimits& limits) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> multipart_fields(const std::string& content_type,
+                                                                  const std::string& body) {
+  const std::string boundary = header_parameter(content_type, "boundary");
+  if (boundary.empty() || boundary.size() > 70)  // RFC 2046: 1 to 70 characters
+    throw ApiError(400, "a multipart/form-data body needs a boundary of 1 to 70 characters in its Content-Type");
+  const std::string delimiter = "--" + boundary;
+  // the first delimiter begins the body or a line (a preamble before it is not read, nor an epilogue after the last)
+  std::size_t at = body.compare(0, delimiter.size(), delimiter) == 0 ? 0 : body.find("\r\n" + delimiter);
+  if (at == std::string::npos) throw ApiError(400, "the multipart/form-data body does not hold its boundary");
+  at += (at == 0 ? 0 : 2) + delimiter.size();
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (;;) {
+    if (body.compare(at, 2, "--") == 0) return fields;  // the closing delimiter
+    if (body.compare(at, 2, "\r\n") != 0)
+      throw ApiError(400, "the multipart/form-data body has a boundary not followed by a line end");
+    const std::size_t headers_end = body.find("\r\n\r\n", at + 2);
+    const std::size_t next = body.find("\r\n" + delimiter, at + 2);
+    if (next == std::string::npos)
+      throw ApiError(400, "the multipart/form-data body does not end with its closing boundary");
+    if (headers_end == std::string::npos || headers_end + 4 > next)  // the blank line before the part's delimiter
+      throw ApiError(400, "a part of the multipart/form-data body has no blank line after its headers");
+    const std::optional<std::string> name = part_name(body.substr(at + 2, headers_end - at - 2));
+    if (!name) throw ApiError(400, "a part of the multipart/form-data body has no name (Content-Disposition)");
+    if (!name->empty()) fields.emplace_back(*name, body.substr(headers_end + 4, next - headers_end - 4));
+    at = next + 2 + delimiter.size();
+  }
+}
 
 ApiLanguage api_language(const std::string& given) {
   const std::string code = lower(given);

@@ -54,6 +54,14 @@ struct DetectRequest {
   std::string api_key;
 };
 
+// The fields of a multipart/form-data body (RFC 7578), as a browser's FormData sends them — LibreTranslate's own page
+// does — in order: each part's name (Content-Disposition: form-data; name="…") and its bytes; a part with a filename
+// (a file) is left out. `content_type` is the whole header, whose boundary parameter delimits the parts. Throws
+// ApiError 400 naming the problem: no boundary, a body that does not hold it or does not end with its closing
+// delimiter, a part without a name. A preamble before the first delimiter and an epilogue after the last are not read.
+std::vector<std::pair<std::string, std::string>> multipart_fields(const std::string& content_type,
+                                                                  const std::string& body);
+
 // Reads POST /translate's request: `content_type` its Content-Type, `query` what follows '?' in its target, `body` its
 // body. A JSON body (application/json) is read alone; fields other than LibreTranslate's are ignored, as it ignores
 // them. Throws ApiError 400 with LibreTranslate's message ("Invalid request: missing q parameter", …, "Invalid

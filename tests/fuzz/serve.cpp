@@ -11,10 +11,11 @@
 //     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="
 //     up to the next '&' (the oracle: a plain split);
 //   - the same bytes read twice give the same request (no hidden state);
-//   - LibreTranslate's POST /translate and /detect (apps/serve/libretranslate.hpp), the bytes read as a JSON body and
-//     as a form body (the first half also as the query): read or refused with a 400; a request read has 1 to
-//     max_inputs texts, a source and a target that are not empty and have no upper-case ASCII letter, and at most
-//     max_beam − 1 alternatives; a JSON q list is a list; the same bytes read twice give the same request;
+//   - LibreTranslate's POST /translate and /detect (apps/serve/libretranslate.hpp), the bytes read as a JSON body, as
+//     a form body and as a multipart/form-data body of boundary "x" (the first half also as the query): read or refused
+//     with a 400; a request read has 1 to max_inputs texts, a source and a target that are not empty and have no
+//     upper-case ASCII letter, and at most max_beam − 1 alternatives; a JSON q list is a list; the same bytes read
+//     twice give the same request;
 //   - base64: decode_base64 refuses a text or decodes it to 3 bytes a group of 4 characters (less the padding),
 //     and what it decodes, encoded again (encode_base64), decodes to the same bytes.
 #include <algorithm>
@@ -105,7 +106,8 @@ bool has_upper(const std::string& text) {
 // The bytes as POST /translate's and /detect's requests, of each content type.
 void check_libretranslate(const std::string& body, const RequestLimits& limits) {
   const std::string query = body.substr(0, body.size() / 2);
-  for (const char* type : {"application/json", "application/x-www-form-urlencoded"}) {
+  for (const char* type :
+       {"application/json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"}) {
     const bool json = type[12] == 'j';
     try {
       const TranslateRequest r = parse_translate_request(type, json ? "" : query, body, limits);

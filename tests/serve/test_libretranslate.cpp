@@ -113,6 +113,23 @@ BOOST_AUTO_TEST_CASE(translate_requests_are_read_as_libretranslate_reads_them) {
                         "q=Hola+%C3%B1%0D%0Aa%0D%0A&source=es&target=en&format=text");
   BOOST_TEST(r.q == std::vector<std::string>{"Hola ñ\na"});  // CR LF → LF, the last line break dropped
   BOOST_TEST(r.source == "fr");                              // the query's field first
+  // a browser's FormData (LibreTranslate's page sends one): parts in any order, a quoted boundary, CR LF in a text, a
+  // file's part left out, the query's field first
+  const std::string parts =
+      "preamble\r\n--AaB03x\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\nuno\r\ndos\r\n\r\n"
+      "--AaB03x\r\ncontent-disposition: form-data; name=\"target\"\r\nContent-Type: text/plain\r\n\r\nen\r\n"
+      "--AaB03x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n\r\nq=no\r\n"
+      "--AaB03x\r\nContent-Disposition: form-data; name=\"source\"\r\n\r\nes\r\n"
+      "--AaB03x\r\nContent-Disposition: form-data; name=\"alternatives\"\r\n\r\n2\r\n--AaB03x--\r\n";
+  const std::string body = parts.substr(parts.find("--AaB03x"));
+  BOOST_TEST(lt::multipart_fields("multipart/form-data; boundary=AaB03x", parts) ==
+             lt::multipart_fields("multipart/form-data; boundary=AaB03x", body));  // the preamble is not read
+  r = translate_request("multipart/form-data; charset=utf-8; boundary=\"AaB03x\"", "source=fr", body);
+  BOOST_TEST(r.q == std::vector<std::string>{"uno\ndos"});
+  BOOST_TEST(r.source == "fr");
+  BOOST_TEST(r.target == "en");
+  BOOST_TEST(r.alternatives == 2u);
+  BOOST_TEST(lt::multipart_fields("multipart/form-data; boundary=AaB03x", body).size() == 4u);  // not the file
   r = translate_request("", "q=x&source=es&target=en&alternatives=-3", "q=ignored");  // no form type: the query only
   BOOST_TEST(r.q == std::vector<std::string>{"x"});
   BOOST_TEST(r.alternatives == 0u);
@@ -138,9 +155,22 @@ BOOST_AUTO_TEST_CASE(translate_requests_are_refused_with_libretranslates_message
                      "Invalid request: missing q parameter"));  // JSON without its type: no form, no q
   BOOST_TEST(refuses(t(json, R"({"q":[1],"source":"es","target":"en"})"), 400, "\"q\" must hold strings, not number"));
   BOOST_TEST(refuses(t(json, R"([1])"), 400, "the body must be a JSON object, not array"));
-  BOOST_TEST(refuses(t("multipart/form-data; boundary=x", ""), 400,
-                     "a multipart/form-data body is not read by attend serve: send application/json or "
-                     "application/x-www-form-urlencoded"));
+  BOOST_TEST(refuses(t("multipart/form-data", "--x\r\n"), 400,
+                     "a multipart/form-data body needs a boundary of 1 to 70 characters in its Content-Type"));
+  const std::string multipart = "multipart/form-data; boundary=x";
+  BOOST_TEST(refuses(t(multipart, "x--x"), 400, "the multipart/form-data body does not hold its boundary"));
+  BOOST_TEST(refuses(t(multipart, "--x\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\nHola"), 400,
+                     "the multipart/form-data body does not end with its closing boundary"));
+  BOOST_TEST(refuses(t(multipart, "--x\r\nContent-Type: text/plain\r\n\r\nHola\r\n--x--"), 400,
+                     "a part of the multipart/form-data body has no name (Content-Disposition)"));
+  BOOST_TEST(
+      refuses(t(multipart, "--xy"), 400, "the multipart/form-data body has a boundary not followed by a line end"));
+  BOOST_TEST(refuses(t(multipart, "--x\r\nContent-Disposition: form-data; name=q\r\n--x--"), 400,
+                     "a part of the multipart/form-data body has no blank line after its headers"));
+  BOOST_TEST(refuses(t(multipart, "--x\r\nContent-Disposition: form-data; name=q\r\n\r\n--x--"), 400,
+                     "a part of the multipart/form-data body has no blank line after its headers"));
+  BOOST_TEST(lt::multipart_fields(multipart, "--x\r\nContent-Disposition: form-data; name=q\r\n\r\n\r\n--x--") ==
+             (std::vector<std::pair<std::string, std::string>>{{"q", ""}}));  // an empty value
   BOOST_TEST(refuses([] { lt::parse_detect_request("application/json", "", "{}", limits); }, 400,
                      "Invalid request: missing q parameter"));
 }
@@ -268,6 +298,14 @@ BOOST_AUTO_TEST_CASE(the_npm_libretranslate_client_translates_with_attend,
   const Run unknown = run_attend("'" + clients + "/libretranslate.mjs' " + url + " de en 'eins .'", "", "node");
   BOOST_TEST(unknown.status != 0);  // the client refuses a code /languages does not list
   BOOST_TEST(unknown.err.find("This language was not found") != std::string::npos, unknown.err);
+  // as LibreTranslate's page asks: a FormData (multipart/form-data), Node's as a browser's
+  const Run form = run_attend("'" + clients + "/formdata.mjs' " + url + "/translate 'q=" + spanish_texts[0] +
+                                  "' source=es target=en format=text",
+                              "", "node");
+  BOOST_TEST(form.status == 0, form.err);
+  const json answered = json::parse(form.out, nullptr, false);
+  BOOST_TEST(answered["status"] == 200, form.out);
+  BOOST_TEST(answered["body"]["translatedText"] == want[0], form.out);
 }
 
 // --api-key-file: LibreTranslate's endpoints answer as LibreTranslate does when keys are required; the others ask none.
