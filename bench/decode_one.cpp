@@ -1,9 +1,10 @@
 // bench/decode_one: what `attend predict` spends on one input once its model is loaded — the text encoded, decoded
 // alone (Model::decode, the call predict makes) and the output joined — timed in the process, each input on its own,
 // for bench/compare_serve's bound on a lone client of attend serve (its p50 within 1.2× of this). A process-level
-// timing (predict with an input less predict without) is too noisy for a sub-millisecond decode.
+// timing (predict with an input less predict without) is too noisy for a sub-millisecond decode. With --max-length 1
+// the decode stops after its first token: the encoder and one decoder step, the bound on a stream's first token.
 //
-//   decode_one --model M.safetensors --inputs FILE [--count 200] [--beam 1] [--threads 1]
+//   decode_one --model M.safetensors --inputs FILE [--count 200] [--beam 1] [--threads 1] [--max-length N]
 //
 // Each of the first --count inputs (one a line, text models) is decoded once as a warm-up and then timed; prints one
 // JSON line: inputs, median_ms, p10_ms, p90_ms.
@@ -32,7 +33,7 @@ double percentile(std::vector<double> values, double q) {
 }
 
 int run(const std::string& model_path, const std::string& inputs_path, std::size_t count, std::size_t beam,
-        std::size_t threads) {
+        std::size_t threads, std::size_t max_length) {
   set_threads(threads);
   ModelFile file = load_model_file(model_path);
   std::ifstream in(inputs_path);
@@ -47,7 +48,7 @@ int run(const std::string& model_path, const std::string& inputs_path, std::size
       const auto start = std::chrono::steady_clock::now();
       ModelInputs inputs;
       inputs.sources.push_back(file.task->encode_source(file.source_vocabulary, text));
-      const std::vector<models::Hypothesis> outputs = file.model->decode(inputs, {beam, 0, 1.0});
+      const std::vector<models::Hypothesis> outputs = file.model->decode(inputs, {beam, max_length, 1.0});
       tokens += file.task->join_target(file.target_vocabulary.decode(outputs.front().tokens)).size();
       if (pass == 1)
         ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -64,15 +65,16 @@ int main(int argc, char** argv) {
   attend::use_fitting_blas_kernels(argv);  // as the attend program does: OpenBLAS on the kernels this CPU fits
   CLI::App app{"attend predict's time for one input, model load excluded"};
   std::string model, inputs;
-  std::size_t count = 200, beam = 1, threads = 1;
+  std::size_t count = 200, beam = 1, threads = 1, max_length = 0;
   app.add_option("--model", model, "a model file")->required();
   app.add_option("--inputs", inputs, "inputs, one a line")->required();
   app.add_option("--count", count, "how many inputs to time")->check(CLI::Range(1, 100000));
   app.add_option("--beam", beam, "beam width, as predict --beam")->check(CLI::Range(1, 64));
   app.add_option("--threads", threads, "as predict --threads")->check(CLI::Range(1, 256));
+  app.add_option("--max-length", max_length, "output tokens at most (0: the model's)")->check(CLI::Range(0, 100000));
   CLI11_PARSE(app, argc, argv);
   try {
-    return run(model, inputs, count, beam, threads);
+    return run(model, inputs, count, beam, threads, max_length);
   } catch (const std::exception& e) {
     std::cerr << "decode_one: " << e.what() << "\n";
     return 1;

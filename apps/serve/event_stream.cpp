@@ -39,6 +39,10 @@ void EventStream::start(unsigned version, bool keep_alive,
   header_->keep_alive(keep_alive);
   header_->chunked(true);  // and no prepare_payload(), which would make it a Content-Length of 0
   serializer_ = std::make_unique<http::response_serializer<http::empty_body>>(*header_);
+  // each event goes out when written: without this, Nagle's algorithm holds a small write until the last one is
+  // acknowledged, which a client's delayed acknowledgement puts off by 40 ms (measured: every stream took 44 ms)
+  beast::error_code ignored;
+  stream_.socket().set_option(net::ip::tcp::no_delay(true), ignored);
   stream_.expires_never();  // the request's read deadline would end the watch
   watch();
   last_write_ = std::chrono::steady_clock::now();
