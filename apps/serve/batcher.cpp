@@ -149,6 +149,8 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
   try {
     model_.record_every_attention(attention);
     layout = model_.attention_layout();
+    for (const auto& job : jobs)
+      if (job->decoding) job->decoding(layout);
     models::SearchOptions search{jobs.front()->beam, 0, 1.0};
     search.products = products_;
     search.alternatives = alternatives;

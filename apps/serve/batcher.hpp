@@ -34,6 +34,8 @@ struct Job {
   std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;
   std::function<void(Explanation)> explained;
   std::function<void(const std::string&)> failed;
+  // Called on the worker thread as the job's batch begins, with what its attention rows will hold; empty: not called.
+  std::function<void(const AttentionLayout&)> decoding;
   // Streaming: told on the worker thread the tokens of input `input`'s output as they settle (SearchObserver::settled),
   // with what their attention rows hold; empty: not told.
   std::function<void(std::size_t input, std::size_t first, const std::vector<models::SettledToken>& tokens,

@@ -109,18 +109,19 @@ void EventStream::write_last() {
 void EventStream::watch() {
   if (buffer_.size() >= watched_bytes) return;
   watching_ = true;
-  stream_.async_read_some(buffer_.prepare(watched_bytes - buffer_.size()),
-                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                            self->watching_ = false;
-                            if (!ec) {
-                              self->buffer_.commit(n);
-                              if (!self->last_written_ && !self->gone_called_) return self->watch();
-                              return self->maybe_end();
-                            }
-                            if (ec == net::error::operation_aborted && (self->last_written_ || self->gone_called_))
-                              return self->maybe_end();
-                            self->fail("the client left");
-                          });
+  stream_.async_read_some(buffer_.prepare(watched_bytes - buffer_.size()), [self = shared_from_this()](
+                                                                               beast::error_code ec, std::size_t n) {
+    self->watching_ = false;
+    if (!ec) {
+      self->buffer_.commit(n);
+      if (!self->last_written_ && !self->gone_called_) return self->watch();
+      return self->maybe_end();
+    }
+    // cancelled by the stream itself, or by a write's deadline (the write tells why)
+    if (ec == net::error::operation_aborted && (self->last_written_ || self->gone_called_ || self->writing_))
+      return self->maybe_end();
+    self->fail("the client left");
+  });
 }
 
 // ": ping" after a quiet heartbeat, until the stream finishes.

@@ -410,6 +410,13 @@ void Session::stream_prediction(std::size_t model, std::shared_ptr<const Predict
   if (version_ < 11) throw ApiError(400, "\"stream\": a stream needs HTTP/1.1 (its chunks)");
   auto self = shared_from_this();
   auto so_far = std::make_shared<std::vector<std::int64_t>>();
+  if (request->attention) {  // what the rows run over, before the first row (the batch's layout, on the worker)
+    job->decoding = [self, reads](const AttentionLayout& layout) {
+      net::post(self->stream_.get_executor(), [self, event = body_of(input_json(layout, reads->front()))] {
+        if (self->events_) self->events_->send("input", event);
+      });
+    };
+  }
   job->settled = [self, model, request, so_far](std::size_t, std::size_t first,
                                                 const std::vector<models::SettledToken>& tokens,
                                                 const AttentionLayout& layout) {
@@ -452,10 +459,6 @@ void Session::stream_prediction(std::size_t model, std::shared_ptr<const Predict
       [self](bool reusable) { self->stream_ended(reusable); });
   const bool keep_alive = !(stopping_ || core_->stopping || !parser_->keep_alive());
   events_->start(version_, keep_alive, cors_headers(""));
-  if (request->attention) {  // what the rows run over, before the first row
-    const ModelFile& file = core_->models[model].file;
-    events_->send("input", body_of(input_json(file.model->attention_layout(), reads->front())));
-  }
 }
 
 // After a stream's last chunk (reusable) the connection reads its next request; after a failed stream it closes.
@@ -601,8 +604,9 @@ void Session::frontend_settings() {
 // Hands a job to the model's batcher; its `failed` answers 500. Throws ApiError 503 when the queue cannot take it.
 void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
   auto self = shared_from_this();
-  job->failed = [self](const std::string& message) {
+  job->failed = [self, cancelled = job->cancelled](const std::string& message) {
     --self->core_->waiting_sessions;
+    if (cancelled->load()) return;  // nobody waits: the stream that asked is over
     net::post(self->stream_.get_executor(), [self, message] {
       if (!self->events_) return self->fail(500, message, true);
       if (self->events_->finishing()) return;  // cancelled: the stream is over already

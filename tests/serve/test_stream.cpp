@@ -168,6 +168,9 @@ BOOST_AUTO_TEST_CASE(a_waiting_stream_beats_and_a_client_that_leaves_cancels_its
   BOOST_TEST(metric(metrics, "attend_inputs_cancelled_total") == 1);
   BOOST_TEST(metric(metrics, "attend_inputs_decoded_total") == 0);
   BOOST_TEST(server.log().find("stream ended: the client left") != std::string::npos, server.log());
+  // the stream was answered (200); its cancelled job is nobody's error
+  BOOST_TEST(metric(metrics, "attend_requests_total{code=\"500\"}") == -1, metrics);
+  BOOST_TEST(server.log().find("→ 500") == std::string::npos, server.log());
 }
 
 // SIGTERM: a stream under way ends with an error event and its last chunk; the server then exits cleanly.
