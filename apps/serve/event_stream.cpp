@@ -1,6 +1,6 @@
 // A response of server-sent events (event_stream.hpp), on Beast 1.74's documented way to send chunks of one's own
-// choosing: an empty_body response marked chunked whose header goes out through a serializer, then make_chunk for each
-// chunk and make_chunk_last to end — never an empty chunk, which would be the last one.
+// choosing: an empty_body response marked chunked whose header a serializer writes out, then make_chunk for each chunk
+// and make_chunk_last to end — never an empty chunk, which would be the last one.
 #include "apps/serve/event_stream.hpp"
 
 #include <boost/asio/write.hpp>
@@ -30,15 +30,24 @@ EventStream::EventStream(beast::tcp_stream& stream, beast::flat_buffer& buffer, 
 
 void EventStream::start(unsigned version, bool keep_alive,
                         const std::vector<std::pair<std::string, std::string>>& headers) {
-  header_ = std::make_unique<http::response<http::empty_body>>(http::status::ok, version);
-  header_->set(http::field::server, "attend");
-  header_->set(http::field::content_type, "text/event-stream; charset=utf-8");
-  header_->set(http::field::cache_control, "no-cache");
-  header_->set("X-Accel-Buffering", "no");  // nginx: pass each event on as it comes
-  for (const auto& [name, value] : headers) header_->set(name, value);
-  header_->keep_alive(keep_alive);
-  header_->chunked(true);  // and no prepare_payload(), which would make it a Content-Length of 0
-  serializer_ = std::make_unique<http::response_serializer<http::empty_body>>(*header_);
+  http::response<http::empty_body> header(http::status::ok, version);
+  header.set(http::field::server, "attend");
+  header.set(http::field::content_type, "text/event-stream; charset=utf-8");
+  header.set(http::field::cache_control, "no-cache");
+  header.set("X-Accel-Buffering", "no");  // nginx: pass each event on as it comes
+  for (const auto& [name, value] : headers) header.set(name, value);
+  header.keep_alive(keep_alive);
+  header.chunked(true);  // and no prepare_payload(), which would make it a Content-Length of 0
+  // its bytes, from a serializer split after the header (Beast's documented way to write a header alone)
+  http::response_serializer<http::empty_body> serializer(header);
+  serializer.split(true);
+  beast::error_code ec;
+  while (!ec && !serializer.is_header_done()) {
+    serializer.next(ec, [&](beast::error_code&, const auto& buffers) {
+      header_bytes_ += beast::buffers_to_string(buffers);
+      serializer.consume(beast::buffer_bytes(buffers));
+    });
+  }
   // each event goes out when written: without this, Nagle's algorithm holds a small write until the last one is
   // acknowledged, which a client's delayed acknowledgement puts off by 40 ms (measured: every stream took 44 ms)
   beast::error_code ignored;
@@ -47,13 +56,6 @@ void EventStream::start(unsigned version, bool keep_alive,
   watch();
   last_write_ = std::chrono::steady_clock::now();
   beat();
-  writing_ = true;
-  stream_.expires_after(settings_.write_timeout);  // the write's timer only: a read is pending
-  http::async_write_header(stream_, *serializer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->writing_ = false;
-    if (ec) return self->fail("writing the header failed: " + ec.message());
-    self->write_next();
-  });
 }
 
 void EventStream::send(const std::string& name, const std::string& data) {
@@ -70,38 +72,45 @@ void EventStream::finish() {
   if (!writing_) write_next();
 }
 
-// What is queued, as one chunk; then, when finishing, the last chunk.
+// What is queued, as one chunk; then, when finishing, the last chunk. The header goes out with the first of them (one
+// write, one wake-up of the client for its first event).
 void EventStream::write_next() {
-  if (gone_called_ || !serializer_ || !serializer_->is_header_done()) return maybe_end();
+  if (gone_called_) return maybe_end();
   if (queue_.empty()) return finishing_ && !last_written_ ? write_last() : maybe_end();
   writing_now_.clear();
   for (const std::string& event : queue_) writing_now_ += event;
   queue_.clear();
-  writing_ = true;
-  stream_.expires_after(settings_.write_timeout);
-  net::async_write(stream_, http::make_chunk(net::buffer(writing_now_)),
-                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                     self->writing_ = false;
-                     if (ec == beast::error::timeout) {
-                       return self->fail("the client read nothing for the write deadline (--read-timeout)");
-                     }
-                     if (ec) return self->fail("writing failed: " + ec.message());
-                     self->last_write_ = std::chrono::steady_clock::now();
-                     self->write_next();
-                   });
+  write(http::make_chunk(net::buffer(writing_now_)), [self = shared_from_this()](beast::error_code ec) {
+    if (ec) return self->fail("writing failed: " + ec.message());
+    self->write_next();
+  });
 }
 
 void EventStream::write_last() {
-  writing_ = true;
-  stream_.expires_after(settings_.write_timeout);
-  net::async_write(stream_, http::make_chunk_last(), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->writing_ = false;
+  write(http::make_chunk_last(), [self = shared_from_this()](beast::error_code ec) {
     if (ec) return self->fail("writing the last chunk failed: " + ec.message());
     self->last_written_ = true;
     beast::error_code ignored;
     if (self->watching_) self->stream_.socket().cancel(ignored);  // the watch ends; then the stream
     self->maybe_end();
   });
+}
+
+// Writes `chunk` (after the header, the first time) within the write deadline, then calls `then`.
+template <class Chunk>
+void EventStream::write(const Chunk& chunk, std::function<void(beast::error_code)> then) {
+  writing_ = true;
+  stream_.expires_after(settings_.write_timeout);  // the write's timer only: a read is pending
+  const auto written = [self = shared_from_this(), then = std::move(then)](beast::error_code ec, std::size_t) {
+    self->writing_ = false;
+    if (ec == beast::error::timeout)
+      return self->fail("the client read nothing for the write deadline (--read-timeout)");
+    if (!ec) self->last_write_ = std::chrono::steady_clock::now();
+    then(ec);
+  };
+  if (header_written_) return net::async_write(stream_, chunk, written);
+  header_written_ = true;
+  net::async_write(stream_, beast::buffers_cat(net::buffer(header_bytes_), chunk), written);
 }
 
 // A read kept pending: the client's leaving (end of file, a reset) ends the stream; bytes it sends are kept for the

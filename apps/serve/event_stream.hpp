@@ -1,10 +1,10 @@
 // A response of server-sent events (WHATWG HTML §9.2, text/event-stream) on one of attend serve's connections: the
-// header, then each event as a chunk of its own (HTTP/1.1 chunked transfer; several queued events may share one),
-// then the last chunk — no Content-Length, so nothing needs to be known in advance. One write at a time, each within
-// the write deadline: a client that stops reading is cut off like one that stops sending. A comment line (": ping")
-// goes out when nothing was written for the heartbeat's time, so proxies keep the connection. A read is kept pending
-// for the whole stream, so a client that leaves is noticed at once, not at the next write. Used on the connection's
-// strand only (the server posts events there from the batcher's worker).
+// header with the first event, then each event as a chunk of its own (HTTP/1.1 chunked transfer; several queued events
+// may share one), then the last chunk — no Content-Length, so nothing needs to be known in advance. One write at a
+// time, each within the write deadline: a client that stops reading is cut off like one that stops sending. A comment
+// line (": ping") goes out when nothing was written for the heartbeat's time, so proxies keep the connection. A read is
+// kept pending for the whole stream, so a client that leaves is noticed at once, not at the next write. Used on the
+// connection's strand only (the server posts events there from the batcher's worker).
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -33,19 +33,27 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   EventStream(const EventStream&) = delete;
   EventStream& operator=(const EventStream&) = delete;
 
-  // Writes the response's header (200, text/event-stream, no-cache, chunked) for a request of HTTP `version` and
-  // starts watching the connection; `headers` are added (CORS).
+  // Makes the response's header (200, text/event-stream, no-cache, chunked) for a request of HTTP `version`, with
+  // `headers` added (CORS), and starts watching the connection. The header goes out with the first chunk — an event,
+  // a heartbeat or the last chunk — so that a client's first event comes in one write.
   void start(unsigned version, bool keep_alive, const std::vector<std::pair<std::string, std::string>>& headers);
   // Queues the event `name` with `data` (one line, as JSON dumped without indents: a newline at its end is dropped).
   // Ignored once finishing or gone.
   void send(const std::string& name, const std::string& data);
   // The last chunk goes out after what is queued; send() is ignored from here on.
   void finish();
+  // send(name, data), then finish(): the stream's last event.
+  void end_with(const std::string& name, const std::string& data) {
+    send(name, data);
+    finish();
+  }
   bool finishing() const { return finishing_ || gone_called_; }
 
  private:
   void write_next();
   void write_last();
+  template <class Chunk>
+  void write(const Chunk& chunk, std::function<void(boost::beast::error_code)> then);
   void watch();
   void beat();
   void fail(const std::string& reason);
@@ -57,12 +65,11 @@ class EventStream : public std::enable_shared_from_this<EventStream> {
   std::function<void(const std::string&)> gone_;
   std::function<void(bool)> ended_;
   boost::asio::steady_timer heartbeat_;
-  std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> header_;
-  std::unique_ptr<boost::beast::http::response_serializer<boost::beast::http::empty_body>> serializer_;
+  std::string header_bytes_;  // the header, written with the first chunk
   std::deque<std::string> queue_;
   std::string writing_now_;  // the chunk being written (kept alive until its write completes)
   std::chrono::steady_clock::time_point last_write_;
-  bool writing_ = false, watching_ = false, finishing_ = false, last_written_ = false;
+  bool header_written_ = false, writing_ = false, watching_ = false, finishing_ = false, last_written_ = false;
   bool gone_called_ = false, ended_called_ = false;
 };
 

@@ -120,8 +120,7 @@ class Session : public std::enable_shared_from_this<Session> {
         self->stream_.cancel();
       if (self->events_) {  // a stream ends with what was decoded and an error event; its decoding stops
         self->cancel_->store(true);
-        self->events_->send("error", error_body("the server is stopping"));
-        self->events_->finish();
+        self->events_->end_with("error", error_body("the server is stopping"));
       }
       seen();
     });
@@ -442,8 +441,7 @@ void Session::stream_prediction(std::size_t model, std::shared_ptr<const Predict
     }
     net::post(self->stream_.get_executor(), [self, body = std::move(body), event] {
       if (!self->events_) return;
-      self->events_->send(event, body);
-      self->events_->finish();
+      self->events_->end_with(event, body);
     });
   };
   const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
@@ -611,8 +609,7 @@ void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
       if (!self->events_) return self->fail(500, message, true);
       if (self->events_->finishing()) return;  // cancelled: the stream is over already
       self->core_->log(self->peer_ + " " + self->method_ + " " + self->target_ + " → error event: " + message);
-      self->events_->send("error", error_body(message));
-      self->events_->finish();
+      self->events_->end_with("error", error_body(message));
     });
   };
   const std::size_t inputs = job->size();

@@ -2,10 +2,13 @@
 // token as it settles, then the answer /v1/predict gives; refused as any request before the stream begins; comment
 // lines while nothing else goes out; a client that leaves stops its input's decoding; SIGTERM ends a stream with an
 // error event.
+#include <boost/asio/read.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <optional>
 #include <thread>
 
+#include "apps/serve/event_stream.hpp"
 #include "tests/serve/serve_helpers.hpp"
 
 using namespace serve_test;
@@ -60,9 +63,76 @@ json stream_request(const std::string& input, std::size_t beam, bool attention, 
   return request;
 }
 
+// An EventStream on one end of a loopback connection, the test's client on the other, on one io_context: what the
+// stream's callbacks were told.
+struct StreamPair {
+  explicit StreamPair(attend::app::serve::EventStream::Settings settings, int buffer_bytes = 0) {
+    namespace net = boost::asio;
+    net::ip::tcp::acceptor acceptor(ioc, {net::ip::make_address("127.0.0.1"), 0});
+    if (buffer_bytes > 0) client.open(net::ip::tcp::v4());
+    if (buffer_bytes > 0) client.set_option(net::socket_base::receive_buffer_size(buffer_bytes));
+    client.connect(acceptor.local_endpoint());
+    server.emplace(acceptor.accept());
+    if (buffer_bytes > 0) server->socket().set_option(net::socket_base::send_buffer_size(buffer_bytes));
+    events = std::make_shared<attend::app::serve::EventStream>(
+        *server, buffer, settings, [this](const std::string& why) { gone = why; },
+        [this](bool reusable) { ended = reusable; });
+    events->start(11, true, {});
+  }
+  // What the client has received by now (without waiting).
+  std::string received() {
+    std::string bytes(client.available(), '\0');
+    if (!bytes.empty()) boost::asio::read(client, boost::asio::buffer(bytes));
+    return bytes;
+  }
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::socket client{ioc};
+  std::optional<boost::beast::tcp_stream> server;
+  boost::beast::flat_buffer buffer;
+  std::shared_ptr<attend::app::serve::EventStream> events;
+  std::string gone;
+  std::optional<bool> ended;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(stream)
+
+// The header waits for the first event and goes out with it (a client's first token comes in one write); the last
+// chunk ends the stream, and the connection can serve a next request.
+BOOST_AUTO_TEST_CASE(the_header_goes_out_with_the_first_event) {
+  StreamPair pair({std::chrono::milliseconds(1000), std::chrono::milliseconds(60000)});
+  pair.ioc.run_for(std::chrono::milliseconds(100));
+  BOOST_TEST(pair.received().empty());
+  pair.events->send("token", R"({"index":0})");
+  pair.ioc.run_for(std::chrono::milliseconds(100));
+  const std::string first = pair.received();
+  BOOST_TEST(first.rfind("HTTP/1.1 200 OK\r\n", 0) == 0u, first);
+  BOOST_TEST(first.find("Transfer-Encoding: chunked\r\n") != std::string::npos, first);
+  // the header's end, then the event's chunk (32 bytes: 0x20), and nothing else
+  const std::string chunk = "\r\n\r\n20\r\nevent: token\ndata: {\"index\":0}\n\n\r\n";
+  BOOST_TEST(first.size() > chunk.size());
+  BOOST_TEST(first.find(chunk) == first.size() - chunk.size(), first);
+  pair.events->finish();
+  pair.ioc.run_for(std::chrono::milliseconds(100));
+  BOOST_TEST(pair.received() == "0\r\n\r\n");
+  BOOST_TEST((pair.ended == std::optional<bool>(true)));
+  BOOST_TEST(pair.gone.empty());
+}
+
+// A client that stops reading: once the sockets' buffers are full, a write it does not take within the write deadline
+// ends the stream, told why, and the connection is not used again.
+BOOST_AUTO_TEST_CASE(a_client_that_stops_reading_is_cut_off_at_the_write_deadline) {
+  StreamPair pair({std::chrono::milliseconds(200), std::chrono::milliseconds(60000)}, 4096);
+  const auto start = std::chrono::steady_clock::now();
+  pair.events->send("token", std::string(4 << 20, 'x'));  // far more than the buffers hold
+  pair.ioc.run_for(std::chrono::seconds(10));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  BOOST_TEST(pair.gone == "the client read nothing for the write deadline (--read-timeout)");
+  BOOST_TEST((pair.ended == std::optional<bool>(false)));
+  BOOST_TEST(seconds >= 0.2);
+  BOOST_TEST(seconds < 5.0);
+}
 
 // With the attention, the input's tokens first; every token once, in order, each with the output so far and its
 // attention row; then "done" carries the very body
@@ -180,10 +250,11 @@ BOOST_AUTO_TEST_CASE(sigterm_ends_a_stream_with_an_error_event) {
   Raw idle(server.port);
   Raw client(server.port);
   BOOST_TEST(client.send(raw_post(R"({"inputs": ["1 2 2000"], "stream": true})")));
-  BOOST_TEST(client.receive_for(300).rfind("HTTP/1.1 200 OK", 0) == 0u);
+  BOOST_TEST(client.receive_for(300).empty());  // the stream's header waits for its first event
   idle.close();
   BOOST_TEST(server.stop() == 0, server.log());
   const std::string rest = client.receive(20000);
+  BOOST_TEST(rest.rfind("HTTP/1.1 200 OK\r\n", 0) == 0u, rest);
   BOOST_TEST(rest.find("event: error\ndata: {\"error\":\"the server is stopping\"}\n\n") != std::string::npos, rest);
   BOOST_TEST(rest.find("event: done") == std::string::npos, rest);
   BOOST_TEST(rest.size() >= 5u);
