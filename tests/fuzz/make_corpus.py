@@ -257,6 +257,13 @@ SERVE_REQUESTS = {
     "request-all-fields": '{"model": "dates", "inputs": ["May 9, 2018", "9.5.18"], "beam": 4, "scores": true, '
                           '"attention": true}',
     "request-escapes": '{"inputs": ["\\u00e9t\\u00e9 \\ud83d\\ude00 \\n\\t"]}',
+    "request-stream": '{"inputs": ["May 9, 2018"], "stream": true, "attention": true}',
+    "refused-stream-of-two": '{"inputs": ["May 9, 2018", "9.5.18"], "stream": true}',
+    "translate-json": '{"q": ["Hola.", "Adiós."], "source": "auto", "target": "en", "format": "html", '
+                      '"alternatives": 2, "api_key": "k"}',
+    "translate-form": "q=Hola+mundo%21&source=es&target=en&format=text&alternatives=1",
+    "translate-multipart": '--x\r\nContent-Disposition: form-data; name="q"\r\n\r\nHola\r\n'
+                           '--x\r\nContent-Disposition: form-data; name="target"\r\n\r\nen\r\n--x--\r\n',
     "refused-unknown-field": '{"inputs": ["a"], "temperature": 0.5}',
     "refused-deep": '{"inputs": [[["a"]]]}',
     "refused-huge-number": '{"inputs": ["a"], "beam": 1e400}',

@@ -4,7 +4,8 @@
 // and any of these broken promises:
 //   - a body is either read or refused with an ApiError of status 400 or 413 — nothing else escapes;
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
-//     oracle: utf8proc), and a beam from 1 to max_beam; a refused one names a problem, and its answer
+//     oracle: utf8proc), a beam from 1 to max_beam, and one input when it streams; a refused one names a problem, and
+//     its answer
 //     (error_body) is one line of JSON holding a string "error";
 //   - an explain request read is an object of model, input (valid UTF-8) and beam (1 to max_beam) only;
 //   - the same bytes read as GET /v1/examples's query (parse_examples_query) are read or refused with a 400 — a count
@@ -39,12 +40,14 @@ void check_read(const std::string& body, const PredictRequest& r, const RequestL
   const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
   check(json.is_object(), "a request read from what is not a JSON object: " + printable(body));
   for (const auto& [key, value] : json.items()) {
-    check(key == "model" || key == "inputs" || key == "beam" || key == "scores" || key == "attention",
-          "an unknown field let through: " + printable(body));
+    check(
+        key == "model" || key == "inputs" || key == "beam" || key == "scores" || key == "attention" || key == "stream",
+        "an unknown field let through: " + printable(body));
   }
+  check(!r.stream || r.inputs.size() == 1, "a stream of several inputs let through: " + printable(body));
   const PredictRequest again = parse_predict_request(body, limits);
   check(again.inputs == r.inputs && again.model == r.model && again.beam == r.beam && again.scores == r.scores &&
-            again.attention == r.attention,
+            again.attention == r.attention && again.stream == r.stream,
         "the same body read twice differs: " + printable(body));
 }
 
