@@ -1,9 +1,11 @@
 // A response of server-sent events (event_stream.hpp), on Beast 1.74's documented way to send chunks of one's own
-// choosing: an empty_body response marked chunked whose header a serializer writes out, then make_chunk for each chunk
-// and make_chunk_last to end — never an empty chunk, which would be the last one.
+// choosing: an empty_body response marked chunked, whose header's bytes a serializer gives and which go out with the
+// first chunk, then make_chunk for each chunk and make_chunk_last to end — never an empty chunk, which would be the
+// last one.
 #include "apps/serve/event_stream.hpp"
 
 #include <boost/asio/write.hpp>
+#include <stdexcept>
 
 namespace attend::app::serve {
 
@@ -38,7 +40,7 @@ void EventStream::start(unsigned version, bool keep_alive,
   for (const auto& [name, value] : headers) header.set(name, value);
   header.keep_alive(keep_alive);
   header.chunked(true);  // and no prepare_payload(), which would make it a Content-Length of 0
-  // its bytes, from a serializer split after the header (Beast's documented way to write a header alone)
+  // its bytes, from a serializer split after the header (Beast's documented way to get a header alone)
   http::response_serializer<http::empty_body> serializer(header);
   serializer.split(true);
   beast::error_code ec;
@@ -48,6 +50,7 @@ void EventStream::start(unsigned version, bool keep_alive,
       serializer.consume(beast::buffer_bytes(buffers));
     });
   }
+  if (ec || !serializer.is_header_done()) throw std::logic_error("an event stream's header: " + ec.message());
   // each event goes out when written: without this, Nagle's algorithm holds a small write until the last one is
   // acknowledged, which a client's delayed acknowledgement puts off by 40 ms (measured: every stream took 44 ms)
   beast::error_code ignored;
@@ -106,6 +109,7 @@ void EventStream::write(const Chunk& chunk, std::function<void(beast::error_code
     if (ec == beast::error::timeout)
       return self->fail("the client read nothing for the write deadline (--read-timeout)");
     if (!ec) self->last_write_ = std::chrono::steady_clock::now();
+    self->header_bytes_.clear();  // written (or never to be)
     then(ec);
   };
   if (header_written_) return net::async_write(stream_, chunk, written);

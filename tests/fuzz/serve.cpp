@@ -4,9 +4,8 @@
 // and any of these broken promises:
 //   - a body is either read or refused with an ApiError of status 400 or 413 — nothing else escapes;
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
-//     oracle: utf8proc), a beam from 1 to max_beam, and one input when it streams; a refused one names a problem, and
-//     its answer
-//     (error_body) is one line of JSON holding a string "error";
+//     oracle: utf8proc), a beam from 1 to max_beam, and one input when it streams; a refused one names a problem,
+//     and its answer (error_body) is one line of JSON holding a string "error";
 //   - an explain request read is an object of model, input (valid UTF-8) and beam (1 to max_beam) only;
 //   - the same bytes read as GET /v1/examples's query (parse_examples_query) are read or refused with a 400 — a count
 //     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="

@@ -118,6 +118,14 @@ BOOST_AUTO_TEST_CASE(the_header_goes_out_with_the_first_event) {
   BOOST_TEST(pair.received() == "0\r\n\r\n");
   BOOST_TEST((pair.ended == std::optional<bool>(true)));
   BOOST_TEST(pair.gone.empty());
+  // a stream that ends without an event: its header and last chunk together
+  StreamPair empty({std::chrono::milliseconds(1000), std::chrono::milliseconds(60000)});
+  empty.events->finish();
+  empty.ioc.run_for(std::chrono::milliseconds(100));
+  const std::string whole = empty.received();
+  BOOST_TEST(whole.rfind("HTTP/1.1 200 OK\r\n", 0) == 0u, whole);
+  BOOST_TEST(whole.find("\r\n\r\n0\r\n\r\n") == whole.size() - 9, whole);
+  BOOST_TEST((empty.ended == std::optional<bool>(true)));
 }
 
 // A client that stops reading: once the sockets' buffers are full, a write it does not take within the write deadline
@@ -245,16 +253,18 @@ BOOST_AUTO_TEST_CASE(a_waiting_stream_beats_and_a_client_that_leaves_cancels_its
 
 // SIGTERM: a stream under way ends with an error event and its last chunk; the server then exits cleanly.
 BOOST_AUTO_TEST_CASE(sigterm_ends_a_stream_with_an_error_event) {
-  Server server("--model '" + models().rnn + "' --max-wait-ms 5000");
+  Server server("--model '" + models().rnn + "' --max-wait-ms 5000 --heartbeat-ms 100");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());
   Raw idle(server.port);
   Raw client(server.port);
   BOOST_TEST(client.send(raw_post(R"({"inputs": ["1 2 2000"], "stream": true})")));
-  BOOST_TEST(client.receive_for(300).empty());  // the stream's header waits for its first event
+  // the stream has begun: its header went out with its first heartbeat (its batch waits for the idle client)
+  const std::string begun = client.receive_for(400);
+  BOOST_TEST(begun.rfind("HTTP/1.1 200 OK\r\n", 0) == 0u, begun);
+  BOOST_TEST(begun.find(": ping\n\n") != std::string::npos, begun);
   idle.close();
   BOOST_TEST(server.stop() == 0, server.log());
   const std::string rest = client.receive(20000);
-  BOOST_TEST(rest.rfind("HTTP/1.1 200 OK\r\n", 0) == 0u, rest);
   BOOST_TEST(rest.find("event: error\ndata: {\"error\":\"the server is stopping\"}\n\n") != std::string::npos, rest);
   BOOST_TEST(rest.find("event: done") == std::string::npos, rest);
   BOOST_TEST(rest.size() >= 5u);
