@@ -52,15 +52,39 @@ Batcher::Batcher(Model& model, const Products* products, BatchSettings settings,
 Batcher::~Batcher() { stop(); }
 
 bool Batcher::submit(std::unique_ptr<Job> job) {
+  std::vector<std::unique_ptr<Job>> dropped;  // cancelled while queued: their places go to this one
+  bool taken = false;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || queued_inputs_ + job->size() > settings_.max_queue) return false;
-    job->queued_at = std::chrono::steady_clock::now();
-    queued_inputs_ += job->size();
-    queue_.push_back(std::move(job));
+    if (!stopping_ && queued_inputs_ + job->size() > settings_.max_queue) dropped = drop_cancelled();
+    if (!stopping_ && queued_inputs_ + job->size() <= settings_.max_queue) {
+      job->queued_at = std::chrono::steady_clock::now();
+      queued_inputs_ += job->size();
+      queue_.push_back(std::move(job));
+      taken = true;
+    }
   }
-  ready_.notify_one();
-  return true;
+  for (const auto& gone : dropped) {
+    metrics_.cancelled(gone->size());
+    gone->failed("cancelled");
+  }
+  if (taken) ready_.notify_one();
+  return taken;
+}
+
+// The queued jobs nobody waits for any more, taken out of the queue (the mutex held).
+std::vector<std::unique_ptr<Job>> Batcher::drop_cancelled() {
+  std::vector<std::unique_ptr<Job>> dropped;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (!(*it)->cancelled->load()) {
+      ++it;
+      continue;
+    }
+    queued_inputs_ -= (*it)->size();
+    dropped.push_back(std::move(*it));
+    it = queue_.erase(it);
+  }
+  return dropped;
 }
 
 std::size_t Batcher::queued() const {

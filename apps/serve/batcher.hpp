@@ -42,7 +42,8 @@ struct Job {
                      const AttentionLayout& layout)>
       settled;
   // Set from any thread when nobody waits for the outputs any more (the client left): the job's inputs stop being
-  // decoded (their search ends at its next step; a job not yet decoded is not), and `failed` gets "cancelled".
+  // decoded (their search ends at its next step; a job not yet decoded is not), and `failed` gets "cancelled" — on
+  // the worker thread, or on the thread of a submit() that needs its place in a full queue.
   std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
   std::chrono::steady_clock::time_point queued_at{};
   std::size_t size() const { return sources.size() + images.size(); }
@@ -65,7 +66,8 @@ class Batcher {
   ~Batcher();  // stop()
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
-  // Queues a job; false (and the job dropped) when the queue holds too many inputs to take it.
+  // Queues a job; false (and the job dropped) when the queue holds too many inputs to take it, once the cancelled jobs
+  // in it have left their places (each fails "cancelled", here, and is counted).
   bool submit(std::unique_ptr<Job> job);
   // Inputs waiting.
   std::size_t queued() const;
@@ -75,6 +77,7 @@ class Batcher {
  private:
   void work();
   std::vector<std::unique_ptr<Job>> next_batch(std::unique_lock<std::mutex>& lock);
+  std::vector<std::unique_ptr<Job>> drop_cancelled();
   void decode(std::vector<std::unique_ptr<Job>>& jobs);
   void explain(Job& job, const ModelInputs& inputs);
 

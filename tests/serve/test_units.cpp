@@ -274,6 +274,49 @@ BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding) {
   BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
 }
 
+// Cancelled jobs give up their places in a full queue: a job that finds the queue full takes them (they fail as
+// "cancelled" and are counted), and is refused only when the jobs still wanted fill it.
+BOOST_AUTO_TEST_CASE(cancelled_jobs_give_up_their_places_in_the_queue) {
+  EchoModel model;
+  Metrics metrics;
+  BatchSettings settings;
+  settings.max_wait = std::chrono::seconds(60);
+  settings.max_queue = 5;
+  std::atomic<bool> others{true};
+  Batcher batcher(model, nullptr, settings, metrics, [&others] { return others.load(); });
+  // the worker takes a beam-1 job and waits for more of its kind; the beam-2 jobs stay queued meanwhile
+  std::promise<std::vector<attend::models::Hypothesis>> first;
+  BOOST_TEST(batcher.submit(job({{1}}, 1, first)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::vector<std::promise<std::vector<attend::models::Hypothesis>>> queued(6);
+  std::vector<std::shared_ptr<std::atomic<bool>>> cancel;
+  for (std::size_t k = 0; k < 4; ++k) {
+    auto j = job({{static_cast<std::int64_t>(10 + k)}}, 2, queued[k]);
+    cancel.push_back(j->cancelled);
+    BOOST_TEST(batcher.submit(std::move(j)));
+  }
+  BOOST_TEST(batcher.queued() == 4u);
+  BOOST_TEST(!batcher.submit(job({{14}, {17}}, 2, queued[4])));  // 6 would pass 5, and all 4 are wanted
+  cancel[1]->store(true);
+  cancel[2]->store(true);
+  BOOST_TEST(batcher.submit(job({{15}, {16}}, 2, queued[5])));  // the two cancelled leave their places
+  BOOST_TEST(batcher.queued() == 4u);
+  for (const std::size_t k : {1u, 2u})
+    BOOST_CHECK_EXCEPTION(queued[k].get_future().get(), std::runtime_error,
+                          [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+  BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 2);
+  others = false;  // the rest is decoded, once a last job wakes the worker
+  std::promise<std::vector<attend::models::Hypothesis>> last;
+  BOOST_TEST_REQUIRE(batcher.submit(job({{2}}, 1, last)));
+  auto decoded = first.get_future();
+  BOOST_TEST_REQUIRE((decoded.wait_for(std::chrono::seconds(30)) == std::future_status::ready));
+  BOOST_TEST(decoded.get()[0].tokens == std::vector<std::int64_t>{1});
+  BOOST_TEST(last.get_future().get()[0].tokens == std::vector<std::int64_t>{2});
+  BOOST_TEST(queued[0].get_future().get()[0].tokens == std::vector<std::int64_t>{10});
+  BOOST_TEST(queued[3].get_future().get()[0].tokens == std::vector<std::int64_t>{13});
+  BOOST_TEST(queued[5].get_future().get().size() == 2u);
+}
+
 // A batcher waits for more inputs only while another request can come: told that none can, it decodes at once,
 // however long --max-wait-ms is; told that one can, it waits for it.
 BOOST_AUTO_TEST_CASE(a_lone_client_is_not_kept_waiting) {
