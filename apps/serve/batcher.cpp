@@ -38,6 +38,21 @@ class JobsObserver : public models::SearchObserver {
   std::vector<std::uint8_t> counted_;
 };
 
+// The jobs nobody waits for any more, taken out of `jobs` (a queue or a batch).
+template <class Jobs>
+std::vector<std::unique_ptr<Job>> take_cancelled(Jobs& jobs) {
+  std::vector<std::unique_ptr<Job>> cancelled;
+  for (auto it = jobs.begin(); it != jobs.end();) {
+    if (!(*it)->cancelled->load()) {
+      ++it;
+      continue;
+    }
+    cancelled.push_back(std::move(*it));
+    it = jobs.erase(it);
+  }
+  return cancelled;
+}
+
 }  // namespace
 
 Batcher::Batcher(Model& model, const Products* products, BatchSettings settings, Metrics& metrics,
@@ -56,7 +71,10 @@ bool Batcher::submit(std::unique_ptr<Job> job) {
   bool taken = false;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (!stopping_ && queued_inputs_ + job->size() > settings_.max_queue) dropped = drop_cancelled();
+    if (!stopping_ && queued_inputs_ + job->size() > settings_.max_queue) {
+      dropped = take_cancelled(queue_);
+      for (const auto& gone : dropped) queued_inputs_ -= gone->size();
+    }
     if (!stopping_ && queued_inputs_ + job->size() <= settings_.max_queue) {
       job->queued_at = std::chrono::steady_clock::now();
       queued_inputs_ += job->size();
@@ -64,27 +82,17 @@ bool Batcher::submit(std::unique_ptr<Job> job) {
       taken = true;
     }
   }
-  for (const auto& gone : dropped) {
-    metrics_.cancelled(gone->size());
-    gone->failed("cancelled");
-  }
+  give_up(dropped);
   if (taken) ready_.notify_one();
   return taken;
 }
 
-// The queued jobs nobody waits for any more, taken out of the queue (the mutex held).
-std::vector<std::unique_ptr<Job>> Batcher::drop_cancelled() {
-  std::vector<std::unique_ptr<Job>> dropped;
-  for (auto it = queue_.begin(); it != queue_.end();) {
-    if (!(*it)->cancelled->load()) {
-      ++it;
-      continue;
-    }
-    queued_inputs_ -= (*it)->size();
-    dropped.push_back(std::move(*it));
-    it = queue_.erase(it);
+// Each job fails "cancelled", counted.
+void Batcher::give_up(const std::vector<std::unique_ptr<Job>>& jobs) {
+  for (const auto& job : jobs) {
+    metrics_.cancelled(job->size());
+    job->failed("cancelled");
   }
-  return dropped;
 }
 
 std::size_t Batcher::queued() const {
@@ -147,16 +155,7 @@ std::vector<std::unique_ptr<Job>> Batcher::next_batch(std::unique_lock<std::mute
 }
 
 void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
-  // a job nobody waits for any more is not decoded
-  for (auto it = jobs.begin(); it != jobs.end();) {
-    if (!(*it)->cancelled->load()) {
-      ++it;
-      continue;
-    }
-    metrics_.cancelled((*it)->size());
-    (*it)->failed("cancelled");
-    it = jobs.erase(it);
-  }
+  give_up(take_cancelled(jobs));  // a job nobody waits for any more is not decoded
   if (jobs.empty()) return;
   ModelInputs inputs;
   bool attention = false;

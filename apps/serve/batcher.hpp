@@ -77,7 +77,7 @@ class Batcher {
  private:
   void work();
   std::vector<std::unique_ptr<Job>> next_batch(std::unique_lock<std::mutex>& lock);
-  std::vector<std::unique_ptr<Job>> drop_cancelled();
+  void give_up(const std::vector<std::unique_ptr<Job>>& jobs);
   void decode(std::vector<std::unique_ptr<Job>>& jobs);
   void explain(Job& job, const ModelInputs& inputs);
 
