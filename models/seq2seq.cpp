@@ -153,7 +153,17 @@ Seq2seq<T>::Seq2seq(const Seq2seqConfig& config, Rng&& rng)
 
 template <class T>
 Encoded<T> Seq2seq<T>::encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths) {
-  nn::RecurrentOutput<T> encoded = encoder(tape, source, lengths);
+  return decoder_inputs(encoder(tape, source, lengths), lengths);
+}
+
+template <class T>
+Encoded<T> Seq2seq<T>::encode_embedded(const Variable<T>& embedded, const std::vector<std::int64_t>& lengths) {
+  return decoder_inputs(encoder.rnn.forward(embedded, lengths), lengths);
+}
+
+// The decoder's memory (keys precomputed) and s_0 from the encoder's output.
+template <class T>
+Encoded<T> Seq2seq<T>::decoder_inputs(const nn::RecurrentOutput<T>& encoded, const std::vector<std::int64_t>& lengths) {
   Encoded<T> result;
   result.memory = decoder->memory(encoded, lengths);
   result.state = decoder->initial_state(encoded);

@@ -79,6 +79,9 @@ class Seq2seq : public nn::Module<T> {
   explicit Seq2seq(const Seq2seqConfig& config) : Seq2seq(config, Rng(config.seed)) {}
   // Encodes source ids (B, S) with their lengths, and sets up the decoder: memory (keys precomputed) and s_0.
   Encoded<T> encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths);
+  // The same from the source's embeddings (B, S, E) — what encoder.embedding gives for the ids — instead of the ids:
+  // what gradient attribution differentiates with respect to (models/attribution.hpp).
+  Encoded<T> encode_embedded(const Variable<T>& embedded, const std::vector<std::int64_t>& lengths);
   // All target steps with teacher forcing: step j reads the true y_{j-1} (batch.target_in[:, j]).
   TeacherForced<T> forward(Tape<T>& tape, const Batch& batch);
   // Mean cross-entropy of batch.target_out under the teacher-forced logits, padding ignored.
@@ -88,6 +91,7 @@ class Seq2seq : public nn::Module<T> {
 
  private:
   Seq2seq(const Seq2seqConfig& config, Rng&& rng);
+  Encoded<T> decoder_inputs(const nn::RecurrentOutput<T>& encoded, const std::vector<std::int64_t>& lengths);
   Seq2seqConfig config_;
 };
 

@@ -1,0 +1,78 @@
+// Gradient attribution: how much the log-probability of each output token depends on each input position, read from
+// the tape — beside the attention weights, which need not say the same (Jain & Wallace 2019, "Attention is not
+// Explanation"). For output token j of a fixed output y and input positions i with features x_i (a source token's
+// embedding):
+//   gradient × input       a_ji = ‖∂ log p(y_j | y_<j, x)/∂x_i ⊙ x_i‖₂
+//   integrated gradients   a_ji = Σ_f (x − x')_if · (1/m) Σ_{k=1..m} ∂ log p(y_j | y_<j, x'_k)/∂x_if,
+//                          x'_k = x' + (k − ½)/m · (x − x')   (Sundararajan et al. 2017, the midpoint rule)
+// from a baseline x' (the padding token's embedding at every position: zeros for these models). Integrated
+// gradients are complete: Σ_i a_ji → log p(y_j | y_<j, x) − log p(y_j | y_<j, x') as m grows.
+// API: docs/reference/models.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/tape.hpp"
+#include "models/seq2seq.hpp"
+#include "runtime/context.hpp"
+
+namespace attend::models {
+
+// What is attributed: for inputs X (N, S, F) on the tape (a leaf), the log-probabilities of the output's tokens
+// under each row, log p(· | y_<j, X[n]) as (N, J, V). Row n must depend on X[n] alone (a model in evaluation mode).
+template <class T>
+using LogProbsOf = std::function<Variable<T>(Tape<T>&, const Variable<T>&)>;
+
+// A model's inputs for attribution: x (S, F), the baseline x' of the same shape, and the function of them.
+template <class T>
+struct AttributionInputs {
+  Tensor<T> x, baseline;
+  LogProbsOf<T> log_probs;
+  std::vector<std::int64_t> outputs;  // y_1 … y_J, the tokens whose log-probabilities are attributed
+};
+
+// Seq2seq: x the source's embeddings (S, E), the baseline the padding embedding at every position; `output` the
+// tokens after <sos> (the output's tokens, then <eos> when the search ended it), of which the first `count` are
+// attributed (count ≤ output.size()).
+template <class T>
+AttributionInputs<T> attribution_inputs(Seq2seq<T>& model, const std::vector<std::int64_t>& source,
+                                        const std::vector<std::int64_t>& output, std::size_t count);
+
+// ∂ log p(y_j | y_<j, x)/∂x for every output token, (J, S, F), and log p(y_j | y_<j, x), (J): one forward and one
+// backward pass over J copies of x, copy j seeded at its token j alone. The tape gets `context` (its precision).
+template <class T>
+struct OutputGradients {
+  Tensor<T> gradients;
+  std::vector<double> log_probs;
+};
+template <class T>
+OutputGradients<T> output_gradients(const AttributionInputs<T>& inputs, const Context& context = {});
+
+enum class AttributionMethod { gradient_times_input, integrated_gradients };
+// "gradient_times_input", "integrated_gradients".
+const char* to_string(AttributionMethod method);
+
+template <class T>
+struct Attribution {
+  AttributionMethod method = AttributionMethod::gradient_times_input;
+  std::size_t steps = 0;  // integrated gradients: m
+  Tensor<T> values;       // (J, S): a_ji as above (integrated gradients: signed)
+  Tensor<T> rows;         // (J, S): |a_ji| / Σ_i |a_ji|, each row summing to 1 (all zeros when a_j is)
+  // Integrated gradients: log p(y_j | y_<j, x) − log p(y_j | y_<j, x'), what row j of `values` sums to as m grows.
+  std::vector<double> change;
+};
+
+template <class T>
+Attribution<T> gradient_times_input(const AttributionInputs<T>& inputs, const Context& context = {});
+// Throws std::invalid_argument when steps is 0. Evaluates the gradients at m points, a few at a time.
+template <class T>
+Attribution<T> integrated_gradients(const AttributionInputs<T>& inputs, std::size_t steps, const Context& context = {});
+
+// Spearman's rank correlation of two rows of n values (ties get their mean rank): 1 when they order the positions
+// alike, −1 when reversed; 0 when either row is constant (no order to compare) or n < 2.
+double rank_correlation(const float* a, const float* b, std::size_t n);
+
+}  // namespace attend::models

@@ -1,0 +1,177 @@
+// Gradient attribution (models/attribution.hpp): the gradients of each output token's log-probability with respect to
+// the source's embeddings equal central differences in double; integrated gradients are complete; float follows
+// double; the rank correlation that compares attribution with attention.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "autograd/helpers.hpp"
+#include "models/attribution.hpp"
+
+using namespace attend;
+using namespace attend::models;
+using attend::testing::message_has;
+
+namespace {
+
+Seq2seqConfig small_model(const std::string& decoder, nn::CellKind cell, bool bidirectional) {
+  Seq2seqConfig config;
+  config.source_vocab_size = 11;
+  config.target_vocab_size = 9;
+  config.cell = cell;
+  config.bidirectional = bidirectional;
+  config.embedding_dim = 6;
+  config.hidden_size = 7;
+  config.set_decoder(decoder);
+  config.seed = 17;
+  return config;
+}
+
+const std::vector<std::int64_t> source{4, 9, 5, 7, 10};
+const std::vector<std::int64_t> output{3, 8, 5, 2};  // the last is <eos>
+
+// log p(y_j | y_<j, x) for one input x (S, E), by the function attributed, without gradients.
+double log_prob(const AttributionInputs<double>& in, const Tensor<double>& x, std::size_t j) {
+  Tape<double> tape;
+  NoGradGuard<double> no_grad(tape);
+  const Variable<double> lp =
+      in.log_probs(tape, tape.constant(Tensor<double>(Shape{1, x.shape()[0], x.shape()[1]}, x.data(), x.size())));
+  const std::size_t V = lp.shape()[2];  // row 0, step j
+  return lp.value().data()[j * V + static_cast<std::size_t>(in.outputs[j])];
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(attribution)
+
+// Every row j: ∂ log p(y_j | y_<j, x)/∂x equals central differences within 1e-6·‖g_j‖ + 1e-9, for each decoder kind
+// and cell (the Luong decoders with input feeding read earlier contexts, the bidirectional encoder both directions).
+BOOST_AUTO_TEST_CASE(gradients_equal_central_differences_on_every_row) {
+  const struct {
+    const char* decoder;
+    nn::CellKind cell;
+    bool bidirectional;
+  } kinds[] = {{"bahdanau", nn::CellKind::gru, true},
+               {"luong-general", nn::CellKind::lstm, false},
+               {"luong-concat", nn::CellKind::rnn_tanh, false},
+               {"vanilla", nn::CellKind::gru, false}};
+  for (const auto& kind : kinds) {
+    BOOST_TEST_CONTEXT(kind.decoder << " " << nn::to_string(kind.cell)) {
+      Seq2seq<double> model(small_model(kind.decoder, kind.cell, kind.bidirectional));
+      model.eval();
+      const AttributionInputs<double> in = attribution_inputs(model, source, output, output.size());
+      const OutputGradients<double> g = output_gradients(in);
+      const std::size_t J = output.size(), n = in.x.size();
+      BOOST_TEST(g.gradients.shape() == (Shape{J, source.size(), 6}));
+      const double eps = 1e-6;
+      for (std::size_t j = 0; j < J; ++j) {
+        BOOST_TEST(g.log_probs[j] == log_prob(in, in.x, j), boost::test_tools::tolerance(1e-12));
+        double norm = 0, worst = 0;
+        for (std::size_t e = 0; e < n; ++e) norm += g.gradients.data()[j * n + e] * g.gradients.data()[j * n + e];
+        norm = std::sqrt(norm);
+        BOOST_TEST(norm > 1e-6);  // something to compare
+        for (std::size_t e = 0; e < n; ++e) {
+          Tensor<double> plus = in.x, minus = in.x;
+          plus.data()[e] += eps;
+          minus.data()[e] -= eps;
+          const double numeric = (log_prob(in, plus, j) - log_prob(in, minus, j)) / (2 * eps);
+          worst = std::max(worst, std::abs(numeric - g.gradients.data()[j * n + e]));
+        }
+        BOOST_TEST_INFO("row " << j << ": ‖g‖ " << norm << ", worst difference " << worst);
+        BOOST_TEST(worst <= 1e-6 * norm + 1e-9);
+      }
+    }
+  }
+}
+
+// A row's gradient is its own token's: token 0's log-probability does not depend on the later output tokens, so its
+// gradient is the same whatever they are.
+BOOST_AUTO_TEST_CASE(each_row_is_its_own_tokens) {
+  Seq2seq<double> model(small_model("bahdanau", nn::CellKind::gru, false));
+  model.eval();
+  const OutputGradients<double> a = output_gradients(attribution_inputs(model, source, output, output.size()));
+  const OutputGradients<double> b = output_gradients(attribution_inputs(model, source, {3, 4, 4, 6, 2}, 5));
+  const std::size_t n = source.size() * 6;
+  for (std::size_t e = 0; e < n; ++e) BOOST_TEST(a.gradients.data()[e] == b.gradients.data()[e]);
+  double differ = 0;  // and row 1 does depend on y_1
+  for (std::size_t e = 0; e < n; ++e) differ += std::abs(a.gradients.data()[n + e] - b.gradients.data()[n + e]);
+  BOOST_TEST(differ > 1e-6);
+}
+
+// Integrated gradients: each row sums to log p(y_j | x) − log p(y_j | x') within 1 % at 64 steps; both methods' rows
+// are shares (≥ 0, summing to 1).
+BOOST_AUTO_TEST_CASE(integrated_gradients_are_complete) {
+  for (const char* decoder : {"bahdanau", "luong-dot"}) {
+    BOOST_TEST_CONTEXT(decoder) {
+      Seq2seq<double> model(small_model(decoder, nn::CellKind::gru, false));
+      model.eval();
+      const AttributionInputs<double> in = attribution_inputs(model, source, output, output.size());
+      const Attribution<double> ig = integrated_gradients(in, 64);
+      const Attribution<double> gi = gradient_times_input(in);
+      BOOST_TEST(ig.steps == 64u);
+      BOOST_TEST(to_string(ig.method) == "integrated_gradients");
+      for (std::size_t j = 0; j < output.size(); ++j) {
+        double total = 0, ig_share = 0, gi_share = 0;
+        for (std::size_t i = 0; i < source.size(); ++i) {
+          total += ig.values.data()[j * source.size() + i];
+          ig_share += ig.rows.data()[j * source.size() + i];
+          gi_share += gi.rows.data()[j * source.size() + i];
+          BOOST_TEST(gi.rows.data()[j * source.size() + i] >= 0.0);
+        }
+        BOOST_TEST_INFO("row " << j << ": Σ a " << total << ", change " << ig.change[j]);
+        BOOST_TEST(std::abs(ig.change[j]) > 1e-3);
+        BOOST_TEST(std::abs(total - ig.change[j]) <= 0.01 * std::abs(ig.change[j]));
+        BOOST_TEST(ig_share == 1.0, boost::test_tools::tolerance(1e-12));
+        BOOST_TEST(gi_share == 1.0, boost::test_tools::tolerance(1e-12));
+      }
+      // the change is the log-probability at x less that at the baseline
+      BOOST_TEST(ig.change[0] == log_prob(in, in.x, 0) - log_prob(in, in.baseline, 0),
+                 boost::test_tools::tolerance(1e-9));
+      BOOST_CHECK_EXCEPTION(integrated_gradients(in, 0), std::invalid_argument, message_has({"0 steps"}));
+    }
+  }
+}
+
+// The model in float (the same weights, rounded) gives the same shares within 1e-3.
+BOOST_AUTO_TEST_CASE(float_follows_double) {
+  const Seq2seqConfig config = small_model("bahdanau", nn::CellKind::gru, true);
+  Seq2seq<double> exact(config);
+  Seq2seq<float> single(config);
+  exact.eval();
+  single.eval();
+  const auto in64 = attribution_inputs(exact, source, output, output.size());
+  const auto in32 = attribution_inputs(single, source, output, output.size());
+  const Attribution<double> rows64[] = {gradient_times_input(in64), integrated_gradients(in64, 16)};
+  const Attribution<float> rows32[] = {gradient_times_input(in32), integrated_gradients(in32, 16)};
+  for (std::size_t m = 0; m < 2; ++m) {
+    for (std::size_t e = 0; e < rows64[m].rows.size(); ++e) {
+      BOOST_TEST(std::abs(rows32[m].rows.data()[e] - rows64[m].rows.data()[e]) <= 1e-3);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_inputs_are_named) {
+  Seq2seq<double> model(small_model("bahdanau", nn::CellKind::gru, false));
+  BOOST_CHECK_EXCEPTION(attribution_inputs(model, {4, 99}, output, 2), std::invalid_argument,
+                        message_has({"source token 99", "[0, 11)"}));
+  BOOST_CHECK_EXCEPTION(attribution_inputs(model, source, output, 5), std::invalid_argument,
+                        message_has({"5 of 4 output tokens"}));
+  BOOST_CHECK_EXCEPTION(output_gradients(attribution_inputs(model, source, {3, 40}, 2)), std::invalid_argument,
+                        message_has({"output token 40", "vocabulary of 9"}));
+}
+
+// Spearman's ρ: 1 for the same order, −1 reversed, ties at their mean rank, 0 when a row has no order.
+BOOST_AUTO_TEST_CASE(rank_correlation_of_rows) {
+  const float a[] = {0.1f, 0.5f, 0.2f, 0.9f};
+  const float same[] = {1, 3, 2, 4}, reversed[] = {4, 2, 3, 1}, flat[] = {2, 2, 2, 2};
+  BOOST_TEST(rank_correlation(a, same, 4) == 1.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(rank_correlation(a, reversed, 4) == -1.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(rank_correlation(a, flat, 4) == 0.0);
+  BOOST_TEST(rank_correlation(a, a, 1) == 0.0);
+  // ranks (1, 2.5, 2.5, 4) against (1, 2, 3, 4): 4.5 / √(4.5 · 5)
+  const float tied[] = {1, 2, 2, 3}, rising[] = {1, 2, 3, 4};
+  BOOST_TEST(rank_correlation(tied, rising, 4) == 4.5 / std::sqrt(22.5), boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
