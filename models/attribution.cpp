@@ -92,38 +92,72 @@ std::vector<double> ranks(const float* a, std::size_t n) {
   return rank;
 }
 
-}  // namespace
-
+// x: the rows of the embedding table W (V, F) for the source's tokens; the baseline its padding row at every position;
+// the first `count` output tokens (log_probs left to the model).
 template <class T>
-AttributionInputs<T> attribution_inputs(Seq2seq<T>& model, const std::vector<std::int64_t>& source,
-                                        const std::vector<std::int64_t>& output, std::size_t count) {
+AttributionInputs<T> embedded_inputs(const Tensor<T>& W, const std::vector<std::int64_t>& source,
+                                     const std::vector<std::int64_t>& output, std::size_t count) {
   if (source.empty() || count == 0 || count > output.size()) {
     throw std::invalid_argument("attribution_inputs: a source of " + std::to_string(source.size()) + " tokens and " +
                                 std::to_string(count) + " of " + std::to_string(output.size()) +
                                 " output tokens; expected a source and 1 to all of the output");
   }
-  const Tensor<T>& W = model.encoder.embedding.W.value;
-  const std::size_t S = source.size(), V = W.shape()[0], E = W.shape()[1];
+  const std::size_t S = source.size(), V = W.shape()[0], F = W.shape()[1];
   AttributionInputs<T> in;
-  in.x = Tensor<T>(Shape{S, E});
-  in.baseline = Tensor<T>(Shape{S, E});
+  in.x = Tensor<T>(Shape{S, F});
+  in.baseline = Tensor<T>(Shape{S, F});
   for (std::size_t i = 0; i < S; ++i) {
     if (source[i] < 0 || static_cast<std::size_t>(source[i]) >= V) {
       throw std::invalid_argument("attribution_inputs: source token " + std::to_string(source[i]) +
                                   " is outside the vocabulary [0, " + std::to_string(V) + ")");
     }
-    std::copy_n(W.data() + static_cast<std::size_t>(source[i]) * E, E, in.x.data() + i * E);
-    std::copy_n(W.data() + static_cast<std::size_t>(pad_id) * E, E, in.baseline.data() + i * E);
+    std::copy_n(W.data() + static_cast<std::size_t>(source[i]) * F, F, in.x.data() + i * F);
+    std::copy_n(W.data() + static_cast<std::size_t>(pad_id) * F, F, in.baseline.data() + i * F);
   }
   in.outputs.assign(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(count));
-  std::vector<std::int64_t> previous{sos_id};  // step j reads y_{j-1}
+  return in;
+}
+
+// What the teacher-forced steps read: <sos>, then the first count − 1 output tokens (step j reads y_{j-1}).
+std::vector<std::int64_t> previous_tokens(const std::vector<std::int64_t>& output, std::size_t count) {
+  std::vector<std::int64_t> previous{sos_id};
   previous.insert(previous.end(), output.begin(), output.begin() + static_cast<std::ptrdiff_t>(count - 1));
+  return previous;
+}
+
+// `row` as every row of an (N, |row|) batch.
+Ids repeated_rows(const std::vector<std::int64_t>& row, std::size_t N) {
+  Ids ids(Shape{N, row.size()});
+  for (std::size_t r = 0; r < N; ++r) std::copy(row.begin(), row.end(), ids.data() + r * row.size());
+  return ids;
+}
+
+}  // namespace
+
+template <class T>
+AttributionInputs<T> attribution_inputs(Seq2seq<T>& model, const std::vector<std::int64_t>& source,
+                                        const std::vector<std::int64_t>& output, std::size_t count) {
+  AttributionInputs<T> in = embedded_inputs(model.encoder.embedding.W.value, source, output, count);
+  const std::vector<std::int64_t> previous = previous_tokens(output, count);
+  const auto S = static_cast<std::int64_t>(source.size());
   in.log_probs = [&model, previous, S](Tape<T>&, const Variable<T>& X) {
-    const std::size_t N = X.shape()[0], J = previous.size();
-    Ids target_in(Shape{N, J});
-    for (std::size_t r = 0; r < N; ++r) std::copy(previous.begin(), previous.end(), target_in.data() + r * J);
-    const Encoded<T> encoded = model.encode_embedded(X, std::vector<std::int64_t>(N, static_cast<std::int64_t>(S)));
-    return log_softmax(teacher_forced(*model.decoder, encoded, target_in).logits, -1);
+    const std::size_t N = X.shape()[0];
+    const Encoded<T> encoded = model.encode_embedded(X, std::vector<std::int64_t>(N, S));
+    return log_softmax(teacher_forced(*model.decoder, encoded, repeated_rows(previous, N)).logits, -1);
+  };
+  return in;
+}
+
+template <class T>
+AttributionInputs<T> attribution_inputs(TransformerModel<T>& model, const std::vector<std::int64_t>& source,
+                                        const std::vector<std::int64_t>& output, std::size_t count) {
+  AttributionInputs<T> in = embedded_inputs(model.src_emb.W.value, source, output, count);
+  const std::vector<std::int64_t> previous = previous_tokens(output, count);
+  in.log_probs = [&model, previous](Tape<T>& tape, const Variable<T>& X) {
+    const Ids target_in = repeated_rows(previous, X.shape()[0]);
+    const TransformerEncoded<T> encoded = model.encode_embedded(X);
+    const Variable<T> y = model.embed(tape, target_in, false);
+    return log_softmax(model.logits(model.transformer.decoder.forward(y, encoded.memory, &encoded.mask)), -1);
   };
   return in;
 }
@@ -142,8 +176,22 @@ OutputGradients<T> output_gradients(const AttributionInputs<T>& in, const Contex
   return result;
 }
 
+std::vector<std::int64_t> scored_tokens(const Hypothesis& output) {
+  std::vector<std::int64_t> tokens = output.tokens;
+  if (output.finished) tokens.push_back(eos_id);
+  return tokens;
+}
+
 const char* to_string(AttributionMethod method) {
-  return method == AttributionMethod::gradient_times_input ? "gradient_times_input" : "integrated_gradients";
+  switch (method) {
+    case AttributionMethod::gradient_times_input:
+      return "gradient_times_input";
+    case AttributionMethod::integrated_gradients:
+      return "integrated_gradients";
+    case AttributionMethod::attention_rollout:
+      break;
+  }
+  return "attention_rollout";
 }
 
 template <class T>
@@ -208,6 +256,54 @@ Attribution<T> integrated_gradients(const AttributionInputs<T>& in, std::size_t 
   return result;
 }
 
+template <class T>
+Attribution<T> attention_rollout(const nn::AttentionWeights<T>& weights, std::size_t J) {
+  if (weights.encoder.empty() || weights.cross.empty()) {
+    throw std::invalid_argument("attention_rollout: no encoder or no cross-attention weights");
+  }
+  const Shape& cs = weights.cross.back().shape();  // (1, H, T, S)
+  const std::size_t S = cs.rank() == 4 ? cs[3] : 0;
+  if (cs.rank() != 4 || cs[0] != 1 || cs[2] < J) {
+    throw std::invalid_argument("attention_rollout: cross-attention of shape " + to_string(cs) + " for " +
+                                std::to_string(J) + " output tokens; expected (1, heads, at least " +
+                                std::to_string(J) + ", source)");
+  }
+  // (1, H, n, m) averaged over the heads: (n, m), as doubles
+  const auto heads_mean = [](const Tensor<T>& a) {
+    const std::size_t H = a.shape()[1], block = a.shape()[2] * a.shape()[3];
+    std::vector<double> mean(block, 0.0);
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t e = 0; e < block; ++e) mean[e] += static_cast<double>(a.data()[h * block + e]) / H;
+    return mean;
+  };
+  std::vector<double> rolled(S * S, 0.0);  // R, from the identity
+  for (std::size_t i = 0; i < S; ++i) rolled[i * S + i] = 1;
+  for (const Tensor<T>& layer : weights.encoder) {
+    const Shape& ls = layer.shape();
+    if (ls.rank() != 4 || ls[0] != 1 || ls[2] != S || ls[3] != S) {
+      throw std::invalid_argument("attention_rollout: encoder self-attention of shape " + to_string(ls) +
+                                  "; expected (1, heads, " + std::to_string(S) + ", " + std::to_string(S) + ")");
+    }
+    std::vector<double> a = heads_mean(layer), next(S * S, 0.0);
+    for (std::size_t i = 0; i < S; ++i) a[i * S + i] += 1;  // ½(A + I), the ½ applied below
+    for (std::size_t i = 0; i < S; ++i)
+      for (std::size_t k = 0; k < S; ++k)
+        for (std::size_t m = 0; m < S; ++m) next[i * S + m] += 0.5 * a[i * S + k] * rolled[k * S + m];
+    rolled = std::move(next);
+  }
+  const std::vector<double> cross = heads_mean(weights.cross.back());
+  Attribution<T> result;
+  result.method = AttributionMethod::attention_rollout;
+  result.values = Tensor<T>(Shape{J, S});
+  for (std::size_t j = 0; j < J; ++j)
+    for (std::size_t i = 0; i < S; ++i)
+      for (std::size_t m = 0; m < S; ++m) {
+        result.values.data()[j * S + m] += static_cast<T>(cross[j * S + i] * rolled[i * S + m]);
+      }
+  result.rows = result.values;
+  return result;
+}
+
 double rank_correlation(const float* a, const float* b, std::size_t n) {
   if (n < 2) return 0;
   const std::vector<double> ra = ranks(a, n), rb = ranks(b, n);
@@ -225,6 +321,12 @@ template AttributionInputs<float> attribution_inputs(Seq2seq<float>&, const std:
                                                      const std::vector<std::int64_t>&, std::size_t);
 template AttributionInputs<double> attribution_inputs(Seq2seq<double>&, const std::vector<std::int64_t>&,
                                                       const std::vector<std::int64_t>&, std::size_t);
+template AttributionInputs<float> attribution_inputs(TransformerModel<float>&, const std::vector<std::int64_t>&,
+                                                     const std::vector<std::int64_t>&, std::size_t);
+template AttributionInputs<double> attribution_inputs(TransformerModel<double>&, const std::vector<std::int64_t>&,
+                                                      const std::vector<std::int64_t>&, std::size_t);
+template Attribution<float> attention_rollout(const nn::AttentionWeights<float>&, std::size_t);
+template Attribution<double> attention_rollout(const nn::AttentionWeights<double>&, std::size_t);
 template OutputGradients<float> output_gradients(const AttributionInputs<float>&, const Context&);
 template OutputGradients<double> output_gradients(const AttributionInputs<double>&, const Context&);
 template Attribution<float> gradient_times_input(const AttributionInputs<float>&, const Context&);

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
+#include "models/search.hpp"
 #include "models/seq2seq.hpp"
+#include "models/transformer.hpp"
 #include "runtime/context.hpp"
 
 namespace attend::models {
@@ -34,11 +36,20 @@ struct AttributionInputs {
   std::vector<std::int64_t> outputs;  // y_1 … y_J, the tokens whose log-probabilities are attributed
 };
 
+// The tokens whose log-probabilities make up a search's output: its tokens, then the end token when it finished.
+std::vector<std::int64_t> scored_tokens(const Hypothesis& output);
+
 // Seq2seq: x the source's embeddings (S, E), the baseline the padding embedding at every position; `output` the
 // tokens after <sos> (the output's tokens, then <eos> when the search ended it), of which the first `count` are
 // attributed (count ≤ output.size()).
 template <class T>
 AttributionInputs<T> attribution_inputs(Seq2seq<T>& model, const std::vector<std::int64_t>& source,
+                                        const std::vector<std::int64_t>& output, std::size_t count);
+
+// The Transformer: x the source tokens' embeddings E[ids] (S, D) — before the √D scale and the positions, which stay
+// as they are — the baseline the padding token's E row at every position; `output` as for Seq2seq.
+template <class T>
+AttributionInputs<T> attribution_inputs(TransformerModel<T>& model, const std::vector<std::int64_t>& source,
                                         const std::vector<std::int64_t>& output, std::size_t count);
 
 // ∂ log p(y_j | y_<j, x)/∂x for every output token, (J, S, F), and log p(y_j | y_<j, x), (J): one forward and one
@@ -51,8 +62,8 @@ struct OutputGradients {
 template <class T>
 OutputGradients<T> output_gradients(const AttributionInputs<T>& inputs, const Context& context = {});
 
-enum class AttributionMethod { gradient_times_input, integrated_gradients };
-// "gradient_times_input", "integrated_gradients".
+enum class AttributionMethod { gradient_times_input, integrated_gradients, attention_rollout };
+// "gradient_times_input", "integrated_gradients", "attention_rollout".
 const char* to_string(AttributionMethod method);
 
 template <class T>
@@ -70,6 +81,15 @@ Attribution<T> gradient_times_input(const AttributionInputs<T>& inputs, const Co
 // Throws std::invalid_argument when steps is 0. Evaluates the gradients at m points, a few at a time.
 template <class T>
 Attribution<T> integrated_gradients(const AttributionInputs<T>& inputs, std::size_t steps, const Context& context = {});
+
+// Attention rollout (Abnar & Zuidema 2020) through an encoder-decoder, from one input's weights (batch 1): each encoder
+// layer's self-attention averaged over its heads with the residual path, Â_l = ½(A_l + I), rolled out as
+// R = Â_L ⋯ Â_1 (S, S) — how much each encoder output draws on each input token — and output token j's row the last
+// decoder layer's cross-attention row (heads averaged) times R: (J, S), each row summing to 1 (values = rows). The
+// first J rows of the cross-attention; throws std::invalid_argument when the weights have no layers, fewer rows, or
+// shapes that do not chain.
+template <class T>
+Attribution<T> attention_rollout(const nn::AttentionWeights<T>& weights, std::size_t J);
 
 // Spearman's rank correlation of two rows of n values (ties get their mean rank): 1 when they order the positions
 // alike, −1 when reversed; 0 when either row is constant (no order to compare) or n < 2.

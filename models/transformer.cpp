@@ -154,8 +154,14 @@ TransformerModel<T>::TransformerModel(const TransformerConfig& config, Rng&& rng
 
 template <class T>
 Variable<T> TransformerModel<T>::embed(Tape<T>& tape, const Ids& ids, bool source, std::size_t offset) {
+  return embed_rows((source ? src_emb : tgt_emb)(tape, ids), source, offset);
+}
+
+template <class T>
+Variable<T> TransformerModel<T>::embed_rows(const Variable<T>& tokens, bool source, std::size_t offset) {
   const std::size_t D = config_.d_model;
-  const std::size_t length = ids.shape()[1];
+  const std::size_t length = tokens.shape()[1];
+  Tape<T>& tape = tokens.tape();
   const bool learned = config_.positions == PositionKind::learned;
   if (learned && offset + length > config_.max_positions) {
     throw std::invalid_argument("TransformerModel: a " + std::string(source ? "source" : "target") + " of " +
@@ -165,7 +171,6 @@ Variable<T> TransformerModel<T>::embed(Tape<T>& tape, const Ids& ids, bool sourc
   if (!learned && offset + length > sinusoids_.shape()[0]) {
     sinusoids_ = nn::sinusoidal_positions<T>(2 * (offset + length), D);  // any length: the table grows
   }
-  const Variable<T> tokens = (source ? src_emb : tgt_emb)(tape, ids);
   Variable<T> positions;
   if (learned) {
     positions = slice(tape.param(source ? src_pos : tgt_pos), 0, offset, offset + length);
@@ -199,6 +204,21 @@ TransformerEncoded<T> TransformerModel<T>::encode(Tape<T>& tape, const Ids& sour
   }
   encoded.memory =
       transformer.encoder.forward(embed(tape, source, true), &encoded.mask, weights ? &weights->encoder : nullptr);
+  return encoded;
+}
+
+template <class T>
+TransformerEncoded<T> TransformerModel<T>::encode_embedded(const Variable<T>& tokens,
+                                                           nn::AttentionWeights<T>* weights) {
+  const Shape& shape = tokens.shape();
+  if (shape.rank() != 3 || shape[0] == 0 || shape[1] == 0 || shape[2] != config_.d_model) {
+    throw std::invalid_argument("TransformerModel::encode_embedded: embeddings of shape " + to_string(shape) +
+                                "; expected (batch, source, " + std::to_string(config_.d_model) + ")");
+  }
+  TransformerEncoded<T> encoded;
+  encoded.mask = Mask(Shape{shape[0], shape[1]}, std::uint8_t{1});
+  encoded.memory =
+      transformer.encoder.forward(embed_rows(tokens, true), &encoded.mask, weights ? &weights->encoder : nullptr);
   return encoded;
 }
 

@@ -82,8 +82,13 @@ class TransformerModel : public nn::Module<T> {
   // have no limit).
   TransformerEncoded<T> encode(Tape<T>& tape, const Ids& source, const std::vector<std::int64_t>& lengths,
                                nn::AttentionWeights<T>* weights = nullptr);
+  // The same from the source tokens' embeddings E[ids] (B, S, D) instead of the ids, every position real: what
+  // gradient attribution differentiates with respect to (models/attribution.hpp).
+  TransformerEncoded<T> encode_embedded(const Variable<T>& tokens, nn::AttentionWeights<T>* weights = nullptr);
   // x = √D · E[ids] + P[offset …], then dropout: (B, T) → (B, T, D). `source` picks the source or target side.
   Variable<T> embed(Tape<T>& tape, const Ids& ids, bool source, std::size_t offset = 0);
+  // The same from the embeddings E[ids] (B, T, D).
+  Variable<T> embed_rows(const Variable<T>& tokens, bool source, std::size_t offset = 0);
   // Decoder output (…, D) → logits (…, V_t).
   Variable<T> logits(const Variable<T>& y);
   // Teacher-forced logits (B, T, V_t) of batch.target_in; weights, if given, receives every attention's weights:
