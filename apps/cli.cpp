@@ -508,6 +508,11 @@ CLI::App* add_serve_flags(CLI::App& app, ServeOptions& serve) {
   command->add_option("--max-beam", serve.max_beam, "the widest beam a request may ask for")
       ->check(whole(1000))
       ->capture_default_str();
+  command
+      ->add_option("--max-attribution-steps", serve.max_attribution_steps,
+                   "integrated gradients' points an explain request may ask for")
+      ->check(whole(4096))
+      ->capture_default_str();
   command->add_option("--max-body", serve.max_body, "bytes of a request's body (413 beyond)")
       ->check(whole(std::size_t{1} << 30))
       ->capture_default_str();

@@ -76,6 +76,10 @@ Explanation Model::explain(const ModelInputs& one, models::SearchOptions search)
   return result;
 }
 
+std::vector<models::Attribution<float>> Model::attribute(const ModelInputs&, const models::Hypothesis&, std::size_t) {
+  return {};
+}
+
 void decode_batches(std::size_t batches, const models::SearchOptions& search,
                     const std::function<void(std::size_t, const models::SearchOptions&)>& decode_batch) {
   const std::size_t threads = std::min(search.threads, batches);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "apps/task.hpp"
+#include "models/attribution.hpp"
 #include "models/search.hpp"
 #include "nn/module.hpp"
 
@@ -68,6 +69,9 @@ struct Explanation {
   // is and the explorer draws in a panel of its own when it knows the name (a recurrent decoder's "equations", an image
   // model's "pixels": docs/reference/serve.md). A kind adds its own in its explain(); nothing else names them.
   nlohmann::ordered_json extras = nlohmann::ordered_json::object();
+  // Gradient attribution of the output over the input's positions (Model::attribute), when asked: gradient × input,
+  // then integrated gradients.
+  std::vector<models::Attribution<float>> attribution;
 };
 
 // A float as JSON shows it: the shortest decimal that reads back as the same float (0.1f is 0.1, not
@@ -102,6 +106,11 @@ class Model {
   // One input decoded with `search` (its tree kept, every attention map recorded), and everything the explorer shows of
   // it. This base records the search and the cross-attention; a kind adds what else its model has.
   virtual Explanation explain(const ModelInputs& one, models::SearchOptions search);
+  // Gradient attribution of `output` (the search's for `one`) over the input's positions, one row per output token
+  // with an attention row (the end token's included when finished): gradient × input, then integrated gradients from
+  // the padding baseline with `steps` points (models/attribution.hpp), in float32. Empty for a kind without it.
+  virtual std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
+                                                            std::size_t steps);
   // The SVG of one output's attention: `rows` are its output tokens (the end token included).
   virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
                               const models::Hypothesis& output, const std::string& title) const = 0;

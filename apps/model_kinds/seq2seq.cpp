@@ -10,6 +10,7 @@
 
 #include "apps/flags.hpp"
 #include "apps/model.hpp"
+#include "models/attribution.hpp"
 
 namespace attend::app {
 
@@ -84,6 +85,16 @@ class Seq2seqModel : public Model {
                                   {"context_norms", float_array(context_norms.data(), context_norms.size())},
                                   {"annotation_norms", float_array(annotation_norms.data(), annotation_norms.size())}};
     return result;
+  }
+
+  std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
+                                                    std::size_t steps) override {
+    const std::vector<std::int64_t> tokens = models::scored_tokens(output);
+    if (tokens.empty()) return {};
+    model_.eval();
+    const models::AttributionInputs<float> in =
+        models::attribution_inputs(model_, one.sources.at(0), tokens, tokens.size());
+    return {models::gradient_times_input(in), models::integrated_gradients(in, steps)};
   }
 
  private:

@@ -10,6 +10,7 @@
 #include "apps/commands.hpp"
 #include "apps/flags.hpp"
 #include "apps/model.hpp"
+#include "models/attribution.hpp"
 
 namespace attend::app {
 
@@ -96,6 +97,24 @@ class TransformerKindModel : public Model {
     const std::size_t rows = result.output.attention.size();  // the output's tokens, the end token included
     result.attention.push_back(maps("encoder", weights.encoder, one.sources[0].size(), one.sources[0].size()));
     result.attention.push_back(maps("decoder", weights.decoder, rows, rows));
+    return result;
+  }
+
+  // Besides the gradients, attention rollout through the encoder (models::attention_rollout).
+  std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
+                                                    std::size_t steps) override {
+    const std::vector<std::int64_t> tokens = models::scored_tokens(output);
+    if (tokens.empty()) return {};
+    model_.eval();
+    const models::AttributionInputs<float> in =
+        models::attribution_inputs(model_, one.sources.at(0), tokens, tokens.size());
+    std::vector<models::Attribution<float>> result{models::gradient_times_input(in),
+                                                   models::integrated_gradients(in, steps)};
+    Tape<float> tape;
+    NoGradGuard<float> no_grad(tape);
+    nn::AttentionWeights<float> weights;
+    model_.forward(tape, models::make_batch({one.sources.at(0)}, {output.tokens}), &weights);
+    result.push_back(models::attention_rollout(weights, tokens.size()));
     return result;
   }
 

@@ -132,8 +132,13 @@ ExplainRequest parse_explain_request(const std::string& body, const RequestLimit
       request.input = string_field(value, "input");
     } else if (key == "beam") {
       request.beam = whole_field(value, "beam", 1, limits.max_beam, "--max-beam");
+    } else if (key == "attribution") {
+      request.attribution = bool_field(value, "attribution");
+    } else if (key == "steps") {
+      request.steps = whole_field(value, "steps", 1, limits.max_attribution_steps, "--max-attribution-steps");
     } else {
-      throw ApiError(400, "unknown field " + Json(key).dump() + " (an explain request has model, input, beam)");
+      throw ApiError(400, "unknown field " + Json(key).dump() +
+                              " (an explain request has model, input, beam, attribution, steps)");
     }
   }
   if (!json.contains("input")) throw ApiError(400, "no \"input\": give the input to explain");
@@ -424,6 +429,53 @@ nlohmann::ordered_json token_json(const ModelFile& file, const AttentionLayout& 
   return json;
 }
 
+namespace {
+
+// A (J, S) tensor as J rows.
+nlohmann::ordered_json rows_json(const Tensor<float>& values) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  const std::size_t S = values.shape()[1];
+  for (std::size_t j = 0; j < values.shape()[0]; ++j) rows.push_back(float_array(values.data() + j * S, S));
+  return rows;
+}
+
+// Each method's rows, and per row their rank correlation with the cross-attention (its last layer's heads averaged)
+// when the model has one of the same shape.
+nlohmann::ordered_json attribution_json(const Explanation& explanation) {
+  std::vector<float> attention;  // (J, S)
+  std::size_t J = 0, S = 0;
+  if (!explanation.attention.empty() && explanation.attention[0].name == "cross") {
+    const AttentionMaps& cross = explanation.attention[0];
+    J = cross.queries;
+    S = cross.keys;
+    attention.assign(J * S, 0.0f);
+    const std::size_t last = cross.layers - 1;
+    for (std::size_t h = 0; h < cross.heads; ++h) {
+      const float* map = cross.weights.data() + (last * cross.heads + h) * J * S;
+      for (std::size_t e = 0; e < J * S; ++e) attention[e] += map[e] / static_cast<float>(cross.heads);
+    }
+  }
+  nlohmann::ordered_json methods = nlohmann::ordered_json::array();
+  for (const models::Attribution<float>& a : explanation.attribution) {
+    nlohmann::ordered_json method{{"name", models::to_string(a.method)}};
+    if (a.method == models::AttributionMethod::integrated_gradients) method["steps"] = a.steps;
+    method["rows"] = rows_json(a.rows);
+    method["values"] = rows_json(a.values);
+    if (!a.change.empty()) method["change"] = a.change;
+    if (a.rows.shape()[0] == J && a.rows.shape()[1] == S) {
+      nlohmann::ordered_json agreement = nlohmann::ordered_json::array();
+      for (std::size_t j = 0; j < J; ++j) {
+        agreement.push_back(models::rank_correlation(a.rows.data() + j * S, attention.data() + j * S, S));
+      }
+      method["agreement"] = std::move(agreement);
+    }
+    methods.push_back(std::move(method));
+  }
+  return {{"baseline", "padding"}, {"methods", std::move(methods)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& input, const std::string& text_input,
                                         const Explanation& explanation) {
   const models::Hypothesis& output = explanation.output;
@@ -441,6 +493,7 @@ nlohmann::ordered_json explanation_json(const ModelFile& file, const ReadInput& 
   json["attention"] = std::move(attention);
   json["beam"] = tree_json(file, explanation);
   for (const auto& [name, extra] : explanation.extras.items()) json[name] = extra;  // the kind's own
+  if (!explanation.attribution.empty()) json["attribution"] = attribution_json(explanation);
   return json;
 }
 

@@ -23,6 +23,7 @@ struct ApiError : std::runtime_error {
 struct RequestLimits {
   std::size_t max_inputs = 64;
   std::size_t max_beam = 16;
+  std::size_t max_attribution_steps = 64;  // integrated gradients' points an explain request may ask for
 };
 
 // POST /v1/predict's body: {"model": name, "inputs": [...], "beam": k, "scores": bool, "attention": bool, "stream":
@@ -36,12 +37,14 @@ struct PredictRequest {
   bool stream = false;     // answer as server-sent events, token by token (one input; docs/reference/serve.md)
 };
 
-// POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k}; "input" is required ("model" when
-// more than one model is served). The explorer page asks it.
+// POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k, "attribution": bool, "steps": m};
+// "input" is required ("model" when more than one model is served). The explorer page asks it.
 struct ExplainRequest {
   std::string model;
   std::string input;
   std::size_t beam = 1;
+  bool attribution = false;  // with gradient attribution (Explanation::attribution)
+  std::size_t steps = 32;    // its integrated gradients' points
 };
 
 // GET /v1/examples's query, "model=NAME&count=N" (both optional, percent-encoded as a URL's query): the first `count`

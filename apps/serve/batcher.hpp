@@ -26,9 +26,10 @@ struct Job {
   std::vector<std::vector<std::int64_t>> sources;  // text models
   std::vector<data::Image> images;                 // image models
   std::size_t beam = 1;
-  std::size_t alternatives = 0;  // other outputs of the beam to keep (SearchOptions::alternatives)
-  bool attention = false;        // record every attention map (Model::record_every_attention)
-  bool explain = false;          // one input for the explorer (Model::explain), decoded alone: `explained` gets it
+  std::size_t alternatives = 0;       // other outputs of the beam to keep (SearchOptions::alternatives)
+  bool attention = false;             // record every attention map (Model::record_every_attention)
+  bool explain = false;               // one input for the explorer (Model::explain), decoded alone: `explained` gets it
+  std::size_t attribution_steps = 0;  // explain: with gradient attribution, integrated gradients' points (0: none)
   // Called on the worker thread: the outputs in the inputs' order and what their attention rows hold (or the
   // explanation); or, when decoding failed, the reason.
   std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;

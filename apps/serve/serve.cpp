@@ -41,7 +41,7 @@ int run_serve(const ServeOptions& options) {
   settings.max_connections = options.max_connections;
   settings.read_timeout = std::chrono::milliseconds(options.read_timeout_ms);
   settings.heartbeat = std::chrono::milliseconds(options.heartbeat_ms);
-  settings.request = {options.max_inputs, options.max_beam};
+  settings.request = {options.max_inputs, options.max_beam, options.max_attribution_steps};
   settings.batch = {options.max_batch, std::chrono::microseconds(options.max_wait_ms * 1000), options.max_queue};
   if (!options.api_key_file.empty()) settings.api_keys = serve::read_api_keys(options.api_key_file);
   for (const std::string& origin : options.cors_origins) {

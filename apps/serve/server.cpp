@@ -483,6 +483,7 @@ void Session::explain() {
   }
   job->beam = request.beam;
   job->explain = true;
+  job->attribution_steps = request.attribution ? request.steps : 0;
   auto self = shared_from_this();
   const std::string text = served.file.task->input() == InputKind::text ? request.input : "";
   job->explained = [self, model, read, text](Explanation explanation) {

@@ -6,7 +6,8 @@
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
 //     oracle: utf8proc), a beam from 1 to max_beam, and one input when it streams; a refused one names a problem,
 //     and its answer (error_body) is one line of JSON holding a string "error";
-//   - an explain request read is an object of model, input (valid UTF-8) and beam (1 to max_beam) only;
+//   - an explain request read is an object of model, input (valid UTF-8), beam (1 to max_beam), attribution and
+//     steps (1 to max_attribution_steps) only;
 //   - the same bytes read as GET /v1/examples's query (parse_examples_query) are read or refused with a 400 — a count
 //     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="
 //     up to the next '&' (the oracle: a plain split);
@@ -52,13 +53,17 @@ void check_read(const std::string& body, const PredictRequest& r, const RequestL
 
 void check_explain(const std::string& body, const ExplainRequest& r, const RequestLimits& limits) {
   check(r.beam >= 1 && r.beam <= limits.max_beam, "beam out of the limits: " + printable(body));
+  check(r.steps >= 1 && r.steps <= limits.max_attribution_steps, "steps out of the limits: " + printable(body));
   check(attend::fuzz::utf8proc_characters(r.input).has_value(), "an input that is not UTF-8: " + printable(body));
   const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
   check(json.is_object() && json.contains("input"), "an explain request without an input read: " + printable(body));
-  for (const auto& [key, value] : json.items())
-    check(key == "model" || key == "input" || key == "beam", "an unknown field let through: " + printable(body));
+  for (const auto& [key, value] : json.items()) {
+    check(key == "model" || key == "input" || key == "beam" || key == "attribution" || key == "steps",
+          "an unknown field let through: " + printable(body));
+  }
   const ExplainRequest again = parse_explain_request(body, limits);
-  check(again.input == r.input && again.model == r.model && again.beam == r.beam,
+  check(again.input == r.input && again.model == r.model && again.beam == r.beam &&
+            again.attribution == r.attribution && again.steps == r.steps,
         "the same body read twice differs: " + printable(body));
 }
 
@@ -140,7 +145,7 @@ void check_libretranslate(const std::string& body, const RequestLimits& limits) 
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string body(reinterpret_cast<const char*>(data), size);
-  const RequestLimits limits{8, 4};
+  const RequestLimits limits{8, 4, 16};
   try {
     check_read(body, parse_predict_request(body, limits), limits);
   } catch (const ApiError& e) {
