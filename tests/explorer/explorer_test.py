@@ -10,7 +10,8 @@ row the page holds sums to 1 within 1e-5 and equals the numbers of the API (POST
 the head changes the heatmap to that head's weights; while the output is streamed the page draws a row of weights a
 token, the API's (issue 67); pointing at a cell shows its value; the head view draws a line
 per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
-head view; the beam tree holds at most k unfinished hypotheses a step; the Bahdanau equation panel's numbers give α_ij
+head view; the beam tree holds at most k unfinished hypotheses a step; the attribution tab shows each method's rows
+and ρ as the API gives them beside the cross-attention, a chosen cell marked in both tables (issue 68); the Bahdanau equation panel's numbers give α_ij
 from e_ij, and a Luong model's its own score's; the arrow keys and Enter choose a cell; the summary states the rows'
 sums; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen from the
 page's list is explained; an input at the model's longest is answered and shown without widening the page; the
@@ -105,7 +106,8 @@ def get_json(address, target):
 
 
 def explain(address, model, text, beam=1):
-    body = json.dumps({"model": model, "input": text, "beam": beam}).encode()
+    """The API's explanation, with the attribution the page asks for (text models)."""
+    body = json.dumps({"model": model, "input": text, "beam": beam, "attribution": True}).encode()
     request = urllib.request.Request(f"http://{address}/v1/explain", body, {"Content-Type": "application/json"})
     with urllib.request.urlopen(request) as answer:
         return json.load(answer)["explanation"]
@@ -217,12 +219,12 @@ class Page:
         from selenium.webdriver.common.action_chains import ActionChains
         ActionChains(self.driver).move_to_element(element).perform()
 
-    def heatmap(self):
-        """The heatmap's weights as the page holds them (data-value of each cell, row by row): one call, not one a
+    def heatmap(self, table="heatmap"):
+        """A table's weights as the page holds them (data-value of each cell, row by row): one call, not one a
         cell."""
         return self.driver.execute_script("""
             const rows = [];
-            for (const cell of document.querySelectorAll("#heatmap td.cell")) {
+            for (const cell of document.querySelectorAll("#""" + table + """ td.cell")) {
               const q = Number(cell.dataset.q), k = Number(cell.dataset.k);
               (rows[q] = rows[q] || [])[k] = Number(cell.dataset.value);
             }
@@ -275,6 +277,41 @@ def streamed(page, x, what):
 ARROW_RIGHT, ARROW_DOWN, ENTER = "\ue014", "\ue015", "\ue007"  # WebDriver's key codes (Selenium's Keys, BiDi's too)
 
 
+def attribution(page, x, what):
+    """The attribution tab: for each method the API gave, its rows (shares summing to 1) and each row's ρ as the API's,
+    beside the cross-attention's last layer, mean of the heads; a chosen cell marked in both tables with its values;
+    the summary's mean ρ of each method."""
+    page.tab("attribution")
+    cross = next(m for m in x["attention"] if m["name"] == "cross")
+    methods = x["attribution"]["methods"]
+    offered = [o.get_attribute("value") for o in page.css("#attribution-method option")]
+    check(len(offered) == len(methods), f"{what}: {len(offered)} attribution methods offered, {len(methods)} in the API")
+    for m, method in enumerate(methods):
+        page.choose("attribution-method", m)
+        same_rows(page.heatmap("attribution-table"), method["rows"], f"{what} {method['name']}")
+        same_rows(page.heatmap("attribution-attention"), mean_of_heads(cross["weights"][-1]), f"{what} α")
+        rho = [float(c.get_attribute("data-value")) for c in page.css("#attribution-table td.rho")]
+        check(rho == method["agreement"], f"{what} {method['name']}: ρ {rho} on the page, {method['agreement']} in the API")
+        mean = sum(method["agreement"]) / len(method["agreement"])
+        summary = page.by_id("summary").text
+        check(f"{mean:.2f}" in summary.split("mean ρ over the rows:")[-1], f"{what}: the summary {summary!r} lacks {mean:.2f}")
+    page.choose("attribution-method", 1)
+    page.css('#attribution-table td.cell[data-q="1"][data-k="2"]')[0].click()
+    chosen = [(c.get_attribute("data-q"), c.get_attribute("data-k")) for c in page.css(".pickable td.cell.chosen")]
+    check(chosen == [("1", "2"), ("1", "2")], f"{what}: the chosen cell marked at {chosen}, not in both tables")
+    shown = page.by_id("attribution-cell").text
+
+    def number_after(label):
+        try:
+            return float(shown.split(label, 1)[1].split(",")[0].split(" ")[0].rstrip(";"))
+        except (IndexError, ValueError):
+            return math.nan
+    check(number_after("share = ") == methods[1]["rows"][1][2] and
+          abs(number_after("α = ") - mean_of_heads(cross["weights"][-1])[1][2]) <= 1e-12,
+          f"{what}: the chosen cell shows {shown!r}")
+    page.shot(what.replace(" ", "-") + "-attribution")
+
+
 def equation_panel(page, x, j, formula):
     """The equation panel of the chosen cell in row j: the API's scores, α as their softmax, the score's formula."""
     rows = page.css("#equation-table tr[data-i]")
@@ -314,7 +351,7 @@ def dates_rnn(page, address):
     check(cell.get_attribute("data-value") in shown, f"hover: {shown!r} does not show {cell.get_attribute('data-value')}")
     # the page states what it shows: every row sums to 1, and the largest |Σ − 1|
     summary = page.by_id("summary").text
-    worst_sum = float(summary.split("here is ")[-1].rstrip("."))
+    worst_sum = float(summary.split("here is ")[-1].split(". ")[0].rstrip("."))
     check("Every row of weights sums to 1" in summary and worst_sum <= 1e-5, f"summary: {summary!r}")
     # the equation panel of cell (j, i) = (1, 3): α from the scores it shows
     page.css('#heatmap td.cell[data-q="1"][data-k="3"]')[0].click()
@@ -327,6 +364,7 @@ def dates_rnn(page, address):
           "keyboard: arrows and Enter did not choose cell (2, 4)")
     check([r.get_attribute("data-i") for r in page.css("#equation-table tr.chosen")] == ["4"],
           "keyboard: the equation panel is not the chosen cell's")
+    attribution(page, x, "dates")
     page.tab("beam")
     steps = {}
     for node in page.css("#beam-svg g.node[data-step]"):
@@ -385,6 +423,7 @@ def transformer(page, address):
           "model view: the head view shows another layer or head than the one chosen")
     page.tab("model")
     page.shot("transformer-model")
+    attribution(page, x, "transformer")
 
 
 def choose_example(page, model, k):

@@ -5,7 +5,7 @@
 // beyond the server.
 "use strict";
 
-const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null };
+const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0 };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -19,6 +19,14 @@ const SCORE_FORMULAS = {
   general: "e<sub>ij</sub> = s<sub>j</sub><sup>T</sup> W<sub>a</sub> h<sub>i</sub>",
   concat: "e<sub>ij</sub> = v<sub>a</sub><sup>T</sup> tanh(W<sub>a</sub> [s<sub>j</sub>; h<sub>i</sub>])",
 };
+const METHOD_LABELS = { gradient_times_input: "gradient × input", integrated_gradients: "integrated gradients",
+  attention_rollout: "attention rollout" };
+const METHOD_NOTES = {
+  gradient_times_input: "a_ij = ‖∂ log p(y_j)/∂x_i ⊙ x_i‖ at the input's embeddings x.",
+  integrated_gradients: "a_ij = (x − x′)_i · the mean of ∂ log p(y_j)/∂x_i along the straight path from x′ (the " +
+    "padding embedding) to x; a row's values sum to the change of log p(y_j) from x′ to x.",
+  attention_rollout: "The encoder's self-attention of every layer, with its residual path, multiplied out under the " +
+    "cross-attention: which input tokens each output token reaches through the encoder." };
 const SVG = "http://www.w3.org/2000/svg";
 
 const $ = (id) => document.getElementById(id);
@@ -146,6 +154,7 @@ async function explain(event) {
   const m = state.model;
   if (!m) return;
   const request = { model: m.name, beam: Math.max(1, Number($("beam").value) || 1) };
+  if (m.input !== "image") request.attribution = true;
   try {
     request.input = m.input === "image" ? await readImage() : $("input").value;
   } catch (e) {
@@ -170,6 +179,7 @@ async function explain(event) {
   state.layer = state.explanation.attention.length ? state.explanation.attention[0].layers - 1 : 0;
   state.head = "mean";
   state.chosen = null;
+  state.chosenAttribution = null;
   render();
 }
 
@@ -269,7 +279,7 @@ function render() {
   $("summary").textContent = `${x.finished ? "Finished" : "Stopped at the maximum length"}; ` +
     `log p(y | x) = ${fixed(x.log_prob)}, score log p / |y| = ${fixed(x.score)}` + (x.note ? `; ${x.note}` : "") +
     (x.attention.length ? `. Every row of weights sums to 1: the largest |Σ − 1| here is ${worst.toExponential(1)}.`
-      : ". This model has no attention weights.");
+      : ". This model has no attention weights.") + agreementSummary(x);
   const kinds = clear($("kind"));
   x.attention.forEach((maps, k) => kinds.appendChild(element("option", { value: k }, KIND_LABELS[maps.name])));
   $("choose").hidden = x.attention.length === 0;
@@ -312,6 +322,7 @@ function renderAll() {
     renderHeatmap();
   }
   renderBeam();
+  renderAttribution();
   if (x.pixels) renderImage();
 }
 
@@ -639,8 +650,84 @@ function drawImage(j) {
 
 // ---- views and choices -------------------------------------------------------------------------------------------
 
+// ---- attribution beside attention (POST /v1/explain, "attribution": true) ----------------------------------------------
+
+// Each method's mean agreement with the attention rows (Spearman's ρ), for the summary.
+function agreementSummary(x) {
+  if (!x.attribution) return "";
+  const means = x.attribution.methods.filter((m) => m.agreement).map((m) =>
+    `${METHOD_LABELS[m.name] || m.name} ${fixed(m.agreement.reduce((s, r) => s + r, 0) / m.agreement.length, 2)}`);
+  return means.length ? ` Attribution against attention, mean ρ over the rows: ${means.join(", ")}.` : "";
+}
+
+// The cross-attention the attribution is set beside: its last layer, mean of the heads (null without attention).
+function crossRows(x) {
+  const cross = x.attention.find((m) => m.name === "cross");
+  return cross ? matrix(cross, cross.layers - 1, "mean") : null;
+}
+
+// A table of rows of shares (0 … 1) over the input, each row's colours scaled to its largest share, cells pickable;
+// `extra`, if given, one more number a row.
+function shareTable(table, rows, queries, keys, colour, extra) {
+  clear(table);
+  const top = element("tr");
+  top.appendChild(element("th"));
+  for (const k of keys) top.appendChild(element("th", { scope: "col" }, k));
+  if (extra) top.appendChild(element("th", { scope: "col" }, "ρ"));
+  table.appendChild(element("thead")).appendChild(top);
+  const body = table.appendChild(element("tbody"));
+  rows.forEach((row, q) => {
+    const tr = body.appendChild(element("tr"));
+    tr.appendChild(element("th", { scope: "row" }, queries[q]));
+    const largest = Math.max(...row) || 1;
+    row.forEach((v, k) => {
+      const td = element("td", { class: "cell", "data-q": q, "data-k": k, "data-value": v, title: `${v}`,
+        style: `background: rgba(${colour}, ${v / largest})`, "aria-label": `${queries[q]} → ${keys[k]}: ${fixed(v)}` });
+      td.addEventListener("click", () => chooseAttribution(q, k));
+      tr.appendChild(td);
+    });
+    if (extra) tr.appendChild(element("td", { class: "rho", "data-q": q, "data-value": extra[q] }, fixed(extra[q], 2)));
+  });
+}
+
+function renderAttribution() {
+  const x = state.explanation, a = x.attribution;
+  $("tab-attribution").hidden = !a;
+  if (!a) {
+    if (!$("attribution-view").hidden) showView("heatmap");
+    return;
+  }
+  state.method = Math.min(state.method, a.methods.length - 1);
+  const methods = clear($("attribution-method"));
+  a.methods.forEach((m, i) => methods.appendChild(element("option", { value: i }, METHOD_LABELS[m.name] || m.name)));
+  methods.value = state.method;
+  const method = a.methods[state.method];
+  $("attribution-note").textContent = (METHOD_NOTES[method.name] || "") +
+    (method.steps ? ` ${method.steps} steps.` : "");
+  const keys = x.source || gridLabels(x.grid), alpha = crossRows(x);
+  $("attribution-alpha").hidden = !alpha;
+  if (alpha) shareTable($("attribution-attention"), alpha, x.target, keys, "21, 101, 192");
+  shareTable($("attribution-table"), method.rows, x.target, keys, "216, 67, 21", method.agreement);
+  $("attribution-cell").textContent = "Choose a cell for its values.";
+  if (state.chosenAttribution) chooseAttribution(state.chosenAttribution.q, state.chosenAttribution.k);
+}
+
+// Cell (j, i) chosen in either table: marked in both, with α, the share and the method's value.
+function chooseAttribution(q, k) {
+  const x = state.explanation, method = x.attribution.methods[state.method];
+  if (q >= method.rows.length || k >= method.rows[q].length) return;
+  state.chosenAttribution = { q, k };
+  for (const c of document.querySelectorAll(".pickable td.cell.chosen")) c.classList.remove("chosen");
+  for (const c of document.querySelectorAll(`.pickable td.cell[data-q="${q}"][data-k="${k}"]`)) c.classList.add("chosen");
+  const keys = x.source || gridLabels(x.grid), alpha = crossRows(x);
+  $("attribution-cell").textContent = `${x.target[q]} → ${keys[k]}: ` + (alpha ? `α = ${alpha[q][k]}, ` : "") +
+    `attribution share = ${method.rows[q][k]} (a = ${method.values[q][k]})` +
+    (method.agreement ? `; ρ of the row = ${fixed(method.agreement[q], 3)}` : "") +
+    (method.change ? `; the row's change of log p = ${fixed(method.change[q])}` : "");
+}
+
 function showView(name) {
-  for (const view of ["head", "model", "heatmap", "beam", "image"]) {
+  for (const view of ["head", "model", "heatmap", "beam", "attribution", "image"]) {
     $(`tab-${view}`).setAttribute("aria-selected", view === name);
     $(`${view}-view`).hidden = view !== name;
   }
@@ -664,9 +751,10 @@ function start() {
     state.head = e.target.value === "mean" ? "mean" : Number(e.target.value);
     renderAll();
   });
-  for (const view of ["head", "model", "heatmap", "beam", "image"]) {
+  for (const view of ["head", "model", "heatmap", "beam", "attribution", "image"]) {
     $(`tab-${view}`).addEventListener("click", () => showView(view));
   }
+  $("attribution-method").addEventListener("change", (e) => { state.method = Number(e.target.value); renderAttribution(); });
   loadModels();
 }
 
