@@ -256,6 +256,16 @@ Attribution<T> integrated_gradients(const AttributionInputs<T>& in, std::size_t 
   return result;
 }
 
+template <class T, class Model>
+std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
+                                                  const Hypothesis& output, std::size_t steps, const Context& context) {
+  const std::vector<std::int64_t> tokens = scored_tokens(output);
+  if (tokens.empty()) return {};
+  model.eval();
+  const AttributionInputs<T> in = attribution_inputs(model, source, tokens, tokens.size());
+  return {gradient_times_input(in, context), integrated_gradients(in, steps, context)};
+}
+
 template <class T>
 Attribution<T> attention_rollout(const nn::AttentionWeights<T>& weights, std::size_t J) {
   if (weights.encoder.empty() || weights.cross.empty()) {
@@ -325,6 +335,16 @@ template AttributionInputs<float> attribution_inputs(TransformerModel<float>&, c
                                                      const std::vector<std::int64_t>&, std::size_t);
 template AttributionInputs<double> attribution_inputs(TransformerModel<double>&, const std::vector<std::int64_t>&,
                                                       const std::vector<std::int64_t>&, std::size_t);
+template std::vector<Attribution<float>> gradient_attributions(Seq2seq<float>&, const std::vector<std::int64_t>&,
+                                                               const Hypothesis&, std::size_t, const Context&);
+template std::vector<Attribution<double>> gradient_attributions(Seq2seq<double>&, const std::vector<std::int64_t>&,
+                                                                const Hypothesis&, std::size_t, const Context&);
+template std::vector<Attribution<float>> gradient_attributions(TransformerModel<float>&,
+                                                               const std::vector<std::int64_t>&, const Hypothesis&,
+                                                               std::size_t, const Context&);
+template std::vector<Attribution<double>> gradient_attributions(TransformerModel<double>&,
+                                                                const std::vector<std::int64_t>&, const Hypothesis&,
+                                                                std::size_t, const Context&);
 template Attribution<float> attention_rollout(const nn::AttentionWeights<float>&, std::size_t);
 template Attribution<double> attention_rollout(const nn::AttentionWeights<double>&, std::size_t);
 template OutputGradients<float> output_gradients(const AttributionInputs<float>&, const Context&);

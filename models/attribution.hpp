@@ -82,6 +82,13 @@ Attribution<T> gradient_times_input(const AttributionInputs<T>& inputs, const Co
 template <class T>
 Attribution<T> integrated_gradients(const AttributionInputs<T>& inputs, std::size_t steps, const Context& context = {});
 
+// Gradient × input, then integrated gradients with `steps` points, of a Seq2seq's or a TransformerModel's output
+// (its scored_tokens) for `source`; the model is put in evaluation mode. Empty when the output has no token.
+template <class T, class Model>
+std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
+                                                  const Hypothesis& output, std::size_t steps,
+                                                  const Context& context = {});
+
 // Attention rollout (Abnar & Zuidema 2020) through an encoder-decoder, from one input's weights (batch 1): each encoder
 // layer's self-attention averaged over its heads with the residual path, Â_l = ½(A_l + I), rolled out as
 // R = Â_L ⋯ Â_1 (S, S) — how much each encoder output draws on each input token — and output token j's row the last

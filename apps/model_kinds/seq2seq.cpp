@@ -89,12 +89,7 @@ class Seq2seqModel : public Model {
 
   std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
                                                     std::size_t steps) override {
-    const std::vector<std::int64_t> tokens = models::scored_tokens(output);
-    if (tokens.empty()) return {};
-    model_.eval();
-    const models::AttributionInputs<float> in =
-        models::attribution_inputs(model_, one.sources.at(0), tokens, tokens.size());
-    return {models::gradient_times_input(in), models::integrated_gradients(in, steps)};
+    return models::gradient_attributions<float>(model_, one.sources.at(0), output, steps);
   }
 
  private:

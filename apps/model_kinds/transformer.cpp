@@ -103,18 +103,14 @@ class TransformerKindModel : public Model {
   // Besides the gradients, attention rollout through the encoder (models::attention_rollout).
   std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
                                                     std::size_t steps) override {
-    const std::vector<std::int64_t> tokens = models::scored_tokens(output);
-    if (tokens.empty()) return {};
-    model_.eval();
-    const models::AttributionInputs<float> in =
-        models::attribution_inputs(model_, one.sources.at(0), tokens, tokens.size());
-    std::vector<models::Attribution<float>> result{models::gradient_times_input(in),
-                                                   models::integrated_gradients(in, steps)};
+    std::vector<models::Attribution<float>> result =
+        models::gradient_attributions<float>(model_, one.sources.at(0), output, steps);
+    if (result.empty()) return result;
     Tape<float> tape;
     NoGradGuard<float> no_grad(tape);
     nn::AttentionWeights<float> weights;
     model_.forward(tape, models::make_batch({one.sources.at(0)}, {output.tokens}), &weights);
-    result.push_back(models::attention_rollout(weights, tokens.size()));
+    result.push_back(models::attention_rollout(weights, result[0].rows.shape()[0]));
     return result;
   }
 
