@@ -25,6 +25,12 @@ template <class T>
 void visit_gradients(const AttributionInputs<T>& in, const Tensor<T>& points, const Context& context,
                      const std::function<void(std::size_t, const T*, const double*)>& visit) {
   const std::size_t P = points.shape()[0], J = in.outputs.size(), n = in.x.size();
+  if (J == 0 || n == 0 || in.x.shape().rank() != 2 || !in.log_probs) {
+    throw std::invalid_argument("attribution: inputs of shape " + to_string(in.x.shape()) + " and " +
+                                std::to_string(J) +
+                                " output tokens; expected (positions, features), at least one "
+                                "token and the function of the inputs");
+  }
   const std::size_t per_pass = std::max<std::size_t>(1, rows_per_pass / std::max<std::size_t>(J, 1));
   std::vector<std::size_t> shape{0};
   for (std::size_t d = 0; d < in.x.shape().rank(); ++d) shape.push_back(in.x.shape()[d]);
@@ -218,6 +224,10 @@ Attribution<T> gradient_times_input(const AttributionInputs<T>& in, const Contex
 template <class T>
 Attribution<T> integrated_gradients(const AttributionInputs<T>& in, std::size_t steps, const Context& context) {
   if (steps == 0) throw std::invalid_argument("integrated_gradients: 0 steps; expected at least 1");
+  if (in.baseline.shape() != in.x.shape()) {
+    throw std::invalid_argument("integrated_gradients: a baseline of shape " + to_string(in.baseline.shape()) +
+                                " for inputs of shape " + to_string(in.x.shape()));
+  }
   const std::size_t J = in.outputs.size(), n = in.x.size(), S = in.x.shape()[0], F = n / S;
   // the m midpoints x' + (k − ½)/m · (x − x'), then x' and x themselves (their log-probabilities give the change)
   Tensor<T> points(Shape{steps + 2, n});

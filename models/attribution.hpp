@@ -28,7 +28,8 @@ namespace attend::models {
 template <class T>
 using LogProbsOf = std::function<Variable<T>(Tape<T>&, const Variable<T>&)>;
 
-// A model's inputs for attribution: x (S, F), the baseline x' of the same shape, and the function of them.
+// A model's inputs for attribution: x (S, F), the baseline x' of the same shape, and the function of them (which holds
+// a reference to the model: the inputs must not outlive it).
 template <class T>
 struct AttributionInputs {
   Tensor<T> x, baseline;

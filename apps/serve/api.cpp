@@ -142,6 +142,7 @@ ExplainRequest parse_explain_request(const std::string& body, const RequestLimit
     }
   }
   if (!json.contains("input")) throw ApiError(400, "no \"input\": give the input to explain");
+  if (!json.contains("steps")) request.steps = std::min(request.steps, limits.max_attribution_steps);
   return request;
 }
 

@@ -44,7 +44,7 @@ struct ExplainRequest {
   std::string input;
   std::size_t beam = 1;
   bool attribution = false;  // with gradient attribution (Explanation::attribution)
-  std::size_t steps = 32;    // its integrated gradients' points
+  std::size_t steps = 32;    // its integrated gradients' points; not given: 32, or the limit when lower
 };
 
 // GET /v1/examples's query, "model=NAME&count=N" (both optional, percent-encoded as a URL's query): the first `count`

@@ -207,11 +207,15 @@ void Batcher::explain(Job& job, const ModelInputs& inputs) {
     models::SearchOptions search{job.beam, 0, 1.0};
     search.products = products_;
     explanation = model_.explain(inputs, search);
+  } catch (const std::exception& e) {
+    return job.failed(std::string("decoding failed: ") + e.what());
+  }
+  try {
     if (job.attribution_steps > 0) {
       explanation.attribution = model_.attribute(inputs, explanation.output, job.attribution_steps);
     }
   } catch (const std::exception& e) {
-    return job.failed(std::string("decoding failed: ") + e.what());
+    return job.failed(std::string("attribution failed: ") + e.what());
   }
   metrics_.batch(1);
   job.explained(std::move(explanation));

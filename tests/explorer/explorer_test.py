@@ -309,6 +309,11 @@ def attribution(page, x, what):
     check(number_after("share = ") == methods[1]["rows"][1][2] and
           abs(number_after("α = ") - mean_of_heads(cross["weights"][-1])[1][2]) <= 1e-12,
           f"{what}: the chosen cell shows {shown!r}")
+    # with the keyboard: from the chosen cell one to the right, Enter chooses (1, 3) in both tables
+    page.css('#attribution-table td.cell[data-q="1"][data-k="2"]')[0].click()
+    page.press(ARROW_RIGHT, ENTER)
+    chosen = [(c.get_attribute("data-q"), c.get_attribute("data-k")) for c in page.css(".pickable td.cell.chosen")]
+    check(chosen == [("1", "3"), ("1", "3")], f"{what}: arrow and Enter chose {chosen}, not (1, 3) in both tables")
     page.shot(what.replace(" ", "-") + "-attribution")
 
 

@@ -1,6 +1,7 @@
 // Gradient attribution (models/attribution.hpp): the gradients of each output token's log-probability with respect to
 // the source's embeddings equal central differences in double; integrated gradients are complete; float follows
 // double; the rank correlation that compares attribution with attention.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
@@ -203,6 +204,28 @@ BOOST_AUTO_TEST_CASE(attention_rollout_by_hand) {
   BOOST_CHECK_EXCEPTION(attention_rollout(w, 3), std::invalid_argument, message_has({"3 output tokens"}));
   w.encoder[1] = Tensor<double>(Shape{1, 1, 3, 3});
   BOOST_CHECK_EXCEPTION(attention_rollout(w, 1), std::invalid_argument, message_has({"(1, heads, 2, 2)"}));
+}
+
+// The model's parameters keep their gradients: attribution reads the inputs' gradients only.
+BOOST_AUTO_TEST_CASE(parameter_gradients_are_left_alone) {
+  Seq2seq<double> model(small_model("bahdanau", nn::CellKind::gru, false));
+  model.eval();
+  const auto parameters = model.parameters();
+  for (const auto& [name, p] : parameters) p->grad = Tensor<double>(p->value.shape(), 0.25);
+  const AttributionInputs<double> in = attribution_inputs(model, source, output, output.size());
+  gradient_times_input(in);
+  integrated_gradients(in, 4);
+  for (const auto& [name, p] : parameters) {
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(std::all_of(p->grad.data(), p->grad.data() + p->grad.size(), [](double g) { return g == 0.25; }));
+    }
+  }
+  AttributionInputs<double> wrong = in;
+  wrong.baseline = Tensor<double>(Shape{2, 6});
+  BOOST_CHECK_EXCEPTION(integrated_gradients(wrong, 4), std::invalid_argument,
+                        message_has({"baseline of shape (2,6)"}));
+  wrong.outputs.clear();
+  BOOST_CHECK_EXCEPTION(gradient_times_input(wrong), std::invalid_argument, message_has({"0 output tokens"}));
 }
 
 // The model in float (the same weights, rounded) gives the same shares within 1e-3.

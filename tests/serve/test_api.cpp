@@ -446,6 +446,22 @@ std::vector<double> flat_rows(const json& rows, std::size_t J, std::size_t S) {
   return flat;
 }
 
+// A cross-attention's last layer averaged over its heads, (J, S) row by row, as the server averages it (in float).
+std::vector<float> last_layer_mean(const json& cross) {
+  const json& layer = cross["weights"].back();
+  std::vector<float> mean;
+  for (std::size_t h = 0; h < layer.size(); ++h) {
+    std::size_t e = 0;
+    for (const json& row : layer[h]) {
+      for (const json& a : row) {
+        if (h == 0) mean.push_back(0.0f);
+        mean[e++] += a.get<float>() / static_cast<float>(layer.size());
+      }
+    }
+  }
+  return mean;
+}
+
 // A served model's file in double (a models::Seq2seq or TransformerModel): its configuration and its float weights,
 // exactly.
 template <class Model, class Config>
@@ -515,12 +531,16 @@ BOOST_AUTO_TEST_CASE(explain_gives_gradient_attribution) {
         BOOST_TEST_CONTEXT(method["name"]) {
           BOOST_TEST(method["name"] == attend::models::to_string(expected[m].method));
           const std::vector<double> rows = flat_rows(method["rows"], J, S), values = flat_rows(method["values"], J, S);
+          const std::vector<float> alpha = last_layer_mean(x["attention"][0]);
           for (std::size_t j = 0; j < J; ++j) {
             double total = 0;
             for (std::size_t i = 0; i < S; ++i) total += rows[j * S + i];
             BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
-            const double agreement = method["agreement"].at(j).get<double>();
-            BOOST_TEST((agreement >= -1 && agreement <= 1));
+            // ρ of the row's shares (as floats) and the cross-attention's last layer, heads averaged
+            const std::vector<float> row(rows.begin() + static_cast<std::ptrdiff_t>(j * S),
+                                         rows.begin() + static_cast<std::ptrdiff_t>((j + 1) * S));
+            BOOST_TEST(method["agreement"].at(j).get<double>() ==
+                       attend::models::rank_correlation(row.data(), alpha.data() + j * S, S));
           }
           double worst = 0;
           for (std::size_t e = 0; e < J * S; ++e) {
@@ -554,6 +574,10 @@ BOOST_AUTO_TEST_CASE(explain_gives_gradient_attribution) {
   BOOST_TEST(many.json()["error"].get<std::string>().find("--max-attribution-steps") != std::string::npos, many.body);
   BOOST_TEST(explain(server.port, {{"model", "dates"}, {"input", input}, {"steps", 0}}).status == 400);
   BOOST_TEST(explain(server.port, {{"model", "dates"}, {"input", input}, {"attribution", 1}}).status == 400);
+  // steps not given: 32, or the limit when lower
+  using attend::app::serve::parse_explain_request;
+  BOOST_TEST(parse_explain_request(R"({"input": "x", "attribution": true})", {64, 16, 64}).steps == 32u);
+  BOOST_TEST(parse_explain_request(R"({"input": "x", "attribution": true})", {64, 16, 8}).steps == 8u);
 }
 
 // GET / is the explorer's page, with its stylesheet and script: compiled in, not read from a file.

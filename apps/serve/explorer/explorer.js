@@ -5,7 +5,8 @@
 // beyond the server.
 "use strict";
 
-const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0 };
+const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
+  chosenAttribution: null };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -179,6 +180,7 @@ async function explain(event) {
   state.layer = state.explanation.attention.length ? state.explanation.attention[0].layers - 1 : 0;
   state.head = "mean";
   state.chosen = null;
+  state.method = 0;
   state.chosenAttribution = null;
   render();
 }
@@ -456,7 +458,7 @@ function renderHeatmap() {
       td.addEventListener("mouseenter", () => showValue(q, k, alpha));
       td.addEventListener("focus", () => showValue(q, k, alpha));
       td.addEventListener("click", () => choose(q, k));
-      td.addEventListener("keydown", (e) => moveIn(e, q, k, w.length, row.length));
+      td.addEventListener("keydown", (e) => moveIn(e, $("heatmap"), q, k, w.length, row.length, choose));
       tr.appendChild(td);
     });
     tr.appendChild(element("td", { class: "sum", "data-q": q }, fixed(row.reduce((s, v) => s + v, 0))));
@@ -473,15 +475,16 @@ function showValue(q, k, alpha) {
   if (shown) shown.textContent = `α(${queries[q]} → ${keys[k]}) = ${alpha}`;
 }
 
-function moveIn(event, q, k, rows, columns) {
+// The arrow keys move the focus between the cells of `table`; Enter or space chooses one (onChoose(q, k)).
+function moveIn(event, table, q, k, rows, columns, onChoose) {
   const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-  if (event.key === "Enter" || event.key === " ") { event.preventDefault(); return choose(q, k); }
+  if (event.key === "Enter" || event.key === " ") { event.preventDefault(); return onChoose(q, k); }
   const move = moves[event.key];
   if (!move) return;
   event.preventDefault();
   const [nq, nk] = [Math.min(rows - 1, Math.max(0, q + move[0])), Math.min(columns - 1, Math.max(0, k + move[1]))];
-  const next = $("heatmap").querySelector(`td.cell[data-q="${nq}"][data-k="${nk}"]`);
-  for (const c of $("heatmap").querySelectorAll("td.cell[tabindex='0']")) c.tabIndex = -1;
+  const next = table.querySelector(`td.cell[data-q="${nq}"][data-k="${nk}"]`);
+  for (const c of table.querySelectorAll("td.cell[tabindex='0']")) c.tabIndex = -1;
   next.tabIndex = 0;
   next.focus();
 }
@@ -681,9 +684,10 @@ function shareTable(table, rows, queries, keys, colour, extra) {
     tr.appendChild(element("th", { scope: "row" }, queries[q]));
     const largest = Math.max(...row) || 1;
     row.forEach((v, k) => {
-      const td = element("td", { class: "cell", "data-q": q, "data-k": k, "data-value": v, title: `${v}`,
-        style: `background: rgba(${colour}, ${v / largest})`, "aria-label": `${queries[q]} → ${keys[k]}: ${fixed(v)}` });
+      const td = element("td", { class: "cell", tabindex: q === 0 && k === 0 ? 0 : -1, "data-q": q, "data-k": k,
+        "data-value": v, title: `${v}`, style: `background: rgba(${colour}, ${v / largest})`, "aria-label": `${queries[q]} → ${keys[k]}: ${fixed(v)}` });
       td.addEventListener("click", () => chooseAttribution(q, k));
+      td.addEventListener("keydown", (e) => moveIn(e, table, q, k, rows.length, row.length, chooseAttribution));
       tr.appendChild(td);
     });
     if (extra) tr.appendChild(element("td", { class: "rho", "data-q": q, "data-value": extra[q] }, fixed(extra[q], 2)));
