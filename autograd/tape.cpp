@@ -162,14 +162,16 @@ Variable<T> Tape<T>::param(Parameter<T>& p) {
                            "gradient");
   }
   auto found = param_nodes_.find(&p);
-  // Reuse the parameter's node, unless it was made inside a no-grad scope and gradients are wanted now.
-  if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !grad_enabled_)) {
+  const bool wanted = grad_enabled_ && !parameters_frozen_;
+  // Reuse the parameter's node, unless it was made without a gradient (a no-grad scope, frozen parameters) and
+  // one is wanted now.
+  if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !wanted)) {
     return Variable<T>(this, found->second, nodes_[found->second].generation);
   }
   Node<T> n;
   n.op = "param";
   n.param = &p;
-  n.requires_grad = grad_enabled_;
+  n.requires_grad = wanted;
   Variable<T> v = push(std::move(n), nullptr, 0);
   param_nodes_[&p] = v.index_;
   return v;

@@ -158,6 +158,11 @@ class Tape {
 
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
+  // Whether parameters are frozen (not by default). Frozen, param() gives a node that backward treats as a constant —
+  // PyTorch's requires_grad_(False) on every parameter: no op computes ∂/∂W, nothing is added into p.grad, and a sweep
+  // that wants the inputs' gradients alone (gradient attribution) skips every weight's product.
+  bool parameters_frozen() const { return parameters_frozen_; }
+  void set_parameters_frozen(bool frozen) { parameters_frozen_ = frozen; }
   // Opt-in check (like torch.autograd.detect_anomaly): every op's output and every gradient a backward function
   // produces is tested for NaN/Inf, and the first one found throws std::runtime_error naming the op and node.
   bool anomaly_detection() const { return anomaly_detection_; }
@@ -187,6 +192,7 @@ class Tape {
   std::uint32_t generation_ = 0;
   Context* context_ = nullptr;
   bool grad_enabled_ = true;
+  bool parameters_frozen_ = false;
   bool anomaly_detection_ = false;
   bool retain_gradients_ = true;
 };

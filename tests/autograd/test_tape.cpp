@@ -382,6 +382,27 @@ BOOST_AUTO_TEST_CASE(without_retained_gradients_parameters_and_leaves_still_get_
   BOOST_TEST((param_a.flat() == param_b.flat()));
 }
 
+// Frozen parameters: the inputs' gradients as before, the parameters reached by nothing — no gradient on the tape,
+// none added — and the linear op's backward not asked for ∂/∂W.
+BOOST_AUTO_TEST_CASE(frozen_parameters_are_constants_to_backward) {
+  Parameter<double> W(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
+  Tape<double> tape;
+  BOOST_TEST(!tape.parameters_frozen());
+  tape.set_parameters_frozen(true);
+  Variable<double> x = tape.leaf(Tensor<double>(Shape{1, 2}, {1.0, -1.0}));
+  const Variable<double> W_node = tape.param(W);
+  BOOST_TEST(!W_node.requires_grad());
+  tape.backward(sum(linear(x, W_node) * 2.0));
+  BOOST_TEST(testing::values_are(x.grad(), Shape{1, 2}, {8.0, 12.0}));  // 2 · Σ_o W[o, :]
+  BOOST_TEST(tape.parameter_gradients().empty());
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {0.0, 0.0, 0.0, 0.0}));
+  tape.set_parameters_frozen(false);  // a parameter's node made frozen is made anew when a gradient is wanted
+  const Variable<double> again = tape.param(W);
+  BOOST_TEST(again.requires_grad());
+  tape.backward(sum(linear(x, again)));
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));
+}
+
 BOOST_AUTO_TEST_CASE(propagate_leaves_parameter_gradients_on_the_tape_until_they_are_added) {
   Parameter<double> W(Tensor<double>(Shape{2, 2}, {1.0, 2.0, 3.0, 4.0}));
   Parameter<double> b(Tensor<double>(Shape{2}, {0.5, -0.5}));
