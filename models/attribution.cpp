@@ -31,37 +31,38 @@ void visit_gradients(const AttributionInputs<T>& in, const Tensor<T>& points, co
                                 " output tokens; expected (positions, features), at least one "
                                 "token and the function of the inputs");
   }
-  const std::size_t per_pass = std::max<std::size_t>(1, rows_per_pass / std::max<std::size_t>(J, 1));
-  std::vector<std::size_t> shape{0};
-  for (std::size_t d = 0; d < in.x.shape().rank(); ++d) shape.push_back(in.x.shape()[d]);
+  const std::size_t per_pass = std::max<std::size_t>(1, rows_per_pass / J), S = in.x.shape()[0];
   for (std::size_t first = 0; first < P; first += per_pass) {
+    if (in.wanted && !in.wanted()) throw AttributionStopped();
     const std::size_t count = std::min(per_pass, P - first), rows = count * J;
-    shape[0] = rows;
-    Tensor<T> copies(Shape(shape), uninitialized);
-    for (std::size_t r = 0; r < rows; ++r) std::copy_n(points.data() + (first + r / J) * n, n, copies.data() + r * n);
+    Tensor<T> copies(Shape{rows, S, n / S}, uninitialized);
+    std::vector<std::size_t> at(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::copy_n(points.data() + (first + r / J) * n, n, copies.data() + r * n);
+      at[r] = r % J;
+    }
     TapeWithContext<T> on(context);
     on.tape.set_retain_gradients(false);
+    on.tape.set_parameters_frozen(true);  // ∂/∂x only: no weight's gradient computed, the model's left alone
     const Variable<T> x = on.tape.leaf(std::move(copies));
-    const Variable<T> log_probs = in.log_probs(on.tape, x);
+    const Variable<T> log_probs = in.log_probs(on.tape, x, at);
     const Shape& ls = log_probs.shape();
-    if (ls.rank() != 3 || ls[0] != rows || ls[1] < J) {
+    if (ls.rank() != 2 || ls[0] != rows) {
       throw std::invalid_argument("attribution: log-probabilities of shape " + to_string(ls) + "; expected (" +
-                                  std::to_string(rows) + ", at least " + std::to_string(J) + ", vocabulary)");
+                                  std::to_string(rows) + ", vocabulary)");
     }
-    const std::size_t steps = ls[1], V = ls[2];
+    const std::size_t V = ls[1];
     Tensor<T> seed(ls);
     std::vector<double> values(rows);
     for (std::size_t r = 0; r < rows; ++r) {
-      const std::size_t j = r % J;
-      const auto y = static_cast<std::size_t>(in.outputs[j]);
+      const auto y = static_cast<std::size_t>(in.outputs[at[r]]);
       if (y >= V)
         throw std::invalid_argument("attribution: output token " + std::to_string(y) + " of a vocabulary of " +
                                     std::to_string(V));
-      const std::size_t at = (r * steps + j) * V + y;
-      seed.data()[at] = T(1);
-      values[r] = static_cast<double>(log_probs.value().data()[at]);
+      seed.data()[r * V + y] = T(1);
+      values[r] = static_cast<double>(log_probs.value().data()[r * V + y]);
     }
-    on.tape.propagate(log_probs, seed);  // the parameters' gradients stay on the tape: the model is not touched
+    on.tape.propagate(log_probs, seed);
     const Tensor<T> gradients = x.grad();
     for (std::size_t c = 0; c < count; ++c) visit(first + c, gradients.data() + c * J * n, values.data() + c * J);
   }
@@ -131,11 +132,26 @@ std::vector<std::int64_t> previous_tokens(const std::vector<std::int64_t>& outpu
   return previous;
 }
 
-// `row` as every row of an (N, |row|) batch.
-Ids repeated_rows(const std::vector<std::int64_t>& row, std::size_t N) {
-  Ids ids(Shape{N, row.size()});
-  for (std::size_t r = 0; r < N; ++r) std::copy(row.begin(), row.end(), ids.data() + r * row.size());
+// What the steps up to the last position in `at` read, as every row of an (N, T) batch: the first T = max(at) + 1 of
+// `previous` (the decoders are causal: later steps change nothing before them).
+Ids repeated_rows(const std::vector<std::int64_t>& previous, const std::vector<std::size_t>& at) {
+  const std::size_t N = at.size(), T = *std::max_element(at.begin(), at.end()) + 1;
+  if (T > previous.size()) {
+    throw std::invalid_argument("attribution: output position " + std::to_string(T - 1) + " of " +
+                                std::to_string(previous.size()));
+  }
+  Ids ids(Shape{N, T});
+  for (std::size_t r = 0; r < N; ++r) std::copy_n(previous.begin(), T, ids.data() + r * T);
   return ids;
+}
+
+// Row n's features at its own position: features (N, T, F) → (N, F), row n the features[n, at[n]].
+template <class T>
+Variable<T> own_positions(const Variable<T>& features, const std::vector<std::size_t>& at) {
+  const std::size_t T_ = features.shape()[1];
+  std::vector<std::int64_t> rows(at.size());
+  for (std::size_t r = 0; r < at.size(); ++r) rows[r] = static_cast<std::int64_t>(r * T_ + at[r]);
+  return gather_rows(reshape(features, {-1, static_cast<std::int64_t>(features.shape()[2])}), rows);
 }
 
 }  // namespace
@@ -146,10 +162,10 @@ AttributionInputs<T> attribution_inputs(Seq2seq<T>& model, const std::vector<std
   AttributionInputs<T> in = embedded_inputs(model.encoder.embedding.W.value, source, output, count);
   const std::vector<std::int64_t> previous = previous_tokens(output, count);
   const auto S = static_cast<std::int64_t>(source.size());
-  in.log_probs = [&model, previous, S](Tape<T>&, const Variable<T>& X) {
-    const std::size_t N = X.shape()[0];
-    const Encoded<T> encoded = model.encode_embedded(X, std::vector<std::int64_t>(N, S));
-    return log_softmax(teacher_forced(*model.decoder, encoded, repeated_rows(previous, N)).logits, -1);
+  in.log_probs = [&model, previous, S](Tape<T>&, const Variable<T>& X, const std::vector<std::size_t>& at) {
+    const Encoded<T> encoded = model.encode_embedded(X, std::vector<std::int64_t>(X.shape()[0], S));
+    const Variable<T> features = teacher_forced_features(*model.decoder, encoded, repeated_rows(previous, at));
+    return log_softmax(model.decoder->logits(own_positions(features, at)), -1);
   };
   return in;
 }
@@ -159,11 +175,11 @@ AttributionInputs<T> attribution_inputs(TransformerModel<T>& model, const std::v
                                         const std::vector<std::int64_t>& output, std::size_t count) {
   AttributionInputs<T> in = embedded_inputs(model.src_emb.W.value, source, output, count);
   const std::vector<std::int64_t> previous = previous_tokens(output, count);
-  in.log_probs = [&model, previous](Tape<T>& tape, const Variable<T>& X) {
-    const Ids target_in = repeated_rows(previous, X.shape()[0]);
+  in.log_probs = [&model, previous](Tape<T>& tape, const Variable<T>& X, const std::vector<std::size_t>& at) {
     const TransformerEncoded<T> encoded = model.encode_embedded(X);
-    const Variable<T> y = model.embed(tape, target_in, false);
-    return log_softmax(model.logits(model.transformer.decoder.forward(y, encoded.memory, &encoded.mask)), -1);
+    const Variable<T> y = model.embed(tape, repeated_rows(previous, at), false);
+    const Variable<T> features = model.transformer.decoder.forward(y, encoded.memory, &encoded.mask);
+    return log_softmax(model.logits(own_positions(features, at)), -1);
   };
   return in;
 }
@@ -268,11 +284,13 @@ Attribution<T> integrated_gradients(const AttributionInputs<T>& in, std::size_t 
 
 template <class T, class Model>
 std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
-                                                  const Hypothesis& output, std::size_t steps, const Context& context) {
+                                                  const Hypothesis& output, std::size_t steps, const Context& context,
+                                                  const std::function<bool()>& wanted) {
   const std::vector<std::int64_t> tokens = scored_tokens(output);
   if (tokens.empty()) return {};
   model.eval();
-  const AttributionInputs<T> in = attribution_inputs(model, source, tokens, tokens.size());
+  AttributionInputs<T> in = attribution_inputs(model, source, tokens, tokens.size());
+  in.wanted = wanted;
   return {gradient_times_input(in, context), integrated_gradients(in, steps, context)};
 }
 
@@ -346,15 +364,19 @@ template AttributionInputs<float> attribution_inputs(TransformerModel<float>&, c
 template AttributionInputs<double> attribution_inputs(TransformerModel<double>&, const std::vector<std::int64_t>&,
                                                       const std::vector<std::int64_t>&, std::size_t);
 template std::vector<Attribution<float>> gradient_attributions(Seq2seq<float>&, const std::vector<std::int64_t>&,
-                                                               const Hypothesis&, std::size_t, const Context&);
+                                                               const Hypothesis&, std::size_t, const Context&,
+                                                               const std::function<bool()>&);
 template std::vector<Attribution<double>> gradient_attributions(Seq2seq<double>&, const std::vector<std::int64_t>&,
-                                                                const Hypothesis&, std::size_t, const Context&);
+                                                                const Hypothesis&, std::size_t, const Context&,
+                                                                const std::function<bool()>&);
 template std::vector<Attribution<float>> gradient_attributions(TransformerModel<float>&,
                                                                const std::vector<std::int64_t>&, const Hypothesis&,
-                                                               std::size_t, const Context&);
+                                                               std::size_t, const Context&,
+                                                               const std::function<bool()>&);
 template std::vector<Attribution<double>> gradient_attributions(TransformerModel<double>&,
                                                                 const std::vector<std::int64_t>&, const Hypothesis&,
-                                                                std::size_t, const Context&);
+                                                                std::size_t, const Context&,
+                                                                const std::function<bool()>&);
 template Attribution<float> attention_rollout(const nn::AttentionWeights<float>&, std::size_t);
 template Attribution<double> attention_rollout(const nn::AttentionWeights<double>&, std::size_t);
 template OutputGradients<float> output_gradients(const AttributionInputs<float>&, const Context&);

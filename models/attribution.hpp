@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,11 @@
 
 namespace attend::models {
 
-// What is attributed: for inputs X (N, S, F) on the tape (a leaf), the log-probabilities of the output's tokens
-// under each row, log p(· | y_<j, X[n]) as (N, J, V). Row n must depend on X[n] alone (a model in evaluation mode).
+// What is attributed: for inputs X (N, S, F) on the tape (a leaf) and an output position j_n for each row, row n's
+// log-probabilities at its own position, log p(· | y_<j_n, X[n]) as (N, V) — one output layer's row a copy, not the
+// J · V of every position. Row n must depend on X[n] alone (a model in evaluation mode).
 template <class T>
-using LogProbsOf = std::function<Variable<T>(Tape<T>&, const Variable<T>&)>;
+using LogProbsOf = std::function<Variable<T>(Tape<T>&, const Variable<T>& X, const std::vector<std::size_t>& at)>;
 
 // A model's inputs for attribution: x (S, F), the baseline x' of the same shape, and the function of them (which holds
 // a reference to the model: the inputs must not outlive it).
@@ -35,6 +37,14 @@ struct AttributionInputs {
   Tensor<T> x, baseline;
   LogProbsOf<T> log_probs;
   std::vector<std::int64_t> outputs;  // y_1 … y_J, the tokens whose log-probabilities are attributed
+  // Asked before each forward and backward pass (of at most 64 copies); false stops the work with AttributionStopped.
+  // Empty: always wanted.
+  std::function<bool()> wanted;
+};
+
+// Thrown when AttributionInputs::wanted says the attribution is no longer wanted (the client that asked left).
+struct AttributionStopped : std::runtime_error {
+  AttributionStopped() : std::runtime_error("attribution stopped: no longer wanted") {}
 };
 
 // The tokens whose log-probabilities make up a search's output: its tokens, then the end token when it finished.
@@ -88,7 +98,8 @@ Attribution<T> integrated_gradients(const AttributionInputs<T>& inputs, std::siz
 template <class T, class Model>
 std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
                                                   const Hypothesis& output, std::size_t steps,
-                                                  const Context& context = {});
+                                                  const Context& context = {},
+                                                  const std::function<bool()>& wanted = {});
 
 // Attention rollout (Abnar & Zuidema 2020) through an encoder-decoder, from one input's weights (batch 1): each encoder
 // layer's self-attention averaged over its heads with the residual path, Â_l = ½(A_l + I), rolled out as

@@ -218,6 +218,13 @@ TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, 
 }
 
 template <class T>
+Variable<T> teacher_forced_features(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in) {
+  std::vector<Variable<T>> features;
+  teacher_forced_steps<T>(decoder, encoded, target_in, features, nullptr);
+  return stack(features, 1);
+}
+
+template <class T>
 Variable<T> target_loss(const Variable<T>& features, const Ids& target_out, const Variable<T>& W, const Variable<T>& b,
                         double label_smoothing) {
   const Shape& shape = features.shape();
@@ -248,11 +255,10 @@ Variable<T> Seq2seq<T>::loss(Tape<T>& tape, const Batch& batch, double label_smo
                                 std::to_string(batch.size()) + " sources)");
   }
   const Encoded<T> encoded = encode(tape, batch.source, batch.source_lengths);
-  std::vector<Variable<T>> features;
-  teacher_forced_steps<T>(*decoder, encoded, batch.target_in, features, nullptr);
   nn::Linear<T>& output = decoder->output;
-  return target_loss<T>(stack(features, 1), batch.target_out, tape.param(output.W),
-                        output.has_bias() ? tape.param(output.b) : Variable<T>(), label_smoothing);
+  return target_loss<T>(teacher_forced_features(*decoder, encoded, batch.target_in), batch.target_out,
+                        tape.param(output.W), output.has_bias() ? tape.param(output.b) : Variable<T>(),
+                        label_smoothing);
 }
 
 template <class T>
@@ -265,6 +271,8 @@ template class Seq2seq<float>;
 template class Seq2seq<double>;
 template TeacherForced<float> teacher_forced(Decoder<float>&, const Encoded<float>&, const Ids&);
 template TeacherForced<double> teacher_forced(Decoder<double>&, const Encoded<double>&, const Ids&);
+template Variable<float> teacher_forced_features(Decoder<float>&, const Encoded<float>&, const Ids&);
+template Variable<double> teacher_forced_features(Decoder<double>&, const Encoded<double>&, const Ids&);
 template Variable<float> target_loss(const Variable<float>&, const Ids&, const Variable<float>&, const Variable<float>&,
                                      double);
 template Variable<double> target_loss(const Variable<double>&, const Ids&, const Variable<double>&,

@@ -100,6 +100,11 @@ class Seq2seq : public nn::Module<T> {
 template <class T>
 TeacherForced<T> teacher_forced(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in);
 
+// The same steps without the output layer: every step's output features, (B, T, F) — for a caller that needs the
+// logits of a few rows only (target_loss, gradient attribution).
+template <class T>
+Variable<T> teacher_forced_features(Decoder<T>& decoder, const Encoded<T>& encoded, const Ids& target_in);
+
 // The decoder configuration a Seq2seqConfig implies.
 DecoderConfig decoder_config(const Seq2seqConfig& config);
 

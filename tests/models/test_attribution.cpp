@@ -5,10 +5,12 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/helpers.hpp"
 #include "models/attribution.hpp"
+#include "models/batch.hpp"
 
 using namespace attend;
 using namespace attend::models;
@@ -37,21 +39,42 @@ double log_prob(const AttributionInputs<double>& in, const Tensor<double>& x, st
   Tape<double> tape;
   NoGradGuard<double> no_grad(tape);
   const Variable<double> lp =
-      in.log_probs(tape, tape.constant(Tensor<double>(Shape{1, x.shape()[0], x.shape()[1]}, x.data(), x.size())));
-  const std::size_t V = lp.shape()[2];  // row 0, step j
-  return lp.value().data()[j * V + static_cast<std::size_t>(in.outputs[j])];
+      in.log_probs(tape, tape.constant(Tensor<double>(Shape{1, x.shape()[0], x.shape()[1]}, x.data(), x.size())), {j});
+  return lp.value().data()[static_cast<std::size_t>(in.outputs[j])];
+}
+
+// log p(y_j | y_<j, source) for every output token by the model's own teacher-forced forward pass (the logits of every
+// step, as training computes them): what the attributed function's gathered rows must equal.
+template <class Model>
+std::vector<double> forward_log_probs(Model& model) {
+  Tape<double> tape;
+  NoGradGuard<double> no_grad(tape);
+  const Batch batch = make_batch({source}, {std::vector<std::int64_t>(output.begin(), output.end() - 1)});
+  Variable<double> logits;
+  if constexpr (std::is_same_v<Model, Seq2seq<double>>) {
+    logits = model.forward(tape, batch).logits;
+  } else {
+    logits = model.forward(tape, batch);
+  }
+  const Tensor<double> lp = log_softmax(logits, -1).value();
+  const std::size_t V = lp.shape()[2];
+  std::vector<double> result;
+  for (std::size_t j = 0; j < output.size(); ++j) result.push_back(lp.data()[j * V + output[j]]);
+  return result;
 }
 
 // Every row j of output_gradients: within 1e-6·‖g_j‖ + 1e-9 of central differences, and gradient × input's a_ji the
 // norm of the central differences ⊙ x_i.
-void check_rows(const AttributionInputs<double>& in) {
+// The log-probabilities are the model's (`expected`, from its forward pass).
+void check_rows(const AttributionInputs<double>& in, const std::vector<double>& expected) {
   const OutputGradients<double> g = output_gradients(in);
   const Attribution<double> gi = gradient_times_input(in);
   const std::size_t J = in.outputs.size(), n = in.x.size(), S = in.x.shape()[0], F = n / S;
   BOOST_TEST(g.gradients.shape() == (Shape{J, S, F}));
   const double eps = 1e-6;
   for (std::size_t j = 0; j < J; ++j) {
-    BOOST_TEST(g.log_probs[j] == log_prob(in, in.x, j), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(g.log_probs[j] == expected[j], boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(log_prob(in, in.x, j) == expected[j], boost::test_tools::tolerance(1e-12));
     double norm = 0, worst = 0;
     for (std::size_t e = 0; e < n; ++e) norm += g.gradients.data()[j * n + e] * g.gradients.data()[j * n + e];
     norm = std::sqrt(norm);
@@ -133,7 +156,7 @@ BOOST_AUTO_TEST_CASE(gradients_equal_central_differences_on_every_row) {
     BOOST_TEST_CONTEXT(kind.decoder << " " << nn::to_string(kind.cell)) {
       Seq2seq<double> model(small_model(kind.decoder, kind.cell, kind.bidirectional));
       model.eval();
-      check_rows(attribution_inputs(model, source, output, output.size()));
+      check_rows(attribution_inputs(model, source, output, output.size()), forward_log_probs(model));
     }
   }
   for (const bool norm_first : {false, true}) {
@@ -142,7 +165,7 @@ BOOST_AUTO_TEST_CASE(gradients_equal_central_differences_on_every_row) {
       config.norm_first = norm_first;
       TransformerModel<double> model(config);
       model.eval();
-      check_rows(attribution_inputs(model, source, output, output.size()));
+      check_rows(attribution_inputs(model, source, output, output.size()), forward_log_probs(model));
     }
   }
 }
@@ -244,6 +267,21 @@ BOOST_AUTO_TEST_CASE(float_follows_double) {
       BOOST_TEST(std::abs(rows32[m].rows.data()[e] - rows64[m].rows.data()[e]) <= 1e-3);
     }
   }
+}
+
+// `wanted` is asked before every pass (64 rows: 16 points of 4 tokens), and stops the work when it says no.
+BOOST_AUTO_TEST_CASE(an_attribution_no_longer_wanted_stops) {
+  Seq2seq<double> model(small_model("bahdanau", nn::CellKind::gru, false));
+  model.eval();
+  AttributionInputs<double> in = attribution_inputs(model, source, output, output.size());
+  std::size_t asked = 0;
+  in.wanted = [&asked] { return ++asked < 3; };
+  BOOST_CHECK_EXCEPTION(integrated_gradients(in, 62), AttributionStopped, message_has({"no longer wanted"}));
+  BOOST_TEST(asked == 3u);
+  asked = 0;
+  in.wanted = [&asked] { return ++asked > 0; };
+  integrated_gradients(in, 62);  // 64 points: 4 passes
+  BOOST_TEST(asked == 4u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_inputs_are_named) {
