@@ -281,7 +281,10 @@ def attribution(page, x, what):
     """The attribution tab: for each method the API gave, its rows (shares summing to 1) and each row's ρ as the API's,
     beside the cross-attention's last layer, mean of the heads; a chosen cell marked in both tables with its values;
     the summary's mean ρ of each method."""
-    page.tab("attribution")
+    agreement = page.by_id("agreement").text
+    check("ρ" not in agreement, f"{what}: attribution shown before its tab opened: {agreement!r}")
+    page.tab("attribution")  # the page asks for the attribution now
+    page.wait(lambda: page.css("#attribution-method option") and page.by_id("attribution-tables").is_displayed())
     cross = next(m for m in x["attention"] if m["name"] == "cross")
     methods = x["attribution"]["methods"]
     offered = [o.get_attribute("value") for o in page.css("#attribution-method option")]
@@ -293,7 +296,7 @@ def attribution(page, x, what):
         rho = [float(c.get_attribute("data-value")) for c in page.css("#attribution-table td.rho")]
         check(rho == method["agreement"], f"{what} {method['name']}: ρ {rho} on the page, {method['agreement']} in the API")
         mean = sum(method["agreement"]) / len(method["agreement"])
-        summary = page.by_id("summary").text
+        summary = page.by_id("agreement").text
         check(f"{mean:.2f}" in summary.split("mean ρ over the rows:")[-1], f"{what}: the summary {summary!r} lacks {mean:.2f}")
     page.choose("attribution-method", 1)
     page.css('#attribution-table td.cell[data-q="1"][data-k="2"]')[0].click()

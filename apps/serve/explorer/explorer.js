@@ -6,7 +6,7 @@
 "use strict";
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
-  chosenAttribution: null };
+  chosenAttribution: null, request: null, attributing: null };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -155,7 +155,6 @@ async function explain(event) {
   const m = state.model;
   if (!m) return;
   const request = { model: m.name, beam: Math.max(1, Number($("beam").value) || 1) };
-  if (m.input !== "image") request.attribution = true;
   try {
     request.input = m.input === "image" ? await readImage() : $("input").value;
   } catch (e) {
@@ -176,6 +175,8 @@ async function explain(event) {
   if (!answer.ok) return say(`${answer.status}: ${body.error}`, true);
   say("");
   state.explanation = body.explanation;
+  state.request = m.input === "image" ? null : request;  // text models: attribution asked for when its tab opens
+  state.attributing = null;
   state.kind = 0;
   state.layer = state.explanation.attention.length ? state.explanation.attention[0].layers - 1 : 0;
   state.head = "mean";
@@ -281,7 +282,8 @@ function render() {
   $("summary").textContent = `${x.finished ? "Finished" : "Stopped at the maximum length"}; ` +
     `log p(y | x) = ${fixed(x.log_prob)}, score log p / |y| = ${fixed(x.score)}` + (x.note ? `; ${x.note}` : "") +
     (x.attention.length ? `. Every row of weights sums to 1: the largest |Σ − 1| here is ${worst.toExponential(1)}.`
-      : ". This model has no attention weights.") + agreementSummary(x);
+      : ". This model has no attention weights.");
+  $("agreement").textContent = agreementSummary(x);
   const kinds = clear($("kind"));
   x.attention.forEach((maps, k) => kinds.appendChild(element("option", { value: k }, KIND_LABELS[maps.name])));
   $("choose").hidden = x.attention.length === 0;
@@ -660,7 +662,7 @@ function agreementSummary(x) {
   if (!x.attribution) return "";
   const means = x.attribution.methods.filter((m) => m.agreement).map((m) =>
     `${METHOD_LABELS[m.name] || m.name} ${fixed(m.agreement.reduce((s, r) => s + r, 0) / m.agreement.length, 2)}`);
-  return means.length ? ` Attribution against attention, mean ρ over the rows: ${means.join(", ")}.` : "";
+  return means.length ? `Attribution against attention, mean ρ over the rows: ${means.join(", ")}.` : "";
 }
 
 // The cross-attention the attribution is set beside: its last layer, mean of the heads (null without attention).
@@ -694,11 +696,46 @@ function shareTable(table, rows, queries, keys, colour, extra) {
   });
 }
 
+// The attribution of the explanation shown, asked for once, when its tab first opens: it costs a forward and backward
+// pass per integrated-gradients step, far more than the explanation. The same request again with "attribution": the
+// same decoding gives the same output, checked before its rows are drawn.
+async function loadAttribution() {
+  const x = state.explanation;
+  if (!state.request || x.attribution || state.attributing === x) return;
+  state.attributing = x;
+  renderAttribution();
+  let answer, body;
+  try {
+    answer = await fetch("v1/explain", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...state.request, attribution: true }) });
+    body = await answer.json();
+  } catch (e) {
+    body = { error: "the server did not answer: " + e.message };
+  }
+  if (state.explanation !== x) return;  // another explanation since
+  state.attributing = null;
+  if (answer && answer.ok && body.explanation.output !== x.output) {
+    body = { error: `the output decoded again, “${body.explanation.output}”, is not “${x.output}”` };
+  }
+  if (!answer || !answer.ok || body.error) {
+    x.attributionError = `Attribution failed: ${answer ? answer.status + ": " : ""}${body.error}`;
+  } else {
+    x.attribution = body.explanation.attribution;
+  }
+  $("agreement").textContent = agreementSummary(x);
+  renderAttribution();
+}
+
 function renderAttribution() {
   const x = state.explanation, a = x.attribution;
-  $("tab-attribution").hidden = !a;
+  $("tab-attribution").hidden = !a && !state.request;
+  $("attribution-tables").hidden = !a;
+  $("attribution-method").disabled = !a;
   if (!a) {
-    if (!$("attribution-view").hidden) showView("heatmap");
+    if (!state.request && !$("attribution-view").hidden) showView("heatmap");
+    $("attribution-note").textContent = x.attributionError ||
+      (state.attributing === x ? "Computing the attribution: a forward and a backward pass a step…" : "");
+    if (!state.attributing && !x.attributionError && !$("attribution-view").hidden) loadAttribution();
     return;
   }
   state.method = Math.min(state.method, a.methods.length - 1);
@@ -735,6 +772,7 @@ function showView(name) {
     $(`tab-${view}`).setAttribute("aria-selected", view === name);
     $(`${view}-view`).hidden = view !== name;
   }
+  if (name === "attribution" && state.explanation) loadAttribution();
 }
 
 function start() {
