@@ -76,7 +76,8 @@ Explanation Model::explain(const ModelInputs& one, models::SearchOptions search)
   return result;
 }
 
-std::vector<models::Attribution<float>> Model::attribute(const ModelInputs&, const models::Hypothesis&, std::size_t) {
+std::vector<models::Attribution<float>> Model::attribute(const ModelInputs&, const models::Hypothesis&, std::size_t,
+                                                         const std::function<bool()>&) {
   return {};
 }
 

@@ -109,8 +109,9 @@ class Model {
   // Gradient attribution of `output` (the search's for `one`) over the input's positions, one row per output token
   // with an attention row (the end token's included when finished): gradient × input, then integrated gradients from
   // the padding baseline with `steps` points (models/attribution.hpp), in float32. Empty for a kind without it.
+  // `wanted` is asked between passes; false stops the work with models::AttributionStopped.
   virtual std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
-                                                            std::size_t steps);
+                                                            std::size_t steps, const std::function<bool()>& wanted);
   // The SVG of one output's attention: `rows` are its output tokens (the end token included).
   virtual std::string picture(const PictureInput& input, const std::vector<std::string>& rows,
                               const models::Hypothesis& output, const std::string& title) const = 0;

@@ -88,8 +88,8 @@ class Seq2seqModel : public Model {
   }
 
   std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
-                                                    std::size_t steps) override {
-    return models::gradient_attributions<float>(model_, one.sources.at(0), output, steps);
+                                                    std::size_t steps, const std::function<bool()>& wanted) override {
+    return models::gradient_attributions<float>(model_, one.sources.at(0), output, steps, {}, wanted);
   }
 
  private:

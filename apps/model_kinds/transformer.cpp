@@ -102,9 +102,9 @@ class TransformerKindModel : public Model {
 
   // Besides the gradients, attention rollout through the encoder (models::attention_rollout).
   std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
-                                                    std::size_t steps) override {
+                                                    std::size_t steps, const std::function<bool()>& wanted) override {
     std::vector<models::Attribution<float>> result =
-        models::gradient_attributions<float>(model_, one.sources.at(0), output, steps);
+        models::gradient_attributions<float>(model_, one.sources.at(0), output, steps, {}, wanted);
     if (result.empty()) return result;
     Tape<float> tape;
     NoGradGuard<float> no_grad(tape);

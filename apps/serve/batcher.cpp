@@ -89,10 +89,12 @@ bool Batcher::submit(std::unique_ptr<Job> job) {
 
 // Each job fails "cancelled", counted.
 void Batcher::give_up(const std::vector<std::unique_ptr<Job>>& jobs) {
-  for (const auto& job : jobs) {
-    metrics_.cancelled(job->size());
-    job->failed("cancelled");
-  }
+  for (const auto& job : jobs) give_up(*job);
+}
+
+void Batcher::give_up(Job& job) {
+  metrics_.cancelled(job.size());
+  job.failed("cancelled");
 }
 
 std::size_t Batcher::queued() const {
@@ -212,11 +214,16 @@ void Batcher::explain(Job& job, const ModelInputs& inputs) {
   }
   try {
     if (job.attribution_steps > 0) {
-      explanation.attribution = model_.attribute(inputs, explanation.output, job.attribution_steps);
+      const std::shared_ptr<std::atomic<bool>> cancelled = job.cancelled;
+      explanation.attribution = model_.attribute(inputs, explanation.output, job.attribution_steps,
+                                                 [cancelled] { return !cancelled->load(); });
     }
+  } catch (const models::AttributionStopped&) {  // the client left: the rest of its passes are not run
+    return give_up(job);
   } catch (const std::exception& e) {
     return job.failed(std::string("attribution failed: ") + e.what());
   }
+  if (job.cancelled->load()) return give_up(job);
   metrics_.batch(1);
   job.explained(std::move(explanation));
 }

@@ -79,6 +79,7 @@ class Batcher {
   void work();
   std::vector<std::unique_ptr<Job>> next_batch(std::unique_lock<std::mutex>& lock);
   void give_up(const std::vector<std::unique_ptr<Job>>& jobs);
+  void give_up(Job& job);
   void decode(std::vector<std::unique_ptr<Job>>& jobs);
   void explain(Job& job, const ModelInputs& inputs);
 

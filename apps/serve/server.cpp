@@ -159,6 +159,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void fail(int status, const std::string& message, bool close = false, const char* allow = "");
   void answer(int status, std::string body, const char* content_type = "application/json", const char* allow = "");
   void on_write(bool close, beast::error_code ec);
+  void watch(std::shared_ptr<std::atomic<bool>> cancelled);
   void linger();
   void drain();
   void close() {
@@ -173,6 +174,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<http::response<http::string_body>> response_;
   std::shared_ptr<EventStream> events_;        // the answer being streamed, if any
   std::shared_ptr<std::atomic<bool>> cancel_;  // and its job's cancellation
+  // While a request's job is decoded: a read is kept pending (watch()), so that a client that leaves is noticed and
+  // its job cancelled; the next request waits for the read to end.
+  bool watching_ = false, answering_ = false, read_after_watch_ = false;
   std::array<char, 8192> discarded_{};
   std::shared_ptr<Core> core_;
   bool over_limit_;
@@ -397,7 +401,9 @@ void Session::predict() {
       self->answer_outputs(model, *shared_request, *reads, outputs, layout);
     });
   };
+  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
   submit(model, std::move(job));
+  watch(cancelled);
 }
 
 // A prediction streamed (docs/reference/serve.md, "Streaming"): what cannot be decoded is refused as any request is,
@@ -499,7 +505,9 @@ void Session::explain() {
       }
     });
   };
+  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
   submit(model, std::move(job));
+  watch(cancelled);
 }
 
 // The value of Access-Control-Allow-Origin for this request: its Origin when --cors-origin allows it ("*" for any),
@@ -583,7 +591,9 @@ void Session::translate() {
       }
     });
   };
+  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
   submit(model, std::move(job));
+  watch(cancelled);
 }
 
 void Session::detect() {
@@ -657,6 +667,11 @@ void Session::fail(int status, const std::string& message, bool close, const cha
 }
 
 void Session::answer(int status, std::string body, const char* content_type, const char* allow) {
+  if (!stream_.socket().is_open()) return;  // the client left while its request was decoded: nobody to answer
+  if (watching_ && !answering_) {           // the watch ends: what it read stays in the buffer for the next request
+    answering_ = true;
+    stream_.cancel();
+  }
   const bool close =
       close_after_ || stopping_ || core_->stopping || !parser_->is_header_done() || !parser_->keep_alive();
   response_ = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(status), version_);
@@ -680,7 +695,43 @@ void Session::on_write(bool close, beast::error_code ec) {
   response_.reset();
   if (ec) return this->close();
   if (close) return parser_->is_done() ? this->close() : linger();
+  if (watching_) {  // the cancelled watch has not ended yet: it reads on when it does
+    read_after_watch_ = true;
+    return;
+  }
   read();
+}
+
+// A read kept pending while the request's job is decoded: the client's next requests (pipelined) go into the buffer
+// as the parser would take them; a client that leaves (end of stream, reset) cancels the job — queued, its inputs are
+// not decoded; an explanation's attribution stops at its next pass (the batcher counts them in
+// attend_inputs_cancelled_total) — and nothing is answered. No deadline meanwhile: the decoding takes what it takes.
+// Ends when the answer is written (answer() cancels it).
+void Session::watch(std::shared_ptr<std::atomic<bool>> cancelled) {
+  constexpr std::size_t watched_bytes = 64 * 1024;  // beyond this, a pipelining client waits for the answer
+  if (buffer_.size() >= watched_bytes) return;
+  watching_ = true;
+  answering_ = false;
+  stream_.expires_never();
+  stream_.async_read_some(
+      buffer_.prepare(watched_bytes - buffer_.size()),
+      [self = shared_from_this(), cancelled = std::move(cancelled)](beast::error_code ec, std::size_t n) {
+        self->watching_ = false;
+        if (!ec) self->buffer_.commit(n);
+        if (self->answering_) {
+          self->answering_ = false;
+          if (self->read_after_watch_) {
+            self->read_after_watch_ = false;
+            self->read();
+          }
+          return;
+        }
+        if (!ec) return self->watch(cancelled);
+        cancelled->store(true);
+        self->core_->log(self->peer_ + " " + self->method_ + " " + self->target_ + ": the client left (" +
+                         ec.message() + "): its inputs are cancelled");
+        self->close();
+      });
 }
 
 // Closing on a client that is still sending (a body over --max-body) would reset the connection, and the client

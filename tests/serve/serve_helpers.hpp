@@ -216,6 +216,14 @@ class Raw {
   bool closed_ = false;
 };
 
+// A POST of a JSON body as bytes on the wire.
+inline std::string raw_post(const std::string& body, const std::string& version = "1.1",
+                            const std::string& target = "/v1/predict") {
+  return "POST " + target + " HTTP/" + version +
+         "\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
 // Bytes in base64, as a client sends an image (the server's own encoder, checked against RFC 4648 in test_units).
 inline std::string base64(const std::string& bytes) { return attend::app::serve::encode_base64(bytes); }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "apps/model_file.hpp"
@@ -581,6 +582,69 @@ BOOST_AUTO_TEST_CASE(explain_gives_gradient_attribution) {
 }
 
 // GET / is the explorer's page, with its stylesheet and script: compiled in, not read from a file.
+// The value of `series` once `condition` holds of it, polling /metrics for up to `seconds`; its last value otherwise.
+double metric_when(unsigned short port, const std::string& series, const std::function<bool(double)>& condition,
+                   int seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  double value = metric(get(port, "/metrics").body, series);
+  while (!condition(value) && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    value = metric(get(port, "/metrics").body, series);
+  }
+  return value;
+}
+
+// A client that leaves while its request waits for a batch (another connection is open, so the batcher waits for it)
+// is noticed then, not when the answer is written: its input is never decoded and is counted as cancelled. Requests
+// sent together on one connection (pipelined) are each answered, in order: what the server reads while a request is
+// decoded stays for the next.
+BOOST_AUTO_TEST_CASE(a_client_that_leaves_cancels_its_request_and_pipelined_ones_are_answered) {
+  Server server("--model '" + models().rnn + "' --max-wait-ms 1500");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  {
+    Raw idle(server.port);
+    Raw client(server.port);
+    BOOST_TEST(client.send(raw_post(R"({"inputs": ["1 2 2000"]})")));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    client.close();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  }
+  const std::string metrics = get(server.port, "/metrics").body;
+  BOOST_TEST(metric(metrics, "attend_inputs_cancelled_total") == 1, metrics);
+  BOOST_TEST(metric(metrics, "attend_inputs_decoded_total") == 0, metrics);
+  BOOST_TEST(server.log().find("POST /v1/predict: the client left") != std::string::npos, server.log());
+  Raw both(server.port);
+  BOOST_TEST(both.send(raw_post(R"({"inputs": ["1 2 2000"]})") + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  std::string answers;
+  for (int k = 0; k < 100 && answers.find("\"status\"") == std::string::npos && !both.closed(); ++k) {
+    answers += both.receive_for(100);
+  }
+  const std::size_t outputs = answers.find("{\"model\":\"dates\",\"outputs\""), status = answers.find("\"status\"");
+  BOOST_TEST((outputs != std::string::npos && status != std::string::npos && outputs < status), answers);
+  BOOST_TEST(!both.closed());
+}
+
+// A client that leaves while its explanation's attribution runs (4,096 steps: thousands of passes) stops it at the
+// next pass: the input is counted as cancelled, and the model answers the next request.
+BOOST_AUTO_TEST_CASE(a_client_that_leaves_stops_its_attribution) {
+  Server server("--model '" + models().rnn + "' --max-attribution-steps 4096");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  {
+    Raw client(server.port);
+    BOOST_TEST(client.send(
+        raw_post(R"({"model": "dates", "input": "Saturday 9 May 2018", "attribution": true, "steps": 4096})", "1.1",
+                 "/v1/explain")));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    client.close();
+  }
+  const double cancelled = metric_when(
+      server.port, "attend_inputs_cancelled_total", [](double v) { return v == 1; }, 60);
+  BOOST_TEST(cancelled == 1, server.log());
+  BOOST_TEST(server.log().find("POST /v1/explain: the client left") != std::string::npos, server.log());
+  const Reply reply = explain(server.port, {{"model", "dates"}, {"input", "9 May 2018"}});
+  BOOST_TEST(reply.status == 200, reply.body);
+}
+
 BOOST_AUTO_TEST_CASE(the_explorer_page_is_served) {
   Server server("--model '" + models().rnn + "'");
   BOOST_TEST_REQUIRE(server.port != 0, server.log());

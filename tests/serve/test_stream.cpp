@@ -51,12 +51,6 @@ std::vector<Event> named(const std::vector<Event>& events, const std::string& na
 }
 
 // A request's bytes for a raw connection.
-std::string raw_post(const std::string& body, const std::string& version = "1.1") {
-  return "POST /v1/predict HTTP/" + version +
-         "\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-         "\r\n\r\n" + body;
-}
-
 json stream_request(const std::string& input, std::size_t beam, bool attention, bool stream) {
   json request = {{"inputs", {input}}, {"beam", beam}, {"scores", true}, {"attention", attention}};
   if (stream) request["stream"] = true;
