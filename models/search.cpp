@@ -466,7 +466,7 @@ std::vector<Hypothesis> decode(Stepper<T>& stepper, const std::vector<std::int64
       }
     };
     in_parts(B, parts, advance, scratch);
-    for (std::size_t b = 0; b < B && observer != nullptr; ++b)
+    for (std::size_t b = 0; b < B && observer != nullptr && observer->tells(); ++b)
       if (stepping[b] == 0) search.tell(b, *observer);
     if (all_done()) break;
     // greedy decoding (k = 1) keeps every row where it is: no copy of the state

@@ -102,6 +102,8 @@ class SearchObserver {
   // token a step; beam search when its hypotheses agree; when a source's search ends, the rest of its output. The end
   // token is not told. Together, in order, the tokens a source was told are its output's.
   virtual void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) = 0;
+  // Whether settled() is to be called at all: false, the search only asks wanted() (and saves finding what settled).
+  virtual bool tells() const { return true; }
 };
 
 // An observer of a part of a batch: source b of the part is source places[b] of `whole`'s.
@@ -112,6 +114,7 @@ class PartObserver final : public SearchObserver {
   void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) override {
     whole_.settled(places_.at(b), first, tokens);
   }
+  bool tells() const override { return whole_.tells(); }
 
  private:
   SearchObserver& whole_;

@@ -16,8 +16,11 @@ class JobsObserver : public models::SearchObserver {
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       first_.push_back(owner_.size());
       owner_.insert(owner_.end(), jobs[j]->size(), j);
+      streams_ = streams_ || bool(jobs[j]->settled);
     }
   }
+  // Settled tokens are found only when a job streams (the others' clients wait for the whole answer).
+  bool tells() const override { return streams_; }
   bool wanted(std::size_t b) override {
     const std::size_t j = owner_[b];
     if (!jobs_[j]->cancelled->load()) return true;
@@ -36,6 +39,7 @@ class JobsObserver : public models::SearchObserver {
   Metrics& metrics_;
   std::vector<std::size_t> owner_, first_;
   std::vector<std::uint8_t> counted_;
+  bool streams_ = false;
 };
 
 // The jobs nobody waits for any more, taken out of `jobs` (a queue or a batch).
@@ -179,10 +183,9 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
     models::SearchOptions search{jobs.front()->beam, 0, 1.0};
     search.products = products_;
     search.alternatives = alternatives;
-    // told and asked only when a job streams (the others' clients wait for the whole answer)
+    // asked whether each input is still wanted (a job's client may leave); told what settled when a job streams
     JobsObserver observer(jobs, layout, metrics_);
-    const bool streams = std::any_of(jobs.begin(), jobs.end(), [](const auto& job) { return bool(job->settled); });
-    if (streams) search.observer = &observer;
+    search.observer = &observer;
     outputs = model_.decode(inputs, search);
   } catch (const std::exception& e) {
     for (const auto& job : jobs) job->failed(std::string("decoding failed: ") + e.what());

@@ -704,9 +704,9 @@ void Session::on_write(bool close, beast::error_code ec) {
 
 // A read kept pending while the request's job is decoded: the client's next requests (pipelined) go into the buffer
 // as the parser would take them; a client that leaves (end of stream, reset) cancels the job — queued, its inputs are
-// not decoded; an explanation's attribution stops at its next pass (the batcher counts them in
-// attend_inputs_cancelled_total) — and nothing is answered. No deadline meanwhile: the decoding takes what it takes.
-// Ends when the answer is written (answer() cancels it).
+// not decoded; being decoded, they stop at the next step; an explanation's attribution stops at its next pass (the
+// batcher counts them in attend_inputs_cancelled_total) — and nothing is answered. No deadline meanwhile: the decoding
+// takes what it takes. Ends when the answer is written (answer() cancels it).
 void Session::watch(std::shared_ptr<std::atomic<bool>> cancelled) {
   constexpr std::size_t watched_bytes = 64 * 1024;  // beyond this, a pipelining client waits for the answer
   if (buffer_.size() >= watched_bytes) return;

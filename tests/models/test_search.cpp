@@ -390,8 +390,10 @@ struct Recorder : SearchObserver {
   std::vector<std::vector<std::size_t>> told_at;  // the step (from 1) each token settled at
   std::vector<std::size_t> steps;                 // steps the source was asked about
   std::function<bool(std::size_t b, std::size_t step)> want = [](std::size_t, std::size_t) { return true; };
+  bool telling = true;  // tells(): false, the search only asks
   explicit Recorder(std::size_t B) : told(B), told_at(B), steps(B, 0) {}
   bool wanted(std::size_t b) override { return want(b, ++steps[b]); }
+  bool tells() const override { return telling; }
   void settled(std::size_t b, std::size_t first, const std::vector<SettledToken>& tokens) override {
     BOOST_TEST(first == told[b].size());  // in order, none twice
     BOOST_TEST(!tokens.empty());
@@ -505,6 +507,15 @@ BOOST_AUTO_TEST_CASE(a_source_no_longer_wanted_stops_its_search) {
     BOOST_TEST(outputs[0].tokens.size() == 5u);
     EndlessStepper unwatched(2);
     BOOST_TEST(decode(unwatched, {1, 1}, SearchOptions{k, 100, 1.0}, 100)[0].tokens.size() == 100u);
+    // an observer that only asks (attend serve's, when no job streams) stops the search alike and is told nothing
+    EndlessStepper asked(2);
+    Recorder asking(2);
+    asking.telling = false;
+    asking.want = recorder.want;
+    watched.observer = &asking;
+    BOOST_TEST(decode(asked, {1, 1}, watched, 100)[0].tokens.size() == 5u);
+    BOOST_TEST(asking.told[0].empty());
+    BOOST_TEST(asking.told[1].empty());
   }
 }
 

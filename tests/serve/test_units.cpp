@@ -67,8 +67,12 @@ class EndlessModel : public EchoModel {
       std::size_t rows, steps = 0;
       attend::Tape<float> tape;
       void expand(std::size_t k) override { rows *= k; }
+      std::atomic<std::size_t>* live = nullptr;
+      std::chrono::microseconds pause{0};
       Step step(const attend::Ids&) override {
         ++steps;
+        ++*live;
+        if (pause.count() > 0) std::this_thread::sleep_for(pause);
         attend::Tensor<float> logits(attend::Shape{rows, 6}, 0.0f);
         for (std::size_t r = 0; r < rows; ++r) logits.data()[r * 6 + 4] = 3.0f;
         for (std::size_t r = 0; r < rows; ++r) logits.data()[r * 6 + attend::models::eos_id] = -100.0f;
@@ -77,13 +81,14 @@ class EndlessModel : public EchoModel {
       void reorder(const std::vector<std::int64_t>&) override {}
     } stepper;
     stepper.rows = inputs.sources.size();
+    stepper.live = &steps;
+    stepper.pause = pause;
     attend::models::SearchOptions options = search;
     options.max_length = 1000;
-    auto outputs = attend::models::decode(stepper, std::vector<std::int64_t>(stepper.rows, 1), options, 1000);
-    steps = stepper.steps;
-    return outputs;
+    return attend::models::decode(stepper, std::vector<std::int64_t>(stepper.rows, 1), options, 1000);
   }
-  std::atomic<std::size_t> steps{0};
+  std::atomic<std::size_t> steps{0};   // the decoder's steps so far
+  std::chrono::microseconds pause{0};  // how long a step takes
 };
 
 // A job of `sources`, whose outputs (or error) arrive in the returned future.
@@ -271,6 +276,27 @@ BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding) {
                         [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
   BOOST_TEST(told == std::vector<std::size_t>({4, 4, 4}), boost::test_tools::per_element());
   BOOST_TEST(model.steps.load() == 3u);  // not the 1,000 it would have run
+  BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
+}
+
+// A job that does not stream (its client waits for the whole answer) stops too when cancelled mid-decoding: at the
+// next step, failing "cancelled", counted.
+BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding_without_a_stream) {
+  EndlessModel model;
+  Metrics metrics;
+  BatchSettings settings;
+  settings.max_wait = std::chrono::milliseconds(0);
+  Batcher batcher(model, nullptr, settings, metrics);
+  std::promise<std::vector<attend::models::Hypothesis>> done;
+  auto plain = job({{5}}, 1, done);
+  const std::shared_ptr<std::atomic<bool>> cancelled = plain->cancelled;
+  model.pause = std::chrono::milliseconds(2);  // a step: 1,000 of them take 2 s
+  BOOST_TEST(batcher.submit(std::move(plain)));
+  while (model.steps.load() < 3) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  cancelled->store(true);
+  BOOST_CHECK_EXCEPTION(done.get_future().get(), std::runtime_error,
+                        [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+  BOOST_TEST(model.steps.load() < 100u);  // not the 1,000 it would have run
   BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
 }
 
