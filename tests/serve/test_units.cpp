@@ -252,15 +252,23 @@ BOOST_AUTO_TEST_CASE(the_batcher_decodes_jobs_together_and_apart) {
   BOOST_TEST(!batcher.submit(job({{11}}, 1, last)));
 }
 
-// A streaming job is told its tokens as they settle; cancelled meanwhile, its decoding stops at the next step (the
-// others' goes on), it fails as "cancelled", and the metric counts it.
-BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding) {
+// An endless model's batcher taking each job at once, for the cancellation tests.
+struct EndlessBatcher {
   EndlessModel model;
   Metrics metrics;
-  BatchSettings settings;
-  settings.max_wait = std::chrono::milliseconds(0);
-  Batcher batcher(model, nullptr, settings, metrics);
   std::promise<std::vector<attend::models::Hypothesis>> done;
+  Batcher batcher{model, nullptr, BatchSettings{32, std::chrono::milliseconds(0)}, metrics};  // stopped first
+  // The job fails as "cancelled", and the metric counts it.
+  void check_cancelled() {
+    BOOST_CHECK_EXCEPTION(done.get_future().get(), std::runtime_error,
+                          [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+    BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
+  }
+};
+
+// A streaming job is told its tokens as they settle; cancelled meanwhile, its decoding stops at the next step (the
+// others' goes on), it fails as "cancelled", and the metric counts it.
+BOOST_FIXTURE_TEST_CASE(a_cancelled_job_stops_decoding, EndlessBatcher) {
   auto streaming = job({{5}}, 1, done);
   std::vector<std::size_t> told;
   streaming->settled = [&told, cancelled = streaming->cancelled](std::size_t input, std::size_t first,
@@ -272,32 +280,22 @@ BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding) {
     if (told.size() == 3) cancelled->store(true);
   };
   BOOST_TEST(batcher.submit(std::move(streaming)));
-  BOOST_CHECK_EXCEPTION(done.get_future().get(), std::runtime_error,
-                        [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+  check_cancelled();
   BOOST_TEST(told == std::vector<std::size_t>({4, 4, 4}), boost::test_tools::per_element());
   BOOST_TEST(model.steps.load() == 3u);  // not the 1,000 it would have run
-  BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
 }
 
 // A job that does not stream (its client waits for the whole answer) stops too when cancelled mid-decoding: at the
 // next step, failing "cancelled", counted.
-BOOST_AUTO_TEST_CASE(a_cancelled_job_stops_decoding_without_a_stream) {
-  EndlessModel model;
-  Metrics metrics;
-  BatchSettings settings;
-  settings.max_wait = std::chrono::milliseconds(0);
-  Batcher batcher(model, nullptr, settings, metrics);
-  std::promise<std::vector<attend::models::Hypothesis>> done;
+BOOST_FIXTURE_TEST_CASE(a_cancelled_job_stops_decoding_without_a_stream, EndlessBatcher) {
   auto plain = job({{5}}, 1, done);
   const std::shared_ptr<std::atomic<bool>> cancelled = plain->cancelled;
   model.pause = std::chrono::milliseconds(2);  // a step: 1,000 of them take 2 s
   BOOST_TEST(batcher.submit(std::move(plain)));
   while (model.steps.load() < 3) std::this_thread::sleep_for(std::chrono::microseconds(100));
   cancelled->store(true);
-  BOOST_CHECK_EXCEPTION(done.get_future().get(), std::runtime_error,
-                        [](const std::runtime_error& e) { return std::string(e.what()) == "cancelled"; });
+  check_cancelled();
   BOOST_TEST(model.steps.load() < 100u);  // not the 1,000 it would have run
-  BOOST_TEST(serve_test::metric("\n" + metrics.text({}), "attend_inputs_cancelled_total") == 1);
 }
 
 // Cancelled jobs give up their places in a full queue: a job that finds the queue full takes them (they fail as
