@@ -11,6 +11,7 @@
 #include "autograd/helpers.hpp"
 #include "models/attribution.hpp"
 #include "models/batch.hpp"
+#include "tests/models/tiny_transformer.hpp"
 
 using namespace attend;
 using namespace attend::models;
@@ -122,20 +123,7 @@ void check_complete(const AttributionInputs<double>& in, std::size_t steps, doub
   BOOST_TEST(ig.change[0] == log_prob(in, in.x, 0) - log_prob(in, in.baseline, 0), boost::test_tools::tolerance(1e-9));
 }
 
-TransformerConfig small_transformer() {
-  TransformerConfig c;
-  c.source_vocab_size = 11;
-  c.target_vocab_size = 9;
-  c.d_model = 8;
-  c.heads = 2;
-  c.ff = 12;
-  c.encoder_layers = 2;
-  c.decoder_layers = 2;
-  c.dropout = 0.0;
-  c.max_positions = 16;
-  c.seed = 23;
-  return c;
-}
+TransformerConfig small_transformer() { return attend::testing::tiny_transformer(11, 23); }
 
 }  // namespace
 

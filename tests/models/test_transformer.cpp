@@ -9,6 +9,7 @@
 #include "autograd/helpers.hpp"
 #include "models/transformer.hpp"
 #include "nn/optim.hpp"
+#include "tests/models/tiny_transformer.hpp"
 
 using namespace attend;
 using namespace attend::models;
@@ -17,19 +18,9 @@ using attend::testing::message_has;
 namespace {
 
 TransformerConfig tiny(bool norm_first = false) {
-  TransformerConfig c;
-  c.source_vocab_size = 10;
-  c.target_vocab_size = 9;
-  c.d_model = 8;
-  c.heads = 2;
-  c.ff = 12;
-  c.encoder_layers = 2;
-  c.decoder_layers = 2;
-  c.dropout = 0.0;
+  TransformerConfig c = attend::testing::tiny_transformer(10, 31);
   c.norm_first = norm_first;
-  c.max_positions = 16;
   c.max_target_length = 7;
-  c.seed = 31;
   return c;
 }
 
