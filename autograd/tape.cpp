@@ -163,9 +163,9 @@ Variable<T> Tape<T>::param(Parameter<T>& p) {
   }
   auto found = param_nodes_.find(&p);
   const bool wanted = grad_enabled_ && !parameters_frozen_;
-  // Reuse the parameter's node, unless it was made without a gradient (a no-grad scope, frozen parameters) and
-  // one is wanted now.
-  if (found != param_nodes_.end() && (nodes_[found->second].requires_grad || !wanted)) {
+  // Reuse the parameter's node, unless it was made with a gradient and parameters are frozen now, or without one (a
+  // no-grad scope, frozen parameters) and one is wanted now. In a no-grad scope any node does.
+  if (found != param_nodes_.end() && (nodes_[found->second].requires_grad == wanted || !grad_enabled_)) {
     return Variable<T>(this, found->second, nodes_[found->second].generation);
   }
   Node<T> n;

@@ -401,6 +401,11 @@ BOOST_AUTO_TEST_CASE(frozen_parameters_are_constants_to_backward) {
   BOOST_TEST(again.requires_grad());
   tape.backward(sum(linear(x, again)));
   BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));
+  tape.set_parameters_frozen(true);  // and one made with a gradient is made anew, frozen, once they are frozen
+  const Variable<double> frozen = tape.param(W);
+  BOOST_TEST(!frozen.requires_grad());
+  tape.backward(sum(linear(x, frozen)));
+  BOOST_TEST(testing::values_are(W.grad, Shape{2, 2}, {1.0, -1.0, 1.0, -1.0}));  // nothing added
 }
 
 BOOST_AUTO_TEST_CASE(propagate_leaves_parameter_gradients_on_the_tape_until_they_are_added) {
