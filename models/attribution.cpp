@@ -135,6 +135,7 @@ std::vector<std::int64_t> previous_tokens(const std::vector<std::int64_t>& outpu
 // What the steps up to the last position in `at` read, as every row of an (N, T) batch: the first T = max(at) + 1 of
 // `previous` (the decoders are causal: later steps change nothing before them).
 Ids repeated_rows(const std::vector<std::int64_t>& previous, const std::vector<std::size_t>& at) {
+  if (at.empty()) throw std::invalid_argument("attribution: no rows (no output positions given)");
   const std::size_t N = at.size(), T = *std::max_element(at.begin(), at.end()) + 1;
   if (T > previous.size()) {
     throw std::invalid_argument("attribution: output position " + std::to_string(T - 1) + " of " +

@@ -37,7 +37,7 @@ struct AttributionInputs {
   Tensor<T> x, baseline;
   LogProbsOf<T> log_probs;
   std::vector<std::int64_t> outputs;  // y_1 … y_J, the tokens whose log-probabilities are attributed
-  // Asked before each forward and backward pass (of at most 64 copies); false stops the work with AttributionStopped.
+  // Asked before each forward and backward pass (64 rows, or J when more); false stops it with AttributionStopped.
   // Empty: always wanted.
   std::function<bool()> wanted;
 };

@@ -226,7 +226,7 @@ void Batcher::explain(Job& job, const ModelInputs& inputs) {
   } catch (const std::exception& e) {
     return job.failed(std::string("attribution failed: ") + e.what());
   }
-  if (job.cancelled->load()) return give_up(job);
+  if (job.cancelled->load()) return job.failed("cancelled");  // done, but nobody waits: not counted as stopped
   metrics_.batch(1);
   job.explained(std::move(explanation));
 }

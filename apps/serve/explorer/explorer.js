@@ -6,7 +6,7 @@
 "use strict";
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
-  chosenAttribution: null, request: null, attributing: null };
+  chosenAttribution: null, request: null, attributing: null, aborting: null };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -161,6 +161,7 @@ async function explain(event) {
     return say(e.message, true);
   }
   say("Decoding…");
+  if (state.aborting) state.aborting.abort();  // the last explanation's attribution: the server stops its work
   $("result").hidden = true;
   if (m.attention) await stream(m, request);
   let answer, body;
@@ -696,26 +697,32 @@ function shareTable(table, rows, queries, keys, colour, extra) {
   });
 }
 
-// The attribution of the explanation shown, asked for once, when its tab first opens: it costs a forward and backward
-// pass per integrated-gradients step, far more than the explanation. The same request again with "attribution": the
-// same decoding gives the same output, checked before its rows are drawn.
+// The attribution of the explanation shown, asked for once, when its tab first opens: it costs forward and backward
+// passes over (steps + 3) × |output| copies of the input, far more than the explanation. The same request again with
+// "attribution": the same decoding gives the same output, checked before its rows are drawn. Aborted when another
+// explanation comes (the connection closes, and the server stops the work).
 async function loadAttribution() {
   const x = state.explanation;
   if (!state.request || x.attribution || state.attributing === x) return;
   state.attributing = x;
+  state.aborting = new AbortController();
   renderAttribution();
   let answer, body;
   try {
     answer = await fetch("v1/explain", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ ...state.request, attribution: true }) });
+      body: JSON.stringify({ ...state.request, attribution: true }), signal: state.aborting.signal });
     body = await answer.json();
   } catch (e) {
+    if (e.name === "AbortError") return;  // another explanation asked for
     body = { error: "the server did not answer: " + e.message };
   }
   if (state.explanation !== x) return;  // another explanation since
   state.attributing = null;
+  state.aborting = null;
   if (answer && answer.ok && body.explanation.output !== x.output) {
     body = { error: `the output decoded again, “${body.explanation.output}”, is not “${x.output}”` };
+  } else if (answer && answer.ok && !body.explanation.attribution) {
+    body = { error: "the answer has no attribution" };
   }
   if (!answer || !answer.ok || body.error) {
     x.attributionError = `Attribution failed: ${answer ? answer.status + ": " : ""}${body.error}`;
@@ -734,7 +741,7 @@ function renderAttribution() {
   if (!a) {
     if (!state.request && !$("attribution-view").hidden) showView("heatmap");
     $("attribution-note").textContent = x.attributionError ||
-      (state.attributing === x ? "Computing the attribution: a forward and a backward pass a step…" : "");
+      (state.attributing === x ? "Computing the attribution (forward and backward passes over copies of the input)…" : "");
     if (!state.attributing && !x.attributionError && !$("attribution-view").hidden) loadAttribution();
     return;
   }
