@@ -158,10 +158,9 @@ class Tape {
 
   bool grad_enabled() const { return grad_enabled_; }
   void set_grad_enabled(bool enabled) { grad_enabled_ = enabled; }
-  // Whether parameters are frozen (not by default). Frozen, param() gives a node that backward treats as a constant —
-  // PyTorch's requires_grad_(False) on every parameter: no op computes ∂/∂W, nothing is added into p.grad, and a sweep
-  // that wants the inputs' gradients alone (gradient attribution) skips every weight's product.
-  bool parameters_frozen() const { return parameters_frozen_; }
+  // Parameters frozen (not by default): param() gives a node that backward treats as a constant — PyTorch's
+  // requires_grad_(False) on every parameter: no op computes ∂/∂W, nothing is added into p.grad, and a sweep that
+  // wants the inputs' gradients alone (gradient attribution) skips every weight's product.
   void set_parameters_frozen(bool frozen) { parameters_frozen_ = frozen; }
   // Opt-in check (like torch.autograd.detect_anomaly): every op's output and every gradient a backward function
   // produces is tested for NaN/Inf, and the first one found throws std::runtime_error naming the op and node.
