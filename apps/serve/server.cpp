@@ -147,7 +147,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string allowed_origin() const;
   std::string request_content_type() const;
   std::size_t find_model(const std::string& name) const;
-  void submit(std::size_t model, std::unique_ptr<Job> job);
+  std::shared_ptr<std::atomic<bool>> submit(std::size_t model, std::unique_ptr<Job> job);
   void stream_prediction(std::size_t model, std::shared_ptr<const PredictRequest> request,
                          std::shared_ptr<std::vector<ReadInput>> reads, std::unique_ptr<Job> job);
   void stream_ended(bool reusable);
@@ -401,9 +401,7 @@ void Session::predict() {
       self->answer_outputs(model, *shared_request, *reads, outputs, layout);
     });
   };
-  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
-  submit(model, std::move(job));
-  watch(cancelled);
+  watch(submit(model, std::move(job)));
 }
 
 // A prediction streamed (docs/reference/serve.md, "Streaming"): what cannot be decoded is refused as any request is,
@@ -450,9 +448,7 @@ void Session::stream_prediction(std::size_t model, std::shared_ptr<const Predict
       self->events_->end_with(event, body);
     });
   };
-  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
-  submit(model, std::move(job));  // a full queue is a 503, as for any request
-  cancel_ = cancelled;
+  cancel_ = submit(model, std::move(job));  // a full queue is a 503, as for any request
   const EventStream::Settings settings{core_->settings.read_timeout, core_->settings.heartbeat};
   events_ = std::make_shared<EventStream>(
       stream_, buffer_, settings,
@@ -505,9 +501,7 @@ void Session::explain() {
       }
     });
   };
-  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
-  submit(model, std::move(job));
-  watch(cancelled);
+  watch(submit(model, std::move(job)));
 }
 
 // The value of Access-Control-Allow-Origin for this request: its Origin when --cors-origin allows it ("*" for any),
@@ -591,9 +585,7 @@ void Session::translate() {
       }
     });
   };
-  const std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
-  submit(model, std::move(job));
-  watch(cancelled);
+  watch(submit(model, std::move(job)));
 }
 
 void Session::detect() {
@@ -610,10 +602,12 @@ void Session::frontend_settings() {
   answer(200, body_of(frontend_settings_json(core_->pairs, !core_->settings.api_keys.empty())));
 }
 
-// Hands a job to the model's batcher; its `failed` answers 500. Throws ApiError 503 when the queue cannot take it.
-void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
+// Hands a job to the model's batcher; its `failed` answers 500. Returns the job's `cancelled`, which the session sets
+// when its client leaves. Throws ApiError 503 when the queue cannot take it.
+std::shared_ptr<std::atomic<bool>> Session::submit(std::size_t model, std::unique_ptr<Job> job) {
   auto self = shared_from_this();
-  job->failed = [self, cancelled = job->cancelled](const std::string& message) {
+  std::shared_ptr<std::atomic<bool>> cancelled = job->cancelled;
+  job->failed = [self, cancelled](const std::string& message) {
     --self->core_->waiting_sessions;
     if (cancelled->load()) return;  // nobody waits: the stream that asked is over
     net::post(self->stream_.get_executor(), [self, message] {
@@ -632,6 +626,7 @@ void Session::submit(std::size_t model, std::unique_ptr<Job> job) {
                             std::to_string(inputs) + " more would pass --max-queue " +
                             std::to_string(core_->settings.batch.max_queue) + "); try again");
   }
+  return cancelled;
 }
 
 // The answer of /v1/predict: each input's output, or its own error, in the inputs' order.
