@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "data/image.hpp"
+#include "precision/precision.hpp"
 
 namespace attend::app::serve {
 
@@ -122,6 +123,33 @@ PredictRequest parse_predict_request(const std::string& body, const RequestLimit
   return request;
 }
 
+namespace {
+
+// A precision this process can decode in, by name (precision/precision.hpp).
+std::string precision_field(const Json& value) {
+  const std::string name = string_field(value, "precision");
+  const PrecisionBackend* backend = find_precision(name);
+  if (backend == nullptr) {
+    std::string names;
+    for (const std::string& known : precision_names()) names += (names.empty() ? "" : ", ") + known;
+    throw ApiError(400, "\"precision\": no precision is named " + Json(name).dump() + " (there are " + names + ")");
+  }
+  if (const std::string why = backend->unavailable(); !why.empty())
+    throw ApiError(400, "\"precision\": " + name + " cannot be used here: " + why);
+  return name;
+}
+
+}  // namespace
+
+std::string decoding_precision(const ModelFile& file) { return file.products ? file.products->name() : "float32"; }
+
+std::vector<std::string> available_precisions() {
+  std::vector<std::string> names;
+  for (const PrecisionBackend& backend : precisions())
+    if (backend.unavailable().empty()) names.push_back(backend.name);
+  return names;
+}
+
 ExplainRequest parse_explain_request(const std::string& body, const RequestLimits& limits) {
   const Json json = request_object(body);
   ExplainRequest request;
@@ -136,9 +164,11 @@ ExplainRequest parse_explain_request(const std::string& body, const RequestLimit
       request.attribution = bool_field(value, "attribution");
     } else if (key == "steps") {
       request.steps = whole_field(value, "steps", 1, limits.max_attribution_steps, "--max-attribution-steps");
+    } else if (key == "precision") {
+      request.precision = precision_field(value);
     } else {
       throw ApiError(400, "unknown field " + Json(key).dump() +
-                              " (an explain request has model, input, beam, attribution, steps)");
+                              " (an explain request has model, input, beam, attribution, steps, precision)");
     }
   }
   if (!json.contains("input")) throw ApiError(400, "no \"input\": give the input to explain");
@@ -273,6 +303,8 @@ nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file
   json["parameters"] = parameters;
   json["description"] = file.model->describe();
   json["attention"] = file.model->has_attention();
+  json["precision"] = decoding_precision(file);
+  json["precisions"] = available_precisions();
   nlohmann::ordered_json training;
   if (file.training.is_object()) {
     for (const auto& [key, value] : file.training.items())

@@ -37,14 +37,15 @@ struct PredictRequest {
   bool stream = false;     // answer as server-sent events, token by token (one input; docs/reference/serve.md)
 };
 
-// POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k, "attribution": bool, "steps": m};
-// "input" is required ("model" when more than one model is served). The explorer page asks it.
+// POST /v1/explain's body: {"model": name, "input": text or base64 PGM, "beam": k, "attribution": bool, "steps": m,
+// "precision": name}; "input" is required ("model" when more than one model is served). The explorer page asks it.
 struct ExplainRequest {
   std::string model;
   std::string input;
   std::size_t beam = 1;
   bool attribution = false;  // with gradient attribution (Explanation::attribution)
   std::size_t steps = 32;    // its integrated gradients' points; not given: 32, or the limit when lower
+  std::string precision;     // the products the input is decoded with (precision/precision.hpp); empty: the server's
 };
 
 // GET /v1/examples's query, "model=NAME&count=N" (both optional, percent-encoded as a URL's query): the first `count`
@@ -90,8 +91,16 @@ std::string error_body(const std::string& message);
 std::string body_of(const nlohmann::ordered_json& json);
 
 // One model as GET /v1/models lists it: its name, kind, task, input, vocabulary sizes, parameters, longest input,
-// attention maps and how its training ended.
+// attention maps, the precision it decodes in and the ones an explain request may ask for (available_precisions), and
+// how its training ended.
 nlohmann::ordered_json model_json(const std::string& name, const ModelFile& file, std::size_t parameters);
+
+// The precision `file`'s model decodes in unless a request names another (--precision).
+std::string decoding_precision(const ModelFile& file);
+
+// The precisions this process can decode in (precision/precision.hpp: those whose unavailable() is ""), in --help's
+// order.
+std::vector<std::string> available_precisions();
 
 // One input as the model reads it, or why it cannot be read.
 struct ReadInput {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "precision/precision.hpp"
+
 namespace attend::app::serve {
 
 namespace {
@@ -206,11 +208,21 @@ void Batcher::decode(std::vector<std::unique_ptr<Job>>& jobs) {
   }
 }
 
+// The products of `precision` ("": the batcher's; float32: nullptr, OpenBLAS).
+const Products* Batcher::products_for(const std::string& precision) {
+  const std::string own = products_ ? products_->name() : "float32";
+  if (precision.empty() || precision == own) return products_;
+  if (precision == "float32") return nullptr;
+  std::unique_ptr<Products>& made = other_products_[precision];
+  if (!made) made = make_products(precision, matrices_of(model_.module().parameters()));
+  return made.get();
+}
+
 void Batcher::explain(Job& job, const ModelInputs& inputs) {
   Explanation explanation;
   try {
     models::SearchOptions search{job.beam, 0, 1.0};
-    search.products = products_;
+    search.products = products_for(job.precision);
     explanation = model_.explain(inputs, search);
   } catch (const std::exception& e) {
     return job.failed(std::string("decoding failed: ") + e.what());

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,8 @@ struct Job {
   bool attention = false;             // record every attention map (Model::record_every_attention)
   bool explain = false;               // one input for the explorer (Model::explain), decoded alone: `explained` gets it
   std::size_t attribution_steps = 0;  // explain: with gradient attribution, integrated gradients' points (0: none)
+  std::string precision;              // explain: the products it is decoded with (precision/precision.hpp), "": the
+                                      // batcher's
   // Called on the worker thread: the outputs in the inputs' order and what their attention rows hold (or the
   // explanation); or, when decoding failed, the reason.
   std::function<void(std::vector<models::Hypothesis>, AttentionLayout)> done;
@@ -61,7 +64,9 @@ class Batcher {
   // `more_coming` says whether another request may arrive soon (a client connected and not waiting for an answer):
   // when none can, waiting for one is only delay, and the batch is decoded at once — a lone client is never slowed
   // down by --max-wait-ms. Empty: always wait.
-  // The model decodes with `products` (its precision's; nullptr: float32), which must outlive the batcher.
+  // The model decodes with `products` (its precision's; nullptr: float32), which must outlive the batcher. An explain
+  // job that names another precision is decoded with that precision's products, made from the model's weights on
+  // first use and kept by the batcher (one set a precision: int8's quantized copies, bf16's rounded ones).
   Batcher(Model& model, const Products* products, BatchSettings settings, Metrics& metrics,
           std::function<bool()> more_coming = {});
   ~Batcher();  // stop()
@@ -82,9 +87,11 @@ class Batcher {
   void give_up(Job& job);
   void decode(std::vector<std::unique_ptr<Job>>& jobs);
   void explain(Job& job, const ModelInputs& inputs);
+  const Products* products_for(const std::string& precision);
 
   Model& model_;
   const Products* products_;
+  std::map<std::string, std::unique_ptr<Products>> other_products_;  // the worker's own, by precision
   BatchSettings settings_;
   Metrics& metrics_;
   std::function<bool()> more_coming_;

@@ -486,15 +486,17 @@ void Session::explain() {
   job->beam = request.beam;
   job->explain = true;
   job->attribution_steps = request.attribution ? request.steps : 0;
+  job->precision = request.precision;
   auto self = shared_from_this();
   const std::string text = served.file.task->input() == InputKind::text ? request.input : "";
-  job->explained = [self, model, read, text](Explanation explanation) {
+  const std::string precision = request.precision.empty() ? decoding_precision(served.file) : request.precision;
+  job->explained = [self, model, read, text, precision](Explanation explanation) {
     --self->core_->waiting_sessions;
-    net::post(self->stream_.get_executor(), [self, model, read, text, explanation = std::move(explanation)] {
+    net::post(self->stream_.get_executor(), [self, model, read, text, precision, explanation = std::move(explanation)] {
       try {
         const ServedModel& served = self->core_->models[model];
         nlohmann::ordered_json json = explanation_json(served.file, *read, text, explanation);
-        json = {{"model", served.name}, {"explanation", std::move(json)}};
+        json = {{"model", served.name}, {"precision", precision}, {"explanation", std::move(json)}};
         self->answer(200, body_of(json));
       } catch (const std::exception& e) {
         self->fail(500, std::string("internal error: ") + e.what(), true);

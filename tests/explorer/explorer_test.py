@@ -11,7 +11,9 @@ the head changes the heatmap to that head's weights; while the output is streame
 token, the API's (issue 67); pointing at a cell shows its value; the head view draws a line
 per weight and hovering a token keeps only its lines; the model view holds every layer x head and opens one in the
 head view; the beam tree holds at most k unfinished hypotheses a step; the attribution tab shows each method's rows
-and ρ as the API gives them beside the cross-attention, a chosen cell marked in both tables (issue 68); the Bahdanau equation panel's numbers give α_ij
+and ρ as the API gives them beside the cross-attention, a chosen cell marked in both tables, and the precisions tab
+each precision's output, score and largest difference of each attention, and the map of differences, as the API's
+answers in each precision give them (issue 68); the Bahdanau equation panel's numbers give α_ij
 from e_ij, and a Luong model's its own score's; the arrow keys and Enter choose a cell; the summary states the rows'
 sums; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen from the
 page's list is explained; an input at the model's longest is answered and shown without widening the page; the
@@ -105,10 +107,13 @@ def get_json(address, target):
         return json.load(answer)
 
 
-def explain(address, model, text, beam=1):
-    """The API's explanation, with the attribution the page asks for (text models)."""
-    body = json.dumps({"model": model, "input": text, "beam": beam, "attribution": True}).encode()
-    request = urllib.request.Request(f"http://{address}/v1/explain", body, {"Content-Type": "application/json"})
+def explain(address, model, text, beam=1, precision=None):
+    """The API's explanation, with the attribution the page asks for (text models), or in another precision as the
+    Precisions tab asks it (without attribution)."""
+    asked = {"model": model, "input": text, "beam": beam}
+    asked.update({"precision": precision} if precision else {"attribution": True})
+    request = urllib.request.Request(f"http://{address}/v1/explain", json.dumps(asked).encode(),
+                                     {"Content-Type": "application/json"})
     with urllib.request.urlopen(request) as answer:
         return json.load(answer)["explanation"]
 
@@ -320,6 +325,66 @@ def attribution(page, x, what):
     page.shot(what.replace(" ", "-") + "-attribution")
 
 
+def shared_tokens(a, b):
+    n = 0
+    while n < min(len(a["target"]), len(b["target"])) and a["target"][n] == b["target"][n]:
+        n += 1
+    return n
+
+
+def difference_map(maps_a, maps_b, layer, head, a, b):
+    """|α_b − α_a| of one layer and head ("mean": of the heads) on the part two outputs share, as the page defines it
+    (docs/explorer.md, Precisions)."""
+    rows = min(shared_tokens(a, b) + 1, len(a["target"]), len(b["target"]))
+    keys = len(a["source"])
+    if maps_a["name"] == "encoder":
+        rows = keys
+    elif maps_a["name"] == "decoder":
+        keys = rows
+    pick = (lambda m: mean_of_heads(m["weights"][layer])) if head == "mean" else (lambda m: m["weights"][layer][head])
+    wa, wb = pick(maps_a), pick(maps_b)
+    return [[abs(wb[q][k] - wa[q][k]) for k in range(keys)] for q in range(rows)]
+
+
+def precisions(page, x, model, text, beam, what):
+    """The Precisions tab: each precision the server offers, its output and score as the API gives them in it, each
+    kind of attention's largest difference against the precision shown, and the map of differences of the chosen
+    attention, layer and head for each precision chosen."""
+    offered = next(m for m in get_json(page.address, "/v1/models")["models"] if m["name"] == model)["precisions"]
+    if len(offered) < 2:
+        check(page.by_id("tab-precision").get_attribute("hidden") is not None, f"{what}: a Precisions tab with one")
+        return
+    page.tab("precision")
+    page.wait(lambda: len(page.css("#precision-table tbody tr")) == len(offered))
+    shown = page.by_id("precision-table").find_elements("css selector", "tr.shown")[0].get_attribute("data-precision")
+    base = x if shown == "float32" else explain(page.address, model, text, beam, shown)
+    for precision in offered:
+        y = base if precision == shown else explain(page.address, model, text, beam, precision)
+        row = page.css(f'#precision-table tr[data-precision="{precision}"]')[0]
+        cell = lambda c: row.find_elements("css selector", c)[0]  # noqa: E731
+        check(cell("td.output").text == y["output"], f"{what} {precision}: output {cell('td.output').text!r}")
+        check(float(cell("td.score").get_attribute("data-value")) == y["score"], f"{what} {precision}: score")
+        for k, maps in enumerate(base["attention"]):
+            worst = max((max(max(r, default=0.0) for r in difference_map(maps, y["attention"][k], l, h, base, y))
+                         for l in range(maps["layers"]) for h in range(maps["heads"])), default=0.0)
+            page_worst = float(row.find_elements("css selector", "td.difference")[k].get_attribute("data-value"))
+            check(abs(page_worst - worst) <= 1e-12, f"{what} {precision} {maps['name']}: largest |Δα| {page_worst}, "
+                  f"{worst} from the API")
+        if precision == shown:
+            continue
+        page.choose("precision", precision)
+        kind, layer = int(page.by_id("kind").get_attribute("value")), int(page.by_id("layer").get_attribute("value"))
+        head = page.by_id("head").get_attribute("value")
+        head = head if head == "mean" else int(head)
+        expected = difference_map(base["attention"][kind], y["attention"][kind], layer, head, base, y)
+        drawn = page.heatmap("precision-differences")
+        worst = max((abs(a - b) for p, q in zip(drawn, expected) for a, b in zip(p, q)), default=0.0)
+        check(len(drawn) == len(expected) and all(len(p) == len(q) for p, q in zip(drawn, expected)) and worst <= 1e-12,
+              f"{what} {precision}: the map of differences is not the API's (off by {worst})")
+        check(f"largest |Δα| = " in page.by_id("precision-worst").text, f"{what}: {page.by_id('precision-worst').text!r}")
+    page.shot(what.replace(" ", "-") + "-precisions")
+
+
 def equation_panel(page, x, j, formula):
     """The equation panel of the chosen cell in row j: the API's scores, α as their softmax, the score's formula."""
     rows = page.css("#equation-table tr[data-i]")
@@ -373,6 +438,7 @@ def dates_rnn(page, address):
     check([r.get_attribute("data-i") for r in page.css("#equation-table tr.chosen")] == ["4"],
           "keyboard: the equation panel is not the chosen cell's")
     attribution(page, x, "dates")
+    precisions(page, x, "dates", "Saturday 09 May 2018", 3, "dates")
     page.tab("beam")
     steps = {}
     for node in page.css("#beam-svg g.node[data-step]"):
@@ -432,6 +498,7 @@ def transformer(page, address):
     page.tab("model")
     page.shot("transformer-model")
     attribution(page, x, "transformer")
+    precisions(page, x, "dates-transformer", "9 May 2018", 1, "transformer")
 
 
 def choose_example(page, model, k):

@@ -272,7 +272,9 @@ SERVE_REQUESTS = {
     "refused-invalid-utf8": b'{"inputs": ["May \xff 9"]}',
     "base64-image": "UDIgMiAyIDI1NQoxIDIgMyA0Cg==",
     "base64-padded": "Zm9vYg==",
-    "explain-all-fields": '{"model": "dates", "input": "May 9, 2018", "beam": 3, "attribution": true, "steps": 16}',
+    "explain-all-fields": '{"model": "dates", "input": "May 9, 2018", "beam": 3, "attribution": true, "steps": 16, '
+                          '"precision": "int8"}',
+    "explain-refused-precision": '{"input": "May 9, 2018", "precision": "fp8"}',
     "explain-refused-unknown-field": '{"input": "May 9, 2018", "inputs": ["a"]}',
     "query-examples": "model=dates&count=5",
     "query-escapes": "model=spa%2Deng+v2&count=1000&",

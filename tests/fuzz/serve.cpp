@@ -6,8 +6,8 @@
 //   - a request read is a JSON object of the known fields only, with 1 to max_inputs inputs, each valid UTF-8 (the
 //     oracle: utf8proc), a beam from 1 to max_beam, and one input when it streams; a refused one names a problem,
 //     and its answer (error_body) is one line of JSON holding a string "error";
-//   - an explain request read is an object of model, input (valid UTF-8), beam (1 to max_beam), attribution and
-//     steps (1 to max_attribution_steps) only;
+//   - an explain request read is an object of model, input (valid UTF-8), beam (1 to max_beam), attribution, steps (1
+//     to max_attribution_steps) and precision (empty, or a precision this process can run) only;
 //   - the same bytes read as GET /v1/examples's query (parse_examples_query) are read or refused with a 400 — a count
 //     read is from 1 to max_examples, and a query without escapes ('%', '+') gives as model the text after "model="
 //     up to the next '&' (the oracle: a plain split);
@@ -24,6 +24,7 @@
 
 #include "apps/serve/api.hpp"
 #include "apps/serve/libretranslate.hpp"
+#include "precision/precision.hpp"
 #include "tests/fuzz/fuzz.hpp"
 
 using attend::fuzz::check;
@@ -58,12 +59,16 @@ void check_explain(const std::string& body, const ExplainRequest& r, const Reque
   const nlohmann::json json = nlohmann::json::parse(body, nullptr, false);
   check(json.is_object() && json.contains("input"), "an explain request without an input read: " + printable(body));
   for (const auto& [key, value] : json.items()) {
-    check(key == "model" || key == "input" || key == "beam" || key == "attribution" || key == "steps",
+    check(key == "model" || key == "input" || key == "beam" || key == "attribution" || key == "steps" ||
+              key == "precision",
           "an unknown field let through: " + printable(body));
   }
+  const attend::PrecisionBackend* precision = attend::find_precision(r.precision);
+  check(r.precision.empty() || (precision != nullptr && precision->unavailable().empty()),
+        "a precision this process cannot run let through: " + printable(body));
   const ExplainRequest again = parse_explain_request(body, limits);
   check(again.input == r.input && again.model == r.model && again.beam == r.beam &&
-            again.attribution == r.attribution && again.steps == r.steps,
+            again.attribution == r.attribution && again.steps == r.steps && again.precision == r.precision,
         "the same body read twice differs: " + printable(body));
 }
 

@@ -434,6 +434,64 @@ BOOST_AUTO_TEST_CASE(explain_gives_every_attention_the_tree_and_the_equations) {
   BOOST_TEST(explain(server.port, {{"model", "dates"}, {"input", "x"}, {"temperature", 1}}).status == 400);
 }
 
+// POST /v1/explain's "precision": the input decoded in the precision the request names, whatever the server's
+// (--precision): its output and score are `attend predict --precision P`'s, and the answer names P. GET /v1/models
+// lists the server's precision and those a request may name. A name no precision has, or one this CPU cannot run, is a
+// 400 naming it.
+BOOST_AUTO_TEST_CASE(explain_decodes_in_the_precision_a_request_names) {
+  std::vector<std::string> inputs;
+  for (std::size_t k = 0; k < date_inputs().size(); k += 3) inputs.push_back(date_inputs()[k]);
+  const std::vector<std::string> available = attend::app::serve::available_precisions();
+  const std::map<std::string, std::string> files = {{"dates", models().rnn},
+                                                    {"dates-transformer", models().transformer}};
+  for (const std::string own : {"float32", "int8"}) {
+    if (std::find(available.begin(), available.end(), own) == available.end()) continue;  // int8_answers_… says why
+    Server server("--model '" + models().rnn + "' --model '" + models().transformer + "' --precision " + own);
+    BOOST_TEST_REQUIRE(server.port != 0, server.log());
+    for (const json& listed : get(server.port, "/v1/models").json()["models"]) {
+      BOOST_TEST(listed["precision"] == own);
+      BOOST_TEST(listed["precisions"] == json(available));
+    }
+    for (const auto& [name, file] : files) {
+      std::map<std::string, std::vector<std::string>> answered;  // precision → the answers at full length
+      for (const std::string& precision : available) {
+        BOOST_TEST_CONTEXT("server in " << own << ", " << name << " explained in " << precision) {
+          const std::vector<std::string> expected = predicted(file, inputs, 1, precision);
+          BOOST_TEST_REQUIRE(expected.size() == inputs.size());
+          for (std::size_t k = 0; k < inputs.size(); ++k) {
+            const Reply reply = explain(server.port, {{"model", name}, {"input", inputs[k]}, {"precision", precision}});
+            BOOST_TEST_REQUIRE(reply.status == 200, reply.body);
+            BOOST_TEST(reply.json()["precision"] == precision);
+            const json x = reply.json()["explanation"];
+            same_answer(with_score(x), expected[k], inputs[k]);
+            answered[precision].push_back(with_score(x, 17));
+          }
+        }
+      }
+      if (answered.count("int8")) BOOST_TEST(answered["int8"] != answered["float32"], name);  // int8 was used
+    }
+    // not named: the server's own
+    const Reply plain = explain(server.port, {{"model", "dates"}, {"input", inputs[0]}});
+    BOOST_TEST(plain.json()["precision"] == own);
+  }
+  Server server("--model '" + models().rnn + "'");
+  BOOST_TEST_REQUIRE(server.port != 0, server.log());
+  const Reply unknown = explain(server.port, {{"input", inputs[0]}, {"precision", "fp8"}});
+  BOOST_TEST(unknown.status == 400);
+  BOOST_TEST(unknown.json()["error"].get<std::string>().find(
+                 "\"precision\": no precision is named \"fp8\" (there are float32") == 0u,
+             unknown.body);
+  BOOST_TEST(explain(server.port, {{"input", inputs[0]}, {"precision", 8}}).status == 400);
+  for (const attend::PrecisionBackend& backend : attend::precisions()) {
+    const std::string why = backend.unavailable();
+    if (why.empty()) continue;
+    const Reply refused = explain(server.port, {{"input", inputs[0]}, {"precision", backend.name}});
+    BOOST_TEST(refused.status == 400);
+    BOOST_TEST(refused.json()["error"] ==
+               "\"precision\": " + std::string(backend.name) + " cannot be used here: " + why);
+  }
+}
+
 namespace {
 
 // The rows of an explanation's attribution method as J·S numbers, after checking their shape.

@@ -6,7 +6,8 @@
 "use strict";
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
-  chosenAttribution: null, request: null, attributing: null, aborting: null };
+  chosenAttribution: null, request: null, attributing: null, aborting: null, asked: null, decodingPrecisions: null,
+  precision: "" };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -29,6 +30,7 @@ const METHOD_NOTES = {
   attention_rollout: "The encoder's self-attention of every layer, with its residual path, multiplied out under the " +
     "cross-attention: which input tokens each output token reaches through the encoder." };
 const SVG = "http://www.w3.org/2000/svg";
+const VIEWS = ["head", "model", "heatmap", "beam", "attribution", "precision", "image"];
 
 const $ = (id) => document.getElementById(id);
 function element(tag, attributes, text) {
@@ -176,6 +178,8 @@ async function explain(event) {
   if (!answer.ok) return say(`${answer.status}: ${body.error}`, true);
   say("");
   state.explanation = body.explanation;
+  state.explanation.precision = body.precision;
+  state.asked = request;  // asked again in the other precisions when their tab opens
   state.request = m.input === "image" ? null : request;  // text models: attribution asked for when its tab opens
   state.attributing = null;
   state.kind = 0;
@@ -184,6 +188,8 @@ async function explain(event) {
   state.chosen = null;
   state.method = 0;
   state.chosenAttribution = null;
+  state.decodingPrecisions = null;
+  state.precision = "";
   render();
 }
 
@@ -328,6 +334,7 @@ function renderAll() {
   }
   renderBeam();
   renderAttribution();
+  renderPrecisions();
   if (x.pixels) renderImage();
 }
 
@@ -774,12 +781,143 @@ function chooseAttribution(q, k) {
     (method.change ? `; the row's change of log p = ${fixed(method.change[q])}` : "");
 }
 
+// ---- the same input in every precision (POST /v1/explain, "precision") ---------------------------------------------
+
+// The explanation shown, decoded again in each other precision the model offers, once, when the tab first opens (one
+// explanation each: decoding alone, no attribution). A precision refused or failed ends the asking, and says why.
+async function loadPrecisions() {
+  const x = state.explanation, m = state.model;
+  if (!state.asked || x.precisions || state.decodingPrecisions === x) return;
+  state.decodingPrecisions = x;
+  renderPrecisions();
+  const found = { [x.precision]: x };
+  let error = "";
+  for (const precision of m.precisions.filter((p) => p !== x.precision)) {
+    let answer, body;
+    try {
+      answer = await fetch("v1/explain", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ ...state.asked, precision }) });
+      body = await answer.json();
+    } catch (e) {
+      body = { error: "the server did not answer: " + e.message };
+    }
+    if (state.explanation !== x) return;  // another explanation since
+    if (!answer || !answer.ok) {
+      error = `${precision}: ${answer ? answer.status + ": " : ""}${body.error}`;
+      break;
+    }
+    found[precision] = body.explanation;
+  }
+  state.decodingPrecisions = null;
+  x.precisions = found;
+  x.precisionError = error;
+  renderPrecisions();
+}
+
+// How many rows of two outputs' attention are computed from the same output tokens: those both outputs share, and
+// the first that differs (its row was computed from the tokens before it).
+function sharedRows(a, b) { return Math.min(sharedTokens(a, b) + 1, a.target.length, b.target.length); }
+function sharedTokens(a, b) {
+  let n = 0;
+  while (n < a.target.length && n < b.target.length && a.target[n] === b.target[n]) n++;
+  return n;
+}
+
+// The part of a map of kind `name` two outputs can compare: its query rows and key columns.
+function comparedPart(name, a, b) {
+  const rows = sharedRows(a, b), source = (a.source || gridLabels(a.grid)).length;
+  if (name === "encoder") return { queries: source, keys: source };
+  if (name === "decoder") return { queries: rows, keys: rows };
+  return { queries: rows, keys: source };
+}
+
+// |α′ − α| of two maps' layer and head (or mean), on their compared part.
+function differences(ma, mb, layer, head, part) {
+  const a = matrix(ma, layer, head), b = matrix(mb, layer, head);
+  return a.slice(0, part.queries).map((row, q) => row.slice(0, part.keys).map((v, k) => Math.abs(b[q][k] - v)));
+}
+
+// The largest |α′ − α| of a kind of attention over every layer and head.
+function largestDifference(ma, mb, part) {
+  let worst = 0;
+  for (let l = 0; l < ma.layers; l++) {
+    for (let h = 0; h < ma.heads; h++) {
+      for (const row of differences(ma, mb, l, h, part)) worst = Math.max(worst, ...row);
+    }
+  }
+  return worst;
+}
+
+function renderPrecisions() {
+  const x = state.explanation, m = state.model;
+  $("tab-precision").hidden = !state.asked || !m || !m.precisions || m.precisions.length < 2;
+  const all = x.precisions;
+  $("precision-note").textContent = x.precisionError ? `Decoding in another precision failed: ${x.precisionError}`
+    : state.decodingPrecisions === x ? "Decoding in the other precisions…" : "";
+  if (!all) {
+    if (!state.decodingPrecisions && !$("precision-view").hidden) loadPrecisions();
+    return;
+  }
+  const table = clear($("precision-table")), top = element("tr");
+  for (const h of ["Precision", "Output", "Score", "log p(y | x)"]) top.appendChild(element("th", { scope: "col" }, h));
+  for (const maps of x.attention) top.appendChild(element("th", { scope: "col" }, `largest |Δα|, ${maps.name}`));
+  table.appendChild(element("thead")).appendChild(top);
+  const body = table.appendChild(element("tbody"));
+  for (const [name, y] of Object.entries(all)) {
+    const tr = body.appendChild(element("tr", { "data-precision": name, class: name === x.precision ? "shown" : "" }));
+    tr.appendChild(element("th", { scope: "row" }, name + (name === x.precision ? " (shown)" : "")));
+    tr.appendChild(element("td", { class: "output" }, y.output));
+    tr.appendChild(element("td", { class: "number score", "data-value": y.score }, fixed(y.score)));
+    tr.appendChild(element("td", { class: "number", "data-value": y.log_prob }, fixed(y.log_prob)));
+    x.attention.forEach((maps, k) => {
+      const worst = name === x.precision ? 0 : largestDifference(maps, y.attention[k], comparedPart(maps.name, x, y));
+      tr.appendChild(element("td", { class: "number difference", "data-kind": maps.name, "data-value": worst },
+        name === x.precision ? "—" : worst.toExponential(2)));
+    });
+  }
+  renderPrecisionMap();
+}
+
+// The map of differences: the chosen precision's |α′ − α| for the attention, layer and head chosen above.
+function renderPrecisionMap() {
+  const x = state.explanation, others = Object.keys(x.precisions).filter((p) => p !== x.precision);
+  const select = clear($("precision"));
+  for (const p of others) select.appendChild(element("option", { value: p }, `${p} − ${x.precision}`));
+  const table = clear($("precision-differences"));
+  if (!others.length || !x.attention.length) return ($("precision-worst").textContent = "");
+  if (!others.includes(state.precision)) state.precision = others[0];
+  select.value = state.precision;
+  const y = x.precisions[state.precision], maps = currentMaps(), { queries, keys } = axes(maps);
+  const d = differences(maps, y.attention[state.kind], state.layer, state.head, comparedPart(maps.name, x, y));
+  const largest = Math.max(0, ...d.flat());
+  const top = element("tr");
+  top.appendChild(element("th"));
+  for (const k of keys.slice(0, d.length ? d[0].length : 0)) top.appendChild(element("th", { scope: "col" }, k));
+  table.appendChild(element("thead")).appendChild(top);
+  const body = table.appendChild(element("tbody"));
+  let at = null;
+  d.forEach((row, q) => {
+    const tr = body.appendChild(element("tr"));
+    tr.appendChild(element("th", { scope: "row" }, queries[q]));
+    row.forEach((v, k) => {
+      if (v === largest && !at) at = `${queries[q]} → ${keys[k]}`;
+      tr.appendChild(element("td", { class: "cell", "data-q": q, "data-k": k, "data-value": v, title: `|Δα| = ${v}`,
+        style: `background: rgba(106, 27, 154, ${largest > 0 ? v / largest : 0})` }));
+    });
+  });
+  const head = state.head === "mean" ? "mean of the heads" : `head ${state.head + 1}`;
+  $("precision-worst").textContent = `${state.precision} against ${x.precision}, ${maps.name} layer ${state.layer + 1}, ` +
+    `${head}: largest |Δα| = ${largest.toExponential(2)}` + (at ? ` at ${at}` : "") +
+    (y.output === x.output ? "; the same output." : `; the outputs share their first ${sharedTokens(x, y)} tokens.`);
+}
+
 function showView(name) {
-  for (const view of ["head", "model", "heatmap", "beam", "attribution", "image"]) {
+  for (const view of VIEWS) {
     $(`tab-${view}`).setAttribute("aria-selected", view === name);
     $(`${view}-view`).hidden = view !== name;
   }
   if (name === "attribution" && state.explanation) loadAttribution();
+  if (name === "precision" && state.explanation) loadPrecisions();
 }
 
 function start() {
@@ -800,10 +938,11 @@ function start() {
     state.head = e.target.value === "mean" ? "mean" : Number(e.target.value);
     renderAll();
   });
-  for (const view of ["head", "model", "heatmap", "beam", "attribution", "image"]) {
+  for (const view of VIEWS) {
     $(`tab-${view}`).addEventListener("click", () => showView(view));
   }
   $("attribution-method").addEventListener("change", (e) => { state.method = Number(e.target.value); renderAttribution(); });
+  $("precision").addEventListener("change", (e) => { state.precision = e.target.value; renderPrecisions(); });
   loadModels();
 }
 
