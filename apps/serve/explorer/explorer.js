@@ -854,7 +854,9 @@ function renderPrecisions() {
   const all = x.precisions;
   $("precision-note").textContent = x.precisionError ? `Decoding in another precision failed: ${x.precisionError}`
     : state.decodingPrecisions === x ? "Decoding in the other precisions…" : "";
-  if (!all) {
+  if (!all) {  // nothing of an earlier explanation stays
+    for (const id of ["precision-table", "precision", "precision-differences"]) clear($(id));
+    $("precision-worst").textContent = "";
     if (!state.decodingPrecisions && !$("precision-view").hidden) loadPrecisions();
     return;
   }
