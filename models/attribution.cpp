@@ -186,6 +186,31 @@ AttributionInputs<T> attribution_inputs(TransformerModel<T>& model, const std::v
 }
 
 template <class T>
+AttributionInputs<T> attribution_inputs(Captioner<T>& model, const Tensor<T>& image,
+                                        const std::vector<std::int64_t>& output, std::size_t count) {
+  const CaptionerConfig& config = model.config();
+  const std::size_t H = config.image_height, W = config.image_width;
+  if (image.shape() != Shape{H, W} || count == 0 || count > output.size()) {
+    throw std::invalid_argument("attribution_inputs: an image " + to_string(image.shape()) + " and " +
+                                std::to_string(count) + " of " + std::to_string(output.size()) +
+                                " output tokens; expected " + to_string(Shape{H, W}) + " and 1 to all of the output");
+  }
+  AttributionInputs<T> in;
+  in.x = image.reshaped(Shape{H * W, 1});
+  in.baseline = Tensor<T>(Shape{H * W, 1});  // zeros: a blank image
+  in.outputs.assign(output.begin(), output.begin() + static_cast<std::ptrdiff_t>(count));
+  const std::vector<std::int64_t> previous = previous_tokens(output, count);
+  in.log_probs = [&model, previous, H, W](Tape<T>& tape, const Variable<T>& X, const std::vector<std::size_t>& at) {
+    const auto N = static_cast<std::int64_t>(X.shape()[0]);
+    const Encoded<T> encoded =
+        model.encode(tape, reshape(X, {N, static_cast<std::int64_t>(H), static_cast<std::int64_t>(W)}));
+    const Variable<T> features = teacher_forced_features(*model.decoder, encoded, repeated_rows(previous, at));
+    return log_softmax(model.decoder->logits(own_positions(features, at)), -1);
+  };
+  return in;
+}
+
+template <class T>
 OutputGradients<T> output_gradients(const AttributionInputs<T>& in, const Context& context) {
   const std::size_t J = in.outputs.size(), n = in.x.size();
   std::vector<std::size_t> shape{J};
@@ -283,14 +308,14 @@ Attribution<T> integrated_gradients(const AttributionInputs<T>& in, std::size_t 
   return result;
 }
 
-template <class T, class Model>
-std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
-                                                  const Hypothesis& output, std::size_t steps, const Context& context,
+template <class T, class Model, class Input>
+std::vector<Attribution<T>> gradient_attributions(Model& model, const Input& input, const Hypothesis& output,
+                                                  std::size_t steps, const Context& context,
                                                   const std::function<bool()>& wanted) {
   const std::vector<std::int64_t> tokens = scored_tokens(output);
   if (tokens.empty()) return {};
   model.eval();
-  AttributionInputs<T> in = attribution_inputs(model, source, tokens, tokens.size());
+  AttributionInputs<T> in = attribution_inputs(model, input, tokens, tokens.size());
   in.wanted = wanted;
   return {gradient_times_input(in, context), integrated_gradients(in, steps, context)};
 }
@@ -377,6 +402,16 @@ template std::vector<Attribution<float>> gradient_attributions(TransformerModel<
 template std::vector<Attribution<double>> gradient_attributions(TransformerModel<double>&,
                                                                 const std::vector<std::int64_t>&, const Hypothesis&,
                                                                 std::size_t, const Context&,
+                                                                const std::function<bool()>&);
+template AttributionInputs<float> attribution_inputs(Captioner<float>&, const Tensor<float>&,
+                                                     const std::vector<std::int64_t>&, std::size_t);
+template AttributionInputs<double> attribution_inputs(Captioner<double>&, const Tensor<double>&,
+                                                      const std::vector<std::int64_t>&, std::size_t);
+template std::vector<Attribution<float>> gradient_attributions(Captioner<float>&, const Tensor<float>&,
+                                                               const Hypothesis&, std::size_t, const Context&,
+                                                               const std::function<bool()>&);
+template std::vector<Attribution<double>> gradient_attributions(Captioner<double>&, const Tensor<double>&,
+                                                                const Hypothesis&, std::size_t, const Context&,
                                                                 const std::function<bool()>&);
 template Attribution<float> attention_rollout(const nn::AttentionWeights<float>&, std::size_t);
 template Attribution<double> attention_rollout(const nn::AttentionWeights<double>&, std::size_t);

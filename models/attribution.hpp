@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "autograd/tape.hpp"
+#include "models/captioner.hpp"
 #include "models/search.hpp"
 #include "models/seq2seq.hpp"
 #include "models/transformer.hpp"
@@ -63,6 +64,13 @@ template <class T>
 AttributionInputs<T> attribution_inputs(TransformerModel<T>& model, const std::vector<std::int64_t>& source,
                                         const std::vector<std::int64_t>& output, std::size_t count);
 
+// The captioner: x the image's pixels (H·W, 1), row by row, whose gradient flows through every patch that holds a
+// pixel (or the conv encoder's first layer); the baseline a blank image (0 everywhere: the digits' background);
+// `output` as for Seq2seq. Throws std::invalid_argument unless `image` is (H, W) of the model's configuration.
+template <class T>
+AttributionInputs<T> attribution_inputs(Captioner<T>& model, const Tensor<T>& image,
+                                        const std::vector<std::int64_t>& output, std::size_t count);
+
 // ∂ log p(y_j | y_<j, x)/∂x for every output token, (J, S, F), and log p(y_j | y_<j, x), (J): one forward and one
 // backward pass over J copies of x, copy j seeded at its token j alone. The tape gets `context` (its precision).
 template <class T>
@@ -94,11 +102,11 @@ template <class T>
 Attribution<T> integrated_gradients(const AttributionInputs<T>& inputs, std::size_t steps, const Context& context = {});
 
 // Gradient × input, then integrated gradients with `steps` points, of a Seq2seq's or a TransformerModel's output
-// (its scored_tokens) for `source`; the model is put in evaluation mode. Empty when the output has no token.
-template <class T, class Model>
-std::vector<Attribution<T>> gradient_attributions(Model& model, const std::vector<std::int64_t>& source,
-                                                  const Hypothesis& output, std::size_t steps,
-                                                  const Context& context = {},
+// (its scored_tokens) for `input` (source tokens), or a Captioner's for an image (H, W); the model is put in
+// evaluation mode. Empty when the output has no token.
+template <class T, class Model, class Input>
+std::vector<Attribution<T>> gradient_attributions(Model& model, const Input& input, const Hypothesis& output,
+                                                  std::size_t steps, const Context& context = {},
                                                   const std::function<bool()>& wanted = {});
 
 // Attention rollout (Abnar & Zuidema 2020) through an encoder-decoder, from one input's weights (batch 1): each encoder

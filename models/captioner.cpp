@@ -176,10 +176,43 @@ PatchEncoder<T>::PatchEncoder(const CaptionerConfig& config, Rng& rng)
       P(position_embedding<T>(config, rng)),
       config_(config) {}
 
+namespace {
+
+// Which pixel of images (B, H, W), as one column of B·H·W rows, each element of their patches (B, L, ph·pw) is.
+Ids patch_pixels(std::size_t B, const CaptionerConfig& config) {
+  const std::size_t H = config.image_height, W = config.image_width, ph = config.patch_height, pw = config.patch_width,
+                    s = config.patch_stride, L = config.grid_rows() * config.grid_columns();
+  Ids ids(Shape{B, L, ph * pw});
+  std::int64_t* out = ids.data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t gr = 0; gr < config.grid_rows(); ++gr)
+      for (std::size_t gc = 0; gc < config.grid_columns(); ++gc)
+        for (std::size_t r = 0; r < ph; ++r)
+          for (std::size_t c = 0; c < pw; ++c)
+            *out++ = static_cast<std::int64_t>(b * H * W + (gr * s + r) * W + gc * s + c);
+  return ids;
+}
+
+}  // namespace
+
 template <class T>
 Variable<T> PatchEncoder<T>::forward(Tape<T>& tape, const Tensor<T>& images) {
-  // x_i (extract_patches checks the images' shape): (B, L, ph·pw), the pixels of each patch
-  Variable<T> x = tape.constant(extract_patches(images, config_));
+  return forward(tape, tape.constant(images));
+}
+
+template <class T>
+Variable<T> PatchEncoder<T>::forward(Tape<T>& tape, const Variable<T>& images) {
+  // x_i (extract_patches checks the images' shape): (B, L, ph·pw), the pixels of each patch — copied, or, when the
+  // images' gradient is wanted, gathered on the tape (a pixel's gradient is the sum of its copies')
+  Variable<T> x;
+  if (!images.requires_grad()) {
+    x = tape.constant(extract_patches(images.value(), config_));
+  } else {
+    check_images(images.value(), config_, "PatchEncoder");
+    const std::size_t B = images.shape()[0];
+    const Variable<T> x4 = embedding(reshape(images, {-1, 1}), patch_pixels(B, config_));  // (B, L, ph·pw, 1)
+    x = reshape(x4, {static_cast<std::int64_t>(B), static_cast<std::int64_t>(x4.shape()[1]), -1});
+  }
   // with a hidden layer: h_i = relu(W_h x_i + b_h), (B, L, K), in place of x_i
   if (W_h) x = relu((*W_h)(x));
   // a_i = W_p x_i + b_p + P_i: (B, L, A), P (L, A) broadcast over the batch
@@ -203,11 +236,17 @@ ConvEncoder<T>::ConvEncoder(const CaptionerConfig& config, Rng& rng)
 
 template <class T>
 Variable<T> ConvEncoder<T>::forward(Tape<T>& tape, const Tensor<T>& images) {
-  check_images(images, config_, "ConvEncoder");
-  const std::size_t B = images.shape()[0], H = config_.image_height, W = config_.image_width;
+  return forward(tape, tape.constant(images));
+}
+
+template <class T>
+Variable<T> ConvEncoder<T>::forward(Tape<T>& tape, const Variable<T>& images) {
+  check_images(images.value(), config_, "ConvEncoder");
+  const std::size_t B = images.shape()[0];
   const auto C2 = static_cast<std::int64_t>(2 * config_.channels);
   // x: (B, 1, H, W), one input channel
-  Variable<T> x = tape.constant(images.reshaped(Shape{B, 1, H, W}));
+  Variable<T> x = reshape(images, {static_cast<std::int64_t>(B), 1, static_cast<std::int64_t>(config_.image_height),
+                                   static_cast<std::int64_t>(config_.image_width)});
   // (B, C, H/2, W/2)
   Variable<T> h1 = max_pool2d(relu(conv1(x)), 2);
   // f: (B, 2C, H/4, W/4), then one feature vector per grid position: (B, L, 2C)
@@ -268,6 +307,11 @@ Captioner<T>::Captioner(const CaptionerConfig& config, Rng&& rng)
 
 template <class T>
 Variable<T> Captioner<T>::annotate(Tape<T>& tape, const Tensor<T>& images) {
+  return annotate(tape, tape.constant(images));
+}
+
+template <class T>
+Variable<T> Captioner<T>::annotate(Tape<T>& tape, const Variable<T>& images) {
   if (config_.encoder == ImageEncoderKind::patches)
     return static_cast<PatchEncoder<T>&>(*encoder).forward(tape, images);
   return static_cast<ConvEncoder<T>&>(*encoder).forward(tape, images);
@@ -275,6 +319,11 @@ Variable<T> Captioner<T>::annotate(Tape<T>& tape, const Tensor<T>& images) {
 
 template <class T>
 Encoded<T> Captioner<T>::encode(Tape<T>& tape, const Tensor<T>& images) {
+  return encode(tape, tape.constant(images));
+}
+
+template <class T>
+Encoded<T> Captioner<T>::encode(Tape<T>& tape, const Variable<T>& images) {
   // a_i: (B, L, A) — the annotations play the part of the source words' h_i
   Variable<T> a = annotate(tape, images);
   const std::size_t B = a.shape()[0], L = a.shape()[1];

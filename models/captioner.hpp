@@ -77,6 +77,9 @@ class PatchEncoder : public nn::Module<T> {
 
   PatchEncoder(const CaptionerConfig& config, Rng& rng);
   Variable<T> forward(Tape<T>& tape, const Tensor<T>& images);  // images (B, H, W) → a (B, L, A)
+  // Images on the tape: a leaf whose gradient is wanted (attribution over the pixels) gets ∂/∂pixel, each pixel's
+  // patches' gradients summed.
+  Variable<T> forward(Tape<T>& tape, const Variable<T>& images);
   void visit(nn::ModuleVisitor<T>& v) override;
 
  private:
@@ -93,7 +96,8 @@ class ConvEncoder : public nn::Module<T> {
   Parameter<T> P;
 
   ConvEncoder(const CaptionerConfig& config, Rng& rng);
-  Variable<T> forward(Tape<T>& tape, const Tensor<T>& images);  // images (B, H, W) → a (B, L, A)
+  Variable<T> forward(Tape<T>& tape, const Tensor<T>& images);    // images (B, H, W) → a (B, L, A)
+  Variable<T> forward(Tape<T>& tape, const Variable<T>& images);  // images on the tape (their gradient, if wanted)
   void visit(nn::ModuleVisitor<T>& v) override;
 
  private:
@@ -146,8 +150,10 @@ class Captioner : public nn::Module<T> {
   explicit Captioner(const CaptionerConfig& config) : Captioner(config, Rng(config.seed)) {}
   // The annotations a (B, L, A) of a batch of images (B, H, W).
   Variable<T> annotate(Tape<T>& tape, const Tensor<T>& images);
+  Variable<T> annotate(Tape<T>& tape, const Variable<T>& images);  // images on the tape (their gradient, if wanted)
   // Annotations, the decoder's memory (keys U_a a_i precomputed) and s_0.
   Encoded<T> encode(Tape<T>& tape, const Tensor<T>& images);
+  Encoded<T> encode(Tape<T>& tape, const Variable<T>& images);
   TeacherForced<T> forward(Tape<T>& tape, const ImageBatch<T>& batch);
   // Mean cross-entropy of the caption tokens, plus λ Σ_i (1 − Σ_t α_ti)² averaged over the batch when λ > 0.
   // `penalty_factor` multiplies λ: a shard of a larger batch whose losses are added weighted by their shares of the
