@@ -92,6 +92,12 @@ class CaptionerModel : public Model {
     return result;
   }
 
+  // Over the image's pixels, from a blank image (models::attribution_inputs for a Captioner).
+  std::vector<models::Attribution<float>> attribute(const ModelInputs& one, const models::Hypothesis& output,
+                                                    std::size_t steps, const std::function<bool()>& wanted) override {
+    return models::gradient_attributions<float>(model_, data::to_tensor(*one.images.at(0)), output, steps, {}, wanted);
+  }
+
   // One panel per output token: its attention spread over the pixels of each grid position.
   std::string picture(const PictureInput& input, const std::vector<std::string>& rows, const models::Hypothesis& output,
                       const std::string& title) const override {

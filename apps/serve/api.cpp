@@ -477,7 +477,14 @@ nlohmann::ordered_json rows_json(const Tensor<float>& values) {
 nlohmann::ordered_json attribution_json(const Explanation& explanation) {
   std::vector<float> attention;  // (J, S)
   std::size_t J = 0, S = 0;
-  if (!explanation.attention.empty() && explanation.attention[0].name == "cross") {
+  const bool image = explanation.extras.contains("pixels");
+  if (image) {  // an image model's attribution is over the pixels: set beside the attention spread over them
+    const nlohmann::ordered_json& maps = explanation.extras["pixels"]["maps"];
+    J = maps.size();
+    S = J ? maps[0].size() : 0;
+    for (const auto& map : maps)
+      for (const auto& v : map) attention.push_back(v.get<float>());
+  } else if (!explanation.attention.empty() && explanation.attention[0].name == "cross") {
     const AttentionMaps& cross = explanation.attention[0];
     J = cross.queries;
     S = cross.keys;
@@ -504,7 +511,7 @@ nlohmann::ordered_json attribution_json(const Explanation& explanation) {
     }
     methods.push_back(std::move(method));
   }
-  return {{"baseline", "padding"}, {"methods", std::move(methods)}};
+  return {{"baseline", image ? "blank" : "padding"}, {"methods", std::move(methods)}};
 }
 
 }  // namespace

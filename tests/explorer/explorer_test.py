@@ -15,7 +15,8 @@ and ρ as the API gives them beside the cross-attention, a chosen cell marked in
 each precision's output, score and largest difference of each attention, and the map of differences, as the API's
 answers in each precision give them (issue 68); the Bahdanau equation panel's numbers give α_ij
 from e_ij, and a Luong model's its own score's; the arrow keys and Enter choose a cell; the summary states the rows'
-sums; a digits image shows its overlay, the attention over its pixels; an example of the test split chosen from the
+sums; a digits image shows its overlay, the attention over its pixels, and each attribution method's map over them
+as the API gives it; an example of the test split chosen from the
 page's list is explained; an input at the model's longest is answered and shown without widening the page; the
 browser's console holds no error. Screenshots of each view go to WORK_DIR/screenshots/ (docs/explorer.md shows them),
 each checked for being more than a blank page.
@@ -590,6 +591,17 @@ def digits(page, address, work):
     same_overlay(page, pixels, 1, "one pixel's")
     same_overlay(page, pixels, 0, "the model's")
     page.shot("digits-image")
+    # the attribution over the pixels, asked for when chosen: each method's row of the API, drawn as the attention is
+    check("ρ" not in page.by_id("agreement").text, "digits: attribution shown before it was chosen")
+    for method in x["attribution"]["methods"]:
+        page.choose("overlay", method["name"])
+        page.wait(lambda: page.by_id("image").get_attribute("data-overlay") == method["name"])
+        rows = {"height": pixels["height"], "width": pixels["width"], "maps": method["rows"]}
+        for j in (0, 1):
+            same_overlay(page, rows, j, method["name"])
+        mean = sum(method["agreement"]) / len(method["agreement"])
+        check(f"{mean:.2f}" in page.by_id("agreement").text, f"digits: the summary lacks {method['name']}'s mean ρ")
+    page.choose("overlay", "attention")
     example = choose_example(page, "digits", 1)
     x = explain(address, "digits", example["input"])
     check(page.by_id("output").text == x["output"], "digits: the chosen example's output is not the API's")

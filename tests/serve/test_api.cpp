@@ -10,6 +10,7 @@
 
 #include "apps/model_file.hpp"
 #include "apps/task.hpp"
+#include "data/image.hpp"
 #include "data/text.hpp"
 #include "models/attribution.hpp"
 #include "precision/precision.hpp"
@@ -542,8 +543,16 @@ std::vector<attend::models::Attribution<double>> attribution_in_double(const std
                                                                        std::size_t steps) {
   namespace m = attend::models;
   const attend::app::ModelFile file = attend::app::load_model_file(path);
-  const std::vector<std::int64_t> source = attend::app::serve::read_input(file, input, 0).source;
+  const attend::app::serve::ReadInput read = attend::app::serve::read_input(file, input, 0);
+  const std::vector<std::int64_t>& source = read.source;
   const std::vector<std::int64_t> output = file.target_vocabulary.encode(target.get<std::vector<std::string>>());
+  if (std::string(file.model->format()) == "attend-captioner") {  // over the image's pixels
+    auto exact = in_double<m::Captioner<double>, m::CaptionerConfig>(file);
+    const attend::Tensor<float> pixels = attend::data::to_tensor(read.image);
+    const attend::Tensor<double> image(pixels.shape(), pixels.data(), pixels.data() + pixels.size());
+    const auto in = m::attribution_inputs(*exact, image, output, output.size());
+    return {m::gradient_times_input(in), m::integrated_gradients(in, steps)};
+  }
   if (std::string(file.model->format()) == "attend-seq2seq") {
     auto exact = in_double<m::Seq2seq<double>, m::Seq2seqConfig>(file);
     const auto in = m::attribution_inputs(*exact, source, output, output.size());
@@ -760,6 +769,34 @@ BOOST_AUTO_TEST_CASE(digit_images_as_base64_pgm, *attend::test::needs_data({"dig
     double total = 0;
     for (const json& v : map) total += v.get<double>();
     BOOST_TEST(total == 1.0, boost::test_tools::tolerance(1e-5));
+  }
+  // "attribution": over the pixels, from a blank image, each row beside the attention spread over the pixels; the
+  // float32 numbers within 1e-3 of the same functions in double
+  const json a = explain(server.port, {{"input", base64(bytes)}, {"attribution", true}, {"steps", 16}})
+                     .json()["explanation"]["attribution"];
+  BOOST_TEST(a["baseline"] == "blank");
+  const std::vector<attend::models::Attribution<double>> expected =
+      attribution_in_double(models().digits, base64(bytes), x["target"], 16);
+  BOOST_TEST_REQUIRE(a["methods"].size() == 2u);
+  const std::size_t J = x["target"].size(), S = 12 * 64;
+  for (std::size_t m = 0; m < 2; ++m) {
+    BOOST_TEST_CONTEXT(a["methods"][m]["name"]) {
+      const std::vector<double> rows = flat_rows(a["methods"][m]["rows"], J, S),
+                                values = flat_rows(a["methods"][m]["values"], J, S);
+      double worst = 0;
+      for (std::size_t e = 0; e < J * S; ++e) {
+        worst = std::max({worst, std::abs(rows[e] - expected[m].rows.data()[e]),
+                          std::abs(values[e] - expected[m].values.data()[e])});
+      }
+      BOOST_TEST(worst <= 1e-3);
+      for (std::size_t j = 0; j < J; ++j) {
+        const std::vector<float> row(rows.begin() + static_cast<std::ptrdiff_t>(j * S),
+                                     rows.begin() + static_cast<std::ptrdiff_t>((j + 1) * S));
+        const std::vector<float> map = x["pixels"]["maps"][j].get<std::vector<float>>();
+        BOOST_TEST(a["methods"][m]["agreement"].at(j).get<double>() ==
+                   attend::models::rank_correlation(row.data(), map.data(), S));
+      }
+    }
   }
 }
 

@@ -7,7 +7,7 @@
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
   chosenAttribution: null, request: null, attributing: null, aborting: null, asked: null, decodingPrecisions: null,
-  precision: "" };
+  precision: "", overlay: "attention", imageToken: 0 };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -180,7 +180,7 @@ async function explain(event) {
   state.explanation = body.explanation;
   state.explanation.precision = body.precision;
   state.asked = request;  // asked again in the other precisions when their tab opens
-  state.request = m.input === "image" ? null : request;  // text models: attribution asked for when its tab opens
+  state.request = request;  // attribution asked for when its tab opens (an image's: when its overlay is chosen)
   state.attributing = null;
   state.kind = 0;
   state.layer = state.explanation.attention.length ? state.explanation.attention[0].layers - 1 : 0;
@@ -190,6 +190,7 @@ async function explain(event) {
   state.chosenAttribution = null;
   state.decodingPrecisions = null;
   state.precision = "";
+  state.imageToken = 0;
   render();
 }
 
@@ -632,11 +633,13 @@ function renderImage() {
       token);
     button.addEventListener("click", () => {
       for (const b of choice.querySelectorAll("button")) b.setAttribute("aria-pressed", b === button);
+      state.imageToken = j;
       drawImage(j);
     });
     choice.appendChild(button);
   });
-  drawImage(0);
+  $("overlay").value = state.overlay;
+  drawImage(state.imageToken);
 }
 
 function drawImage(j) {
@@ -650,15 +653,23 @@ function drawImage(j) {
     context.fillStyle = `rgb(${v}, ${v}, ${v})`;
     context.fillRect(c * scale, r * scale, scale, scale);
   }
-  // the attention over the image's pixels (each grid position's α spread over its patch): attend predict --svg's map
-  const map = x.pixels.maps[j];
-  const most = Math.max(...map);
+  // the attention over the image's pixels (each grid position's α spread over its patch): attend predict --svg's map;
+  // or the chosen attribution method's row over the pixels, once the server gave it
+  const method = state.overlay === "attention" ? null
+    : x.attribution && x.attribution.methods.find((m) => m.name === state.overlay);
+  const map = state.overlay === "attention" ? x.pixels.maps[j] : method && method.rows[j];
+  $("image-note").textContent = map ? "" : x.attributionError ||
+    "Computing the attribution (forward and backward passes over copies of the image)…";
+  canvas.setAttribute("data-overlay", map ? state.overlay : "");
+  canvas.setAttribute("data-j", j);
+  if (!map) return state.overlay === "attention" || x.attributionError || loadAttribution();
+  const most = Math.max(...map) || 1;
   for (let r = 0; r < x.pixels.height; r++) for (let c = 0; c < x.pixels.width; c++) {
     context.fillStyle = `rgba(211, 47, 47, ${0.6 * map[r * x.pixels.width + c] / most})`;
     context.fillRect(c * scale, r * scale, scale, scale);
   }
-  canvas.setAttribute("data-j", j);
-  canvas.setAttribute("aria-label", `the image, and the attention of output “${x.target[j]}” over it`);
+  const what = state.overlay === "attention" ? "the attention" : `the ${METHOD_LABELS[state.overlay]} attribution`;
+  canvas.setAttribute("aria-label", `the image, and ${what} of output “${x.target[j]}” over it`);
 }
 
 // ---- views and choices -------------------------------------------------------------------------------------------
@@ -742,7 +753,11 @@ async function loadAttribution() {
 
 function renderAttribution() {
   const x = state.explanation, a = x.attribution;
-  $("tab-attribution").hidden = !a && !state.request;
+  $("tab-attribution").hidden = !!x.pixels || (!a && !state.request);  // an image's is drawn over it (Image tab)
+  if (x.pixels) {
+    if (state.image && !$("image-view").hidden) drawImage(state.imageToken);
+    return;
+  }
   $("attribution-tables").hidden = !a;
   $("attribution-method").disabled = !a;
   if (!a) {
@@ -945,6 +960,7 @@ function start() {
   }
   $("attribution-method").addEventListener("change", (e) => { state.method = Number(e.target.value); renderAttribution(); });
   $("precision").addEventListener("change", (e) => { state.precision = e.target.value; renderPrecisions(); });
+  $("overlay").addEventListener("change", (e) => { state.overlay = e.target.value; drawImage(state.imageToken); });
   loadModels();
 }
 
