@@ -214,7 +214,11 @@ const Products* Batcher::products_for(const std::string& precision) {
   if (precision.empty() || precision == own) return products_;
   if (precision == "float32") return nullptr;
   std::unique_ptr<Products>& made = other_products_[precision];
-  if (!made) made = make_products(precision, matrices_of(model_.module().parameters()));
+  try {
+    if (!made) made = make_products(precision, matrices_of(model_.module().parameters()));
+  } catch (const std::exception& e) {  // a weight the precision cannot take (int8: one holding a NaN)
+    throw std::runtime_error("precision " + precision + " cannot decode this model: " + e.what());
+  }
   return made.get();
 }
 

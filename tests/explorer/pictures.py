@@ -8,9 +8,10 @@ page's output text is checked (the right date, the right digits):
 ATTEND is the program (build/apps/attend), OUT_DIR where the pictures go (docs/figures/explorer to regenerate the
 docs'), MODELS_DIR where the models are kept (default build/explorer-pictures): a model already there is used as it
 is, one missing is trained by its command below (about 8 minutes for the three on 2 cores of an AMD EPYC, Zen 4).
-Needs Chromium, chromium-driver and python3-selenium, and the digits data (attend data fetch); exits 1 naming what is
-wrong — a model that writes a wrong output is not pictured. The browser test (explorer_test.py) checks the page itself
-with its own small models; this only takes the pictures."""
+Needs Chromium, chromium-driver and python3-selenium, and the digits data (attend data fetch): without them it exits
+77 saying what is missing. A model that writes a wrong output is not pictured (the others are) and the script exits 1
+naming it. The browser test (explorer_test.py) checks the page itself with its own small models; this only takes the
+pictures."""
 import os
 import subprocess
 import sys
@@ -95,9 +96,10 @@ def main(attend, out, models_dir="build/explorer-pictures"):
     page = t.Page(address, out, "chromium")
     try:
         for picture in (dates, transformer, digits):
-            picture(page)
-    except RuntimeError as e:
-        print("pictures:", e)
+            try:
+                picture(page)
+            except RuntimeError as e:
+                print("pictures:", e)
     finally:
         page.driver.quit()
         server.terminate()

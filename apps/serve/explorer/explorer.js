@@ -7,7 +7,7 @@
 
 const state = { models: [], model: null, explanation: null, kind: 0, layer: 0, head: "mean", chosen: null, method: 0,
   chosenAttribution: null, request: null, attributing: null, aborting: null, asked: null, decodingPrecisions: null,
-  precision: "", overlay: "attention", imageToken: 0 };
+  precision: "", overlay: "attention", imageToken: 0, abortingPrecisions: null };
 const HEAD_COLOURS = ["#1565c0", "#d32f2f", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#5d4037",
   "#c2185b", "#455a64", "#7cb342", "#3949ab", "#8d6e63", "#00acc1", "#fb8c00", "#9e9d24"];
 const KIND_LABELS = {
@@ -164,6 +164,7 @@ async function explain(event) {
   }
   say("Decoding…");
   if (state.aborting) state.aborting.abort();  // the last explanation's attribution: the server stops its work
+  if (state.abortingPrecisions) state.abortingPrecisions.abort();  // and its decoding in another precision
   $("result").hidden = true;
   if (m.attention) await stream(m, request);
   let answer, body;
@@ -629,7 +630,8 @@ function renderImage() {
   const x = state.explanation;
   const choice = clear($("token-choice"));
   x.target.forEach((token, j) => {
-    const button = element("button", { type: "button", "data-j": j, "aria-pressed": j === 0 ? "true" : "false" },
+    const button = element("button", { type: "button", "data-j": j,
+      "aria-pressed": j === state.imageToken ? "true" : "false" },
       token);
     button.addEventListener("click", () => {
       for (const b of choice.querySelectorAll("button")) b.setAttribute("aria-pressed", b === button);
@@ -658,6 +660,7 @@ function drawImage(j) {
   const method = state.overlay === "attention" ? null
     : x.attribution && x.attribution.methods.find((m) => m.name === state.overlay);
   const map = state.overlay === "attention" ? x.pixels.maps[j] : method && method.rows[j];
+  if (x.attribution && !method) x.attributionError = `the answer has no ${METHOD_LABELS[state.overlay]} rows`;
   $("image-note").textContent = map ? "" : x.attributionError ||
     "Computing the attribution (forward and backward passes over copies of the image)…";
   canvas.setAttribute("data-overlay", map ? state.overlay : "");
@@ -799,11 +802,13 @@ function chooseAttribution(q, k) {
 // ---- the same input in every precision (POST /v1/explain, "precision") ---------------------------------------------
 
 // The explanation shown, decoded again in each other precision the model offers, once, when the tab first opens (one
-// explanation each: decoding alone, no attribution). A precision refused or failed ends the asking, and says why.
+// explanation each: decoding alone, no attribution). A precision refused or failed ends the asking, and says why;
+// another explanation aborts it (the server stops the decoding whose client left).
 async function loadPrecisions() {
   const x = state.explanation, m = state.model;
   if (!state.asked || x.precisions || state.decodingPrecisions === x) return;
   state.decodingPrecisions = x;
+  state.abortingPrecisions = new AbortController();
   renderPrecisions();
   const found = { [x.precision]: x };
   let error = "";
@@ -811,9 +816,10 @@ async function loadPrecisions() {
     let answer, body;
     try {
       answer = await fetch("v1/explain", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ ...state.asked, precision }) });
+        body: JSON.stringify({ ...state.asked, precision }), signal: state.abortingPrecisions.signal });
       body = await answer.json();
     } catch (e) {
+      if (e.name === "AbortError") return;  // another explanation asked for
       body = { error: "the server did not answer: " + e.message };
     }
     if (state.explanation !== x) return;  // another explanation since
@@ -824,6 +830,7 @@ async function loadPrecisions() {
     found[precision] = body.explanation;
   }
   state.decodingPrecisions = null;
+  state.abortingPrecisions = null;
   x.precisions = found;
   x.precisionError = error;
   renderPrecisions();
