@@ -450,7 +450,8 @@ BOOST_AUTO_TEST_CASE(explain_decodes_in_the_precision_a_request_names) {
     if (std::find(available.begin(), available.end(), own) == available.end()) continue;  // int8_answers_… says why
     Server server("--model '" + models().rnn + "' --model '" + models().transformer + "' --precision " + own);
     BOOST_TEST_REQUIRE(server.port != 0, server.log());
-    for (const json& listed : get(server.port, "/v1/models").json()["models"]) {
+    const json listed_models = get(server.port, "/v1/models").json();  // kept: the loop reads into it
+    for (const json& listed : listed_models["models"]) {
       BOOST_TEST(listed["precision"] == own);
       BOOST_TEST(listed["precisions"] == json(available));
     }
