@@ -129,28 +129,29 @@ void check_images(const Tensor<T>& images, const CaptionerConfig& config, const 
   }
 }
 
+// Which pixel of images (B, H, W), as one column of B·H·W rows, each element of their patches (B, L, ph·pw) is: x_i
+// the ph×pw pixels whose top-left corner is (gr·s, gc·s), row by row.
+Ids patch_pixels(std::size_t B, const CaptionerConfig& config) {
+  const std::size_t H = config.image_height, W = config.image_width, ph = config.patch_height, pw = config.patch_width,
+                    s = config.patch_stride, L = config.grid_rows() * config.grid_columns();
+  Ids ids(Shape{B, L, ph * pw});
+  std::int64_t* out = ids.data();
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t gr = 0; gr < config.grid_rows(); ++gr)
+      for (std::size_t gc = 0; gc < config.grid_columns(); ++gc)
+        for (std::size_t r = 0; r < ph; ++r)
+          for (std::size_t c = 0; c < pw; ++c)
+            *out++ = static_cast<std::int64_t>(b * H * W + (gr * s + r) * W + gc * s + c);
+  return ids;
+}
 }  // namespace
 
 template <class T>
 Tensor<T> extract_patches(const Tensor<T>& images, const CaptionerConfig& config) {
   check_images(images, config, "extract_patches");
-  const std::size_t B = images.shape()[0], H = config.image_height, W = config.image_width;
-  const std::size_t ph = config.patch_height, pw = config.patch_width, s = config.patch_stride;
-  const std::size_t rows = config.grid_rows(), columns = config.grid_columns(), L = rows * columns;
-  Tensor<T> patches(Shape{B, L, ph * pw}, uninitialized);
-  T* out = patches.data();
-  for (std::size_t b = 0; b < B; ++b) {
-    const T* image = images.data() + b * H * W;
-    for (std::size_t gr = 0; gr < rows; ++gr) {
-      for (std::size_t gc = 0; gc < columns; ++gc) {
-        // x_i: the ph×pw pixels whose top-left corner is (gr·s, gc·s), row by row
-        for (std::size_t r = 0; r < ph; ++r) {
-          const T* row = image + (gr * s + r) * W + gc * s;
-          out = std::copy(row, row + pw, out);
-        }
-      }
-    }
-  }
+  const Ids pixels = patch_pixels(images.shape()[0], config);
+  Tensor<T> patches(pixels.shape(), uninitialized);
+  for (std::size_t e = 0; e < pixels.size(); ++e) patches.data()[e] = images.data()[pixels.data()[e]];
   return patches;
 }
 
@@ -175,25 +176,6 @@ PatchEncoder<T>::PatchEncoder(const CaptionerConfig& config, Rng& rng)
           rng),
       P(position_embedding<T>(config, rng)),
       config_(config) {}
-
-namespace {
-
-// Which pixel of images (B, H, W), as one column of B·H·W rows, each element of their patches (B, L, ph·pw) is.
-Ids patch_pixels(std::size_t B, const CaptionerConfig& config) {
-  const std::size_t H = config.image_height, W = config.image_width, ph = config.patch_height, pw = config.patch_width,
-                    s = config.patch_stride, L = config.grid_rows() * config.grid_columns();
-  Ids ids(Shape{B, L, ph * pw});
-  std::int64_t* out = ids.data();
-  for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t gr = 0; gr < config.grid_rows(); ++gr)
-      for (std::size_t gc = 0; gc < config.grid_columns(); ++gc)
-        for (std::size_t r = 0; r < ph; ++r)
-          for (std::size_t c = 0; c < pw; ++c)
-            *out++ = static_cast<std::int64_t>(b * H * W + (gr * s + r) * W + gc * s + c);
-  return ids;
-}
-
-}  // namespace
 
 template <class T>
 Variable<T> PatchEncoder<T>::forward(Tape<T>& tape, const Tensor<T>& images) {
